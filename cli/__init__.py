@@ -1,0 +1,1 @@
+"""The ``flowergarden`` command line: engine, solver, server and terminal race commands."""

@@ -1,0 +1,7 @@
+"""Allow ``python -m cli``."""
+
+import sys
+
+from cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,43 @@
+"""Entry point of ``flowergarden``: each command group lives in its own module with a ``register`` function."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+from cli import engine_commands
+from cli.output import CommandError, JsonAwareParser, report_error
+
+COMMAND_MODULES: tuple[ModuleType, ...] = (engine_commands,)
+"""Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full command-line parser."""
+    parser = JsonAwareParser(
+        prog="flowergarden",
+        description="Flower Garden Race: deal and play positions, solve deals, run and join race servers.",
+        epilog="Every command takes --help. With --json, output and errors are JSON objects on stdout.",
+    )
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=JsonAwareParser)
+    for module in COMMAND_MODULES:
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code."""
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    try:
+        return handler(args)
+    except CommandError as error:
+        return report_error(error, getattr(args, "json", False))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

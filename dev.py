@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The project's two entry points for a fresh machine with only Python 3.11+.
+
+    python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
+    python3 dev.py test  [pytest options]               type-check the engine and run the whole test suite
+
+Both create ``.venv`` beside this file on first use and install the project
+into it (again whenever pyproject.toml changes), so nothing else is needed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".installed-pyproject"
+
+
+def venv_bin(name: str) -> Path:
+    """Path of an executable inside the project's virtual environment."""
+    return VENV / ("Scripts" if os.name == "nt" else "bin") / name
+
+
+def ensure_environment() -> None:
+    """Create the virtual environment and install the project with its test extras when out of date."""
+    wanted = (ROOT / "pyproject.toml").read_bytes()
+    if STAMP.exists() and STAMP.read_bytes() == wanted:
+        return
+    if not venv_bin("python").exists():
+        print("dev.py: creating .venv …", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print("dev.py: installing the project and its test tools into .venv …", flush=True)
+    python = str(venv_bin("python"))
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
+    STAMP.write_bytes(wanted)
+
+
+def run(command: list[str]) -> int:
+    """Run a command from the project root and return its exit code."""
+    return subprocess.run(command, cwd=ROOT).returncode
+
+
+def main(argv: list[str]) -> int:
+    """Dispatch ``serve`` or ``test``."""
+    if not argv or argv[0] not in ("serve", "test"):
+        print(__doc__)
+        return 2
+    ensure_environment()
+    if argv[0] == "serve":
+        return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
+    code = run([str(venv_bin("python")), "-m", "mypy", "--strict", "shared"])
+    if code != 0:
+        return code
+    return run([str(venv_bin("python")), "-m", "pytest", *argv[1:]])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

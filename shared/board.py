@@ -1,0 +1,381 @@
+"""The position of one Flower Garden game and the rules that move it.
+
+:class:`Board` is to this game what ``chess.Board`` is to chess: it holds the
+columns, bouquet and foundations, lists legal moves, explains why a move is
+illegal with a fixed code, and pushes and pops actions. It does no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from shared.cards import ACE, DECK_SIZE, FULL_DECK, Card, Suit, card_text, parse_card, rank_of, suit_of
+from shared.deal import COLUMN_COUNT, check_seed, deal, redeal_columns
+from shared.errors import IllegalMoveCode, IllegalMoveError, NotationError, NotationErrorCode
+from shared.moves import BOUQUET, FOUNDATION, Action, Move, Special, action_text, move_text
+from shared.rules import Profile, Rules
+
+
+class Status(str, Enum):
+    """Where a game stands."""
+
+    PLAYING = "playing"
+    """Moves remain and the game is not known to be lost."""
+    WON = "won"
+    """All 52 cards are on the foundations."""
+    BLOCKED = "blocked"
+    """No legal move exists at all."""
+    DEAD = "dead"
+    """Moves exist, but a dead-position check proved that no further card can reach a foundation."""
+
+
+DeadCheck = Callable[["Board"], bool]
+"""Answers True only when it has proved the position dead (the solver provides one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Pushed:
+    """What :meth:`Board.pop` needs to revert one action."""
+
+    action: Action
+    bouquet_index: int = -1
+    columns_before: tuple[tuple[Card, ...], ...] = ()
+    undo_floor_before: int = 0
+
+
+class Board:
+    """A game position with its rules, its history and its undo and redeal counters."""
+
+    def __init__(
+        self,
+        columns: Sequence[Sequence[Card]],
+        bouquet: Sequence[Card],
+        foundations: Sequence[int] = (0, 0, 0, 0),
+        rules: Rules = Rules(),
+        seed: int | None = None,
+    ) -> None:
+        """A position from its parts; ``foundations[s]`` is the top rank (0 = empty) of suit s.
+
+        Raises :class:`NotationError` (bad_position) unless the 52 cards appear exactly once.
+        """
+        self.rules = rules
+        self.seed = None if seed is None else check_seed(seed)
+        self._columns: list[list[Card]] = [list(column) for column in columns]
+        self._bouquet: list[Card] = list(bouquet)
+        self._foundations: list[int] = list(foundations)
+        self._stack: list[_Pushed] = []
+        self._undo_floor = 0
+        self.undos = 0
+        """How many undos the player has made."""
+        self.redeal_used = False
+        """Whether the one redeal of the house rule has been used."""
+        self._check_conservation()
+
+    @classmethod
+    def deal(cls, seed: int, rules: Rules = Rules()) -> Board:
+        """The fresh position of ``seed`` under ``rules``."""
+        layout = deal(seed)
+        return cls(layout.columns, layout.bouquet, rules=rules, seed=seed)
+
+    def _check_conservation(self) -> None:
+        if len(self._columns) != COLUMN_COUNT or len(self._foundations) != len(Suit):
+            raise NotationError(NotationErrorCode.BAD_POSITION, "a position has 6 columns and 4 foundations")
+        if any(not 0 <= top <= 13 for top in self._foundations):
+            raise NotationError(NotationErrorCode.BAD_POSITION, "a foundation holds 0 to 13 cards")
+        on_foundations = [Card(suit * 13 + rank) for suit, top in enumerate(self._foundations) for rank in range(top)]
+        cards = sorted([*on_foundations, *self._bouquet, *(c for column in self._columns for c in column)])
+        if cards != list(FULL_DECK):
+            raise NotationError(NotationErrorCode.BAD_POSITION, "the position must hold each of the 52 cards exactly once")
+
+    # --- reading the position -------------------------------------------------
+
+    @property
+    def columns(self) -> tuple[tuple[Card, ...], ...]:
+        """The six columns, first-dealt card first; the last card of each is available."""
+        return tuple(tuple(column) for column in self._columns)
+
+    @property
+    def bouquet(self) -> tuple[Card, ...]:
+        """The bouquet cards in deal order; every one is available."""
+        return tuple(self._bouquet)
+
+    @property
+    def foundations(self) -> tuple[int, ...]:
+        """Top rank on each suit's foundation (0 = empty), indexed by :class:`Suit`."""
+        return tuple(self._foundations)
+
+    @property
+    def foundation_count(self) -> int:
+        """Cards on the foundations, 0 to 52."""
+        return sum(self._foundations)
+
+    @property
+    def cards_left(self) -> int:
+        """Cards not yet on the foundations."""
+        return DECK_SIZE - self.foundation_count
+
+    @property
+    def move_stack(self) -> tuple[Action, ...]:
+        """The actions that :meth:`pop` can take back, oldest first."""
+        return tuple(pushed.action for pushed in self._stack)
+
+    def is_won(self) -> bool:
+        """All 52 cards are on the foundations."""
+        return self.foundation_count == DECK_SIZE
+
+    def available(self) -> Iterator[tuple[Card, int]]:
+        """Each available card with its source: bouquet cards in deal order, then column tops."""
+        for card in self._bouquet:
+            yield card, BOUQUET
+        for index, column in enumerate(self._columns):
+            if column:
+                yield column[-1], index
+
+    def accepts_on_foundation(self, card: Card) -> bool:
+        """Whether ``card`` is the next card of its suit's foundation."""
+        return self._foundations[suit_of(card)] + 1 == rank_of(card)
+
+    # --- moves ----------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, pointless ones included (a lone card to an empty column, say)."""
+        moves: list[Move] = []
+        builds = self.rules.builds_on_columns
+        tops = [column[-1] if column else None for column in self._columns]
+        for card, source in self.available():
+            if self.accepts_on_foundation(card):
+                moves.append(Move(card, source, FOUNDATION))
+            if not builds:
+                continue
+            rank = rank_of(card)
+            for target, top in enumerate(tops):
+                if target != source and (top is None or rank_of(top) == rank + 1):
+                    moves.append(Move(card, source, target))
+        return moves
+
+    def check_move(self, move: Move) -> IllegalMoveError | None:
+        """None if ``move`` is legal here, else the refusal with its code and a message for people."""
+        name = move_text(move)
+        if move.source == BOUQUET:
+            if move.card not in self._bouquet:
+                return IllegalMoveError(IllegalMoveCode.CARD_NOT_AT_SOURCE, f"{name}: {card_text(move.card)} is not in the bouquet")
+        else:
+            column = self._columns[move.source]
+            if not column:
+                return IllegalMoveError(IllegalMoveCode.SOURCE_EMPTY, f"{name}: column {move.source + 1} is empty")
+            if column[-1] != move.card:
+                code = IllegalMoveCode.CARD_COVERED if move.card in column else IllegalMoveCode.CARD_NOT_AT_SOURCE
+                where = "is covered by other cards in" if move.card in column else "is not in"
+                return IllegalMoveError(code, f"{name}: {card_text(move.card)} {where} column {move.source + 1}")
+        if move.target == FOUNDATION:
+            if not self.accepts_on_foundation(move.card):
+                return IllegalMoveError(
+                    IllegalMoveCode.NOT_NEXT_ON_FOUNDATION,
+                    f"{name}: the {suit_of(move.card).name.lower()} foundation needs rank {self._foundations[suit_of(move.card)] + 1}",
+                )
+            return None
+        if not self.rules.builds_on_columns:
+            return IllegalMoveError(IllegalMoveCode.COLUMN_BUILDING_FORBIDDEN, f"{name}: the {self.rules.profile.value} profile allows only foundation moves")
+        if move.target == move.source:
+            return IllegalMoveError(IllegalMoveCode.SAME_PLACE, f"{name}: the card is already in column {move.source + 1}")
+        target = self._columns[move.target]
+        if target and rank_of(target[-1]) != rank_of(move.card) + 1:
+            return IllegalMoveError(
+                IllegalMoveCode.COLUMN_RANK_MISMATCH,
+                f"{name}: column {move.target + 1} ends in {card_text(target[-1])}; only a card one rank lower may go there",
+            )
+        return None
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is legal here."""
+        return self.check_move(move) is None
+
+    def push(self, move: Move) -> None:
+        """Make a legal move; raises :class:`IllegalMoveError` (position unchanged) otherwise."""
+        error = self.check_move(move)
+        if error is not None:
+            raise error
+        bouquet_index = -1
+        if move.source == BOUQUET:
+            bouquet_index = self._bouquet.index(move.card)
+            del self._bouquet[bouquet_index]
+        else:
+            self._columns[move.source].pop()
+        if move.target == FOUNDATION:
+            self._foundations[suit_of(move.card)] += 1
+        else:
+            self._columns[move.target].append(move.card)
+        self._stack.append(_Pushed(move, bouquet_index=bouquet_index))
+
+    def pop(self) -> Action:
+        """Take back the last pushed move or redeal, uncounted (for analysis); IndexError if none."""
+        pushed = self._stack.pop()
+        action = pushed.action
+        if isinstance(action, Move):
+            if action.target == FOUNDATION:
+                self._foundations[suit_of(action.card)] -= 1
+            else:
+                self._columns[action.target].pop()
+            if action.source == BOUQUET:
+                self._bouquet.insert(pushed.bouquet_index, action.card)
+            else:
+                self._columns[action.source].append(action.card)
+        else:
+            self._columns = [list(column) for column in pushed.columns_before]
+            self._undo_floor = pushed.undo_floor_before
+            self.redeal_used = False
+        return action
+
+    # --- player actions beyond moves --------------------------------------------
+
+    def check_undo(self) -> IllegalMoveError | None:
+        """None if the player may undo now, else the refusal."""
+        if not self.rules.undo:
+            return IllegalMoveError(IllegalMoveCode.UNDO_NOT_ALLOWED, "undo is not allowed in this game")
+        if len(self._stack) <= self._undo_floor:
+            return IllegalMoveError(IllegalMoveCode.NOTHING_TO_UNDO, "there is no move to undo")
+        return None
+
+    def undo(self) -> Move:
+        """The player's undo of its last move, counted in :attr:`undos`; raises :class:`IllegalMoveError`."""
+        error = self.check_undo()
+        if error is not None:
+            raise error
+        action = self.pop()
+        assert isinstance(action, Move)  # the undo floor sits above every redeal
+        self.undos += 1
+        return action
+
+    def check_redeal(self) -> IllegalMoveError | None:
+        """None if the redeal house rule may be used now, else the refusal."""
+        if not self.rules.redeal_once:
+            return IllegalMoveError(IllegalMoveCode.REDEAL_NOT_ALLOWED, "this game does not allow a redeal")
+        if self.redeal_used:
+            return IllegalMoveError(IllegalMoveCode.REDEAL_ALREADY_USED, "the one redeal of this game has been used")
+        if self.seed is None:
+            return IllegalMoveError(IllegalMoveCode.REDEAL_NEEDS_SEED, "this position has no seed to redeal from")
+        return None
+
+    def redeal(self) -> None:
+        """Gather, shuffle from the seed and deal back the column cards, once; it cannot be undone."""
+        error = self.check_redeal()
+        if error is not None:
+            raise error
+        assert self.seed is not None
+        before = self.columns
+        self._columns = [list(column) for column in redeal_columns(self.seed, before)]
+        self._stack.append(_Pushed(Special.REDEAL, columns_before=before, undo_floor_before=self._undo_floor))
+        self._undo_floor = len(self._stack)
+        self.redeal_used = True
+
+    def check_action(self, action: Action) -> IllegalMoveError | None:
+        """None if ``action`` (move, undo or redeal) is allowed now, else the refusal."""
+        if action is Special.UNDO:
+            return self.check_undo()
+        if action is Special.REDEAL:
+            return self.check_redeal()
+        assert isinstance(action, Move)
+        return self.check_move(action)
+
+    def play(self, action: Action) -> None:
+        """Apply a move, undo or redeal as a player would; raises :class:`IllegalMoveError`."""
+        if action is Special.UNDO:
+            self.undo()
+        elif action is Special.REDEAL:
+            self.redeal()
+        else:
+            assert isinstance(action, Move)
+            self.push(action)
+
+    def status(self, dead_check: DeadCheck | None = None) -> Status:
+        """WON, BLOCKED, DEAD (only when ``dead_check`` proves it) or PLAYING."""
+        if self.is_won():
+            return Status.WON
+        if not self.legal_moves():
+            return Status.BLOCKED
+        if dead_check is not None and dead_check(self):
+            return Status.DEAD
+        return Status.PLAYING
+
+    # --- copies and the JSON position format --------------------------------------
+
+    def copy(self) -> Board:
+        """An independent copy with the same history and counters."""
+        twin = Board.__new__(Board)
+        twin.rules = self.rules
+        twin.seed = self.seed
+        twin._columns = [list(column) for column in self._columns]
+        twin._bouquet = list(self._bouquet)
+        twin._foundations = list(self._foundations)
+        twin._stack = list(self._stack)
+        twin._undo_floor = self._undo_floor
+        twin.undos = self.undos
+        twin.redeal_used = self.redeal_used
+        return twin
+
+    def to_json(self, dead_check: DeadCheck | None = None) -> dict[str, Any]:
+        """The position in the documented JSON format (docs/NOTATION.md, "Position JSON")."""
+        return {
+            "seed": self.seed,
+            "profile": self.rules.profile.value,
+            "options": {"undo": self.rules.undo, "redeal_once": self.rules.redeal_once},
+            "columns": [[card_text(card) for card in column] for column in self._columns],
+            "bouquet": [card_text(card) for card in self._bouquet],
+            "foundations": {
+                suit.letter: card_text(Card(suit * 13 + top - 1)) if top else None for suit, top in zip(Suit, self._foundations)
+            },
+            "foundation_count": self.foundation_count,
+            "status": self.status(dead_check).value,
+            "undos": self.undos,
+            "redeal_used": self.redeal_used,
+            "legal": [action_text(move) for move in self.legal_moves()],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Board:
+        """A board from the JSON position format; raises :class:`NotationError` (bad_position or a card code)."""
+        try:
+            options = data.get("options") or {}
+            rules = Rules(Profile(data.get("profile", Profile.CLASSIC.value)), bool(options.get("undo", False)), bool(options.get("redeal_once", False)))
+            columns = [[parse_card(text) for text in column] for column in data["columns"]]
+            bouquet = [parse_card(text) for text in data["bouquet"]]
+            tops = data.get("foundations") or {}
+            foundations = [0, 0, 0, 0]
+            for suit in Suit:
+                top = tops.get(suit.letter)
+                if top is not None:
+                    card = parse_card(top)
+                    if suit_of(card) is not suit:
+                        raise NotationError(NotationErrorCode.BAD_POSITION, f"foundation {suit.letter} cannot hold {top}")
+                    foundations[suit] = rank_of(card) - ACE + 1
+            board = cls(columns, bouquet, foundations, rules, data.get("seed"))
+            board.undos = int(data.get("undos", 0))
+            board.redeal_used = bool(data.get("redeal_used", False))
+            return board
+        except NotationError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise NotationError(NotationErrorCode.BAD_POSITION, f"not a position: {error}") from None
+
+    def __str__(self) -> str:
+        return render(self)
+
+
+def render(board: Board, *, unicode: bool = True) -> str:
+    """A readable text picture of the board for people."""
+
+    def show(card: Card) -> str:
+        return card_text(card, unicode=unicode)
+
+    founds = "  ".join(
+        f"{suit.symbol if unicode else suit.letter}:{show(Card(suit * 13 + top - 1)) if top else '--'}"
+        for suit, top in zip(Suit, board.foundations)
+    )
+    lines = [f"Foundations  {founds}   ({board.foundation_count}/52)"]
+    for index, column in enumerate(board.columns):
+        lines.append(f"Column {index + 1}     " + (" ".join(show(card) for card in column) or "(empty)"))
+    lines.append("Bouquet      " + (" ".join(show(card) for card in board.bouquet) or "(empty)"))
+    return "\n".join(lines)
