@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from shared.cards import ACE, DECK_SIZE, FULL_DECK, Card, Suit, card_text, parse_card, rank_of, suit_of
-from shared.deal import COLUMN_COUNT, check_seed, deal, redeal_columns
-from shared.errors import IllegalMoveCode, IllegalMoveError, NotationError, NotationErrorCode
-from shared.moves import BOUQUET, FOUNDATION, Action, Move, Special, action_text, move_text
+from shared.cards import DECK_SIZE, FULL_DECK, KING, SUIT_LETTERS, Card, Suit, card_text, make_card, parse_card, rank_of, suit_of
+from shared.deal import COLUMN_COUNT, check_seed, deal, parse_seed, redeal_columns
+from shared.errors import IllegalMoveCode, IllegalMoveError, NotationError, NotationErrorCode, quote_input
+from shared.moves import BOUQUET, FOUNDATION, Action, Move, Special, move_text
 from shared.rules import Profile, Rules
 
 
@@ -34,6 +34,9 @@ class Status(str, Enum):
 
 DeadCheck = Callable[["Board"], bool]
 """Answers True only when it has proved the position dead (the solver provides one)."""
+
+CLASSIC_RULES = Rules()
+"""The default rules: classic profile, no undo, no redeal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +57,7 @@ class Board:
         columns: Sequence[Sequence[Card]],
         bouquet: Sequence[Card],
         foundations: Sequence[int] = (0, 0, 0, 0),
-        rules: Rules = Rules(),
+        rules: Rules = CLASSIC_RULES,
         seed: int | None = None,
     ) -> None:
         """A position from its parts; ``foundations[s]`` is the top rank (0 = empty) of suit s.
@@ -75,19 +78,22 @@ class Board:
         self._check_conservation()
 
     @classmethod
-    def deal(cls, seed: int, rules: Rules = Rules()) -> Board:
+    def deal(cls, seed: int, rules: Rules = CLASSIC_RULES) -> Board:
         """The fresh position of ``seed`` under ``rules``."""
         layout = deal(seed)
         return cls(layout.columns, layout.bouquet, rules=rules, seed=seed)
 
     def _check_conservation(self) -> None:
+        """Refuse (bad_position) anything but 6 columns, 4 foundations and each of the 52 cards exactly once."""
         if len(self._columns) != COLUMN_COUNT or len(self._foundations) != len(Suit):
             raise NotationError(NotationErrorCode.BAD_POSITION, "a position has 6 columns and 4 foundations")
-        if any(not 0 <= top <= 13 for top in self._foundations):
+        if any(not _is_int_in(top, 0, KING) for top in self._foundations):
             raise NotationError(NotationErrorCode.BAD_POSITION, "a foundation holds 0 to 13 cards")
-        on_foundations = [Card(suit * 13 + rank) for suit, top in enumerate(self._foundations) for rank in range(top)]
-        cards = sorted([*on_foundations, *self._bouquet, *(c for column in self._columns for c in column)])
-        if cards != list(FULL_DECK):
+        on_table = [*self._bouquet, *(card for column in self._columns for card in column)]
+        if any(not _is_int_in(card, 0, DECK_SIZE - 1) for card in on_table):
+            raise NotationError(NotationErrorCode.BAD_POSITION, "cards are integers 0 to 51")
+        on_foundations = [make_card(rank, suit) for suit, top in zip(Suit, self._foundations) for rank in range(1, top + 1)]
+        if sorted([*on_foundations, *on_table]) != list(FULL_DECK):
             raise NotationError(NotationErrorCode.BAD_POSITION, "the position must hold each of the 52 cards exactly once")
 
     # --- reading the position -------------------------------------------------
@@ -172,15 +178,12 @@ class Board:
                 return IllegalMoveError(code, f"{name}: {card_text(move.card)} {where} column {move.source + 1}")
         if move.target == FOUNDATION:
             if not self.accepts_on_foundation(move.card):
-                return IllegalMoveError(
-                    IllegalMoveCode.NOT_NEXT_ON_FOUNDATION,
-                    f"{name}: the {suit_of(move.card).name.lower()} foundation needs rank {self._foundations[suit_of(move.card)] + 1}",
-                )
+                return IllegalMoveError(IllegalMoveCode.NOT_NEXT_ON_FOUNDATION, f"{name}: {self._foundation_needs(suit_of(move.card))}")
             return None
-        if not self.rules.builds_on_columns:
-            return IllegalMoveError(IllegalMoveCode.COLUMN_BUILDING_FORBIDDEN, f"{name}: the {self.rules.profile.value} profile allows only foundation moves")
         if move.target == move.source:
             return IllegalMoveError(IllegalMoveCode.SAME_PLACE, f"{name}: the card is already in column {move.source + 1}")
+        if not self.rules.builds_on_columns:
+            return IllegalMoveError(IllegalMoveCode.COLUMN_BUILDING_FORBIDDEN, f"{name}: the {self.rules.profile.value} profile allows only foundation moves")
         target = self._columns[move.target]
         if target and rank_of(target[-1]) != rank_of(move.card) + 1:
             return IllegalMoveError(
@@ -188,6 +191,14 @@ class Board:
                 f"{name}: column {move.target + 1} ends in {card_text(target[-1])}; only a card one rank lower may go there",
             )
         return None
+
+    def _foundation_needs(self, suit: Suit) -> str:
+        """What the foundation of ``suit`` accepts next, for refusal messages."""
+        top = self._foundations[suit]
+        name = suit.name.lower()
+        if top == KING:
+            return f"the {name} foundation is complete (no K→A wrap)"
+        return f"the {name} foundation needs {card_text(make_card(top + 1, suit))} next"
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal here."""
@@ -304,7 +315,7 @@ class Board:
 
     def copy(self) -> Board:
         """An independent copy with the same history and counters."""
-        twin = Board.__new__(Board)
+        twin = type(self).__new__(type(self))
         twin.rules = self.rules
         twin.seed = self.seed
         twin._columns = [list(column) for column in self._columns]
@@ -321,44 +332,52 @@ class Board:
         return {
             "seed": self.seed,
             "profile": self.rules.profile.value,
-            "options": {"undo": self.rules.undo, "redeal_once": self.rules.redeal_once},
+            "options": self.rules.options_json(),
             "columns": [[card_text(card) for card in column] for column in self._columns],
             "bouquet": [card_text(card) for card in self._bouquet],
-            "foundations": {
-                suit.letter: card_text(Card(suit * 13 + top - 1)) if top else None for suit, top in zip(Suit, self._foundations)
-            },
+            "foundations": {suit.letter: card_text(make_card(top, suit)) if top else None for suit, top in zip(Suit, self._foundations)},
             "foundation_count": self.foundation_count,
             "status": self.status(dead_check).value,
             "undos": self.undos,
             "redeal_used": self.redeal_used,
-            "legal": [action_text(move) for move in self.legal_moves()],
+            "can_undo": self.check_undo() is None,
+            "can_redeal": self.check_redeal() is None,
+            "legal": [move_text(move) for move in self.legal_moves()],
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Board:
-        """A board from the JSON position format; raises :class:`NotationError` (bad_position or a card code)."""
+    def from_json(cls, data: object) -> Board:
+        """A board from the JSON position format; raises :class:`NotationError` (bad_position, bad_rules or bad_card).
+
+        Reads ``seed`` (optional; a number or a decimal/0x text), ``profile``,
+        ``options``, ``columns``, ``bouquet``, ``foundations`` (optional),
+        ``undos`` and ``redeal_used`` (optional). The derived fields that
+        :meth:`to_json` adds (``foundation_count``, ``status``, ``can_undo``,
+        ``can_redeal``, ``legal``) are ignored. The history is not part of
+        the format, so the new board has nothing to pop or undo.
+        """
+        if not isinstance(data, Mapping):
+            raise NotationError(NotationErrorCode.BAD_POSITION, f"a position is a JSON object, got {quote_input(data)}")
+        rules = Rules.from_json(data.get("profile", Profile.CLASSIC.value), data.get("options"))
         try:
-            options = data.get("options") or {}
-            rules = Rules(Profile(data.get("profile", Profile.CLASSIC.value)), bool(options.get("undo", False)), bool(options.get("redeal_once", False)))
-            columns = [[parse_card(text) for text in column] for column in data["columns"]]
-            bouquet = [parse_card(text) for text in data["bouquet"]]
-            tops = data.get("foundations") or {}
-            foundations = [0, 0, 0, 0]
-            for suit in Suit:
-                top = tops.get(suit.letter)
-                if top is not None:
-                    card = parse_card(top)
-                    if suit_of(card) is not suit:
-                        raise NotationError(NotationErrorCode.BAD_POSITION, f"foundation {suit.letter} cannot hold {top}")
-                    foundations[suit] = rank_of(card) - ACE + 1
-            board = cls(columns, bouquet, foundations, rules, data.get("seed"))
-            board.undos = int(data.get("undos", 0))
-            board.redeal_used = bool(data.get("redeal_used", False))
-            return board
-        except NotationError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            raise NotationError(NotationErrorCode.BAD_POSITION, f"not a position: {error}") from None
+            seed = None if data.get("seed") is None else parse_seed(data["seed"])
+        except ValueError as error:
+            raise NotationError(NotationErrorCode.BAD_POSITION, str(error)) from None
+        columns_text = data.get("columns")
+        if not isinstance(columns_text, list) or len(columns_text) != COLUMN_COUNT:
+            raise NotationError(NotationErrorCode.BAD_POSITION, "columns must be a list of 6 lists of cards")
+        columns = [_cards_from_json(column, f"column {index + 1}") for index, column in enumerate(columns_text)]
+        bouquet = _cards_from_json(data.get("bouquet"), "bouquet")
+        undos = data.get("undos", 0)
+        if not _is_int_in(undos, 0, None):
+            raise NotationError(NotationErrorCode.BAD_POSITION, f"undos must be a non-negative integer, got {quote_input(undos)}")
+        redeal_used = data.get("redeal_used", False)
+        if not isinstance(redeal_used, bool):
+            raise NotationError(NotationErrorCode.BAD_POSITION, f"redeal_used must be true or false, got {quote_input(redeal_used)}")
+        board = cls(columns, bouquet, _foundations_from_json(data.get("foundations")), rules, seed)
+        board.undos = undos
+        board.redeal_used = redeal_used
+        return board
 
     def __str__(self) -> str:
         return render(self)
@@ -379,3 +398,33 @@ def render(board: Board, *, unicode: bool = True) -> str:
         lines.append(f"Column {index + 1}     " + (" ".join(show(card) for card in column) or "(empty)"))
     lines.append("Bouquet      " + (" ".join(show(card) for card in board.bouquet) or "(empty)"))
     return "\n".join(lines)
+
+
+def _is_int_in(value: object, low: int, high: int | None) -> bool:
+    """Whether ``value`` is a true integer (not a bool) from ``low`` to ``high`` (None: no upper bound)."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value and (high is None or value <= high)
+
+
+def _cards_from_json(value: object, where: str) -> list[Card]:
+    """The cards of a JSON list of card texts; NotationError (bad_position, bad_card) otherwise."""
+    if not isinstance(value, list) or not all(isinstance(text, str) for text in value):
+        raise NotationError(NotationErrorCode.BAD_POSITION, f"{where} must be a list of card texts")
+    return [parse_card(text) for text in value]
+
+
+def _foundations_from_json(value: object) -> list[int]:
+    """Top ranks per suit from ``{"C": "5C" | null, …}`` (absent suits are empty); NotationError otherwise."""
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping) or any(key not in SUIT_LETTERS for key in value):
+        raise NotationError(NotationErrorCode.BAD_POSITION, 'foundations must be an object like {"C": "5C", "D": null, "H": null, "S": "AS"}')
+    tops = [0] * len(Suit)
+    for suit in Suit:
+        top = value.get(suit.letter)
+        if top is None:
+            continue
+        card = parse_card(top) if isinstance(top, str) else None
+        if card is None or suit_of(card) is not suit:
+            raise NotationError(NotationErrorCode.BAD_POSITION, f"foundation {suit.letter} cannot hold {quote_input(top)}")
+        tops[suit] = rank_of(card)
+    return tops

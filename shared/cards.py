@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NewType
 
-from shared.errors import NotationError, NotationErrorCode
+from shared.errors import NotationError, NotationErrorCode, quote_input
 
 Card = NewType("Card", int)
 """One card, 0..51 (see the module docstring for the numbering)."""
@@ -42,7 +42,15 @@ DECK_SIZE = 52
 RANK_LETTERS = "A23456789TJQK"
 SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
-_SUIT_INPUT = {**{c: Suit(i) for i, c in enumerate(SUIT_LETTERS)}, **{c: Suit(i) for i, c in enumerate(SUIT_SYMBOLS)}}
+WHITE_SUIT_SYMBOLS = "♧♢♡♤"
+"""The outlined suit symbols, also accepted on input."""
+EMOJI_VARIATION_SELECTOR = "\ufe0f"
+"""Phones often append U+FE0F to suit symbols (♥️); input ignores it."""
+_SUIT_INPUT = {
+    character: Suit(index)
+    for alphabet in (SUIT_LETTERS, SUIT_SYMBOLS, WHITE_SUIT_SYMBOLS)
+    for index, character in enumerate(alphabet)
+}
 _RANK_INPUT = {**{c: i + 1 for i, c in enumerate(RANK_LETTERS)}, "10": 10}
 
 FULL_DECK: tuple[Card, ...] = tuple(Card(i) for i in range(DECK_SIZE))
@@ -73,11 +81,11 @@ def card_text(card: Card, *, unicode: bool = False) -> str:
 
 
 def parse_card(text: str) -> Card:
-    """Read a card: rank ``A 2-9 T|10 J Q K`` then suit ``C D H S`` or ``♣♦♥♠``, any case.
+    """Read a card: rank ``A 2-9 T|10 J Q K`` then suit ``C D H S``, ``♣♦♥♠`` or ``♧♢♡♤``, any case.
 
     Raises :class:`NotationError` with code ``bad_card`` otherwise.
     """
-    cleaned = text.strip().upper()
+    cleaned = text.strip().replace(EMOJI_VARIATION_SELECTOR, "").upper()
     if len(cleaned) < 2 or cleaned[:-1] not in _RANK_INPUT or cleaned[-1] not in _SUIT_INPUT:
-        raise NotationError(NotationErrorCode.BAD_CARD, f"{text!r} is not a card (examples: 5D, TS, 10♥, kc)")
+        raise NotationError(NotationErrorCode.BAD_CARD, f"{quote_input(text, 20)} is not a card (examples: 5D, TS, 10♥, kc)")
     return make_card(_RANK_INPUT[cleaned[:-1]], _SUIT_INPUT[cleaned[-1]])

@@ -10,9 +10,11 @@ to see the same cards forever.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from shared.cards import FULL_DECK, Card
+from shared.errors import quote_input
 
 MASK64 = (1 << 64) - 1
 COLUMN_COUNT = 6
@@ -51,11 +53,32 @@ def shuffle(cards: list[Card], rng: SplitMix64) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def check_seed(seed: int) -> int:
+def check_seed(seed: object) -> int:
     """Return ``seed`` if it is an unsigned 64-bit integer, else raise ValueError."""
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MASK64:
-        raise ValueError(f"seed must be an integer from 0 to {MASK64}, got {seed!r}")
+        raise ValueError(f"seed must be an integer from 0 to {MASK64}, got {quote_input(seed)}")
     return seed
+
+
+_DECIMAL_SEED = re.compile(r"0*[0-9]{1,20}")
+_HEX_SEED = re.compile(r"0[xX]0*[0-9a-fA-F]{1,16}")
+
+
+def parse_seed(value: object) -> int:
+    """A seed from an integer or a text (decimal, or hexadecimal with ``0x``); ValueError otherwise.
+
+    Texts exist because JSON numbers above 2**53 lose precision in many
+    languages (JavaScript), so documents may carry the seed as a string.
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if _DECIMAL_SEED.fullmatch(text):
+            return check_seed(int(text, 10))
+        if _HEX_SEED.fullmatch(text):
+            return check_seed(int(text, 16))
+        raise ValueError(f"seed must be an integer from 0 to {MASK64} (decimal, or hex with 0x), got {quote_input(value)}")
+    return check_seed(value)
+
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,10 +42,17 @@ class NotationErrorCode(str, Enum):
     """Why a text could not be read as a card, move or action."""
 
     BAD_CARD = "bad_card"
+    """Not a card: a rank A 2-9 T/10 J Q K followed by a suit C D H S (or a suit symbol)."""
     BAD_MOVE = "bad_move"
+    """Not of the form ``<card> <from>><to>`` (nor ``undo`` or ``redeal`` where an action is read)."""
     BAD_PLACE = "bad_place"
+    """A source other than ``b`` or 1-6, or a destination other than ``f`` or 1-6."""
     BAD_ENCODING = "bad_encoding"
+    """Bytes that are not the two-byte form of an action."""
     BAD_POSITION = "bad_position"
+    """A position document or Board parts that do not hold the 52 cards in 6 columns, bouquet and 4 foundations."""
+    BAD_RULES = "bad_rules"
+    """An unknown profile, or options that are not an object of true/false ``undo`` and ``redeal_once``."""
 
 
 class EngineError(Exception):
@@ -75,3 +82,11 @@ class NotationError(EngineError):
 
     def __init__(self, code: NotationErrorCode, message: str) -> None:
         super().__init__(code, message)
+
+
+def quote_input(value: object, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: messages echo untrusted input, which may be huge."""
+    if isinstance(value, int) and value.bit_length() > 4000:
+        return f"<{value.bit_length()}-bit integer>"  # repr() of such an int raises ValueError
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

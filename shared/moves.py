@@ -14,7 +14,7 @@ from typing import Final
 
 from shared.cards import DECK_SIZE, Card, card_text, parse_card
 from shared.deal import COLUMN_COUNT
-from shared.errors import NotationError, NotationErrorCode
+from shared.errors import NotationError, NotationErrorCode, quote_input
 
 BOUQUET: Final = 6
 """Source index of the bouquet (columns are 0–5)."""
@@ -81,7 +81,7 @@ def _parse_place(text: str, letter: str, letter_index: int, whole: str) -> int:
         return int(text) - 1
     role = "source" if letter == "b" else "destination"
     raise NotationError(
-        NotationErrorCode.BAD_PLACE, f"{role} {text!r} in {whole!r} must be {letter!r} or a column 1-6"
+        NotationErrorCode.BAD_PLACE, f"{role} {quote_input(text, 20)} in {quote_input(whole)} must be {letter!r} or a column 1-6"
     )
 
 
@@ -89,7 +89,7 @@ def parse_move(text: str) -> Move:
     """Read ``<card> <from>><to>``; raises :class:`NotationError` (bad_move, bad_card, bad_place)."""
     parts = text.split()
     if len(parts) != 2 or parts[1].count(">") != 1:
-        raise NotationError(NotationErrorCode.BAD_MOVE, f"{text!r} is not a move (examples: '5D b>3', 'KS 2>f')")
+        raise NotationError(NotationErrorCode.BAD_MOVE, f"{quote_input(text)} is not a move (examples: '5D b>3', 'KS 2>f')")
     card = parse_card(parts[0])
     source_text, target_text = parts[1].split(">")
     source = _parse_place(source_text, "b", BOUQUET, text)
@@ -118,9 +118,11 @@ def encode_action(action: Action) -> bytes:
 
 def decode_action(data: bytes) -> Action:
     """Read the two-byte wire form; raises :class:`NotationError` (bad_encoding) on anything else."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise NotationError(NotationErrorCode.BAD_ENCODING, f"an action is 2 bytes, got {type(data).__name__}")
     if len(data) != 2:
         raise NotationError(NotationErrorCode.BAD_ENCODING, f"an action is 2 bytes, got {len(data)}")
-    first, second = data
+    first, second = bytes(data)
     if first in (_UNDO_BYTE, _REDEAL_BYTE) and second == 0:
         return Special.UNDO if first == _UNDO_BYTE else Special.REDEAL
     try:
