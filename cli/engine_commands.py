@@ -6,20 +6,20 @@ import argparse
 import sys
 from typing import Any
 
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input
-from shared import Board, EngineError, Profile, Rules, action_text, card_text, deal, parse_action, render
-from shared.deal import MASK64
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input, stdout_can_show
+from shared import Board, EngineError, NotationError, Profile, Rules, card_text, deal, move_text, parse_action, parse_seed, render
+from shared.cards import SUIT_SYMBOLS
+from shared.errors import quote_input
+
+EXIT_CODES_HELP = "Exit codes: 0 done, 1 an illegal move, 2 bad command line or input document."
 
 
 def seed_argument(text: str) -> int:
-    """argparse type for a seed: an unsigned 64-bit integer."""
+    """argparse type for a seed: an unsigned 64-bit integer, decimal or 0x hex."""
     try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not 0 <= value <= MASK64:
-        raise argparse.ArgumentTypeError(f"a seed is from 0 to {MASK64}")
-    return value
+        return parse_seed(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def add_profile_argument(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +39,7 @@ def register(subparsers: Any) -> None:
         help="show the layout of a seed",
         description="Print the layout that SEED deals: six columns (last card available) and the 16-card bouquet.",
     )
+    deal_parser.epilog = EXIT_CODES_HELP
     deal_parser.add_argument("seed", type=seed_argument, metavar="SEED", help="unsigned 64-bit integer (decimal or 0x hex)")
     add_profile_argument(deal_parser)
     deal_parser.add_argument("--json", action="store_true", help="print JSON instead of a picture")
@@ -50,8 +51,10 @@ def register(subparsers: Any) -> None:
         description=(
             'Read {"seed": N, "profile": "classic", "options": {"undo": false, "redeal_once": false}, '
             '"moves": ["5D b>3", "undo", ...]} on stdin, apply the moves and print the position with every legal '
-            "move. Stops with an error object at the first illegal move (exit 1)."
+            "move. Only seed is required; it may also be a text (decimal or 0x hex). Stops with an error object "
+            '{"error": {"index", "move", "code", "message"}} at the first illegal move.'
         ),
+        epilog=EXIT_CODES_HELP + " Notation and the JSON formats: docs/NOTATION.md.",
     )
     play_parser.add_argument("--json", action="store_true", help="print JSON instead of a picture")
     play_parser.set_defaults(handler=run_play)
@@ -71,39 +74,37 @@ def run_deal(args: argparse.Namespace) -> int:
         )
     else:
         print(f"Seed {args.seed} ({args.profile})")
-        print(render(Board(layout.columns, layout.bouquet, seed=args.seed)))
+        print(render(Board(layout.columns, layout.bouquet, seed=args.seed), unicode=stdout_can_show(SUIT_SYMBOLS)))
     return EXIT_OK
 
 
 def board_from_game_document(document: Any) -> tuple[Board, list[Any]]:
-    """The fresh board and the move list of a ``play`` input document; CommandError ``bad_input`` otherwise."""
+    """The fresh board and the move list of a ``play`` input document; CommandError ``bad_input`` otherwise.
+
+    Keys other than seed, profile, options and moves are ignored, so the
+    output of ``deal --json`` with a ``moves`` list added is a valid input.
+    """
     if not isinstance(document, dict):
         raise CommandError("bad_input", "the input must be a JSON object with seed and moves", exit_code=EXIT_USAGE)
-    seed = document.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MASK64:
-        raise CommandError("bad_input", f"seed must be an integer from 0 to {MASK64}", exit_code=EXIT_USAGE)
-    options = document.get("options", {})
+    if "seed" not in document:
+        raise CommandError("bad_input", "the input has no seed", exit_code=EXIT_USAGE)
     moves = document.get("moves", [])
-    if not isinstance(options, dict) or not isinstance(moves, list):
-        raise CommandError("bad_input", "options must be an object and moves a list", exit_code=EXIT_USAGE)
+    if not isinstance(moves, list):
+        raise CommandError("bad_input", f"moves must be a list of texts, got {quote_input(moves)}", exit_code=EXIT_USAGE)
     try:
-        profile = Profile(document.get("profile", Profile.CLASSIC.value))
-    except ValueError:
-        choices = ", ".join(p.value for p in Profile)
-        raise CommandError("bad_input", f"profile must be one of {choices}", exit_code=EXIT_USAGE) from None
-    for name in ("undo", "redeal_once"):
-        if not isinstance(options.get(name, False), bool):
-            raise CommandError("bad_input", f"options.{name} must be true or false", exit_code=EXIT_USAGE)
-    rules = Rules(profile, undo=options.get("undo", False), redeal_once=options.get("redeal_once", False))
+        seed = parse_seed(document["seed"])
+        rules = Rules.from_json(document.get("profile", Profile.CLASSIC.value), document.get("options"))
+    except (ValueError, NotationError) as error:
+        raise CommandError("bad_input", str(error), exit_code=EXIT_USAGE) from None
     return Board.deal(seed, rules), moves
 
 
 def run_play(args: argparse.Namespace) -> int:
     """Replay a move list and print the resulting position."""
-    board, moves = board_from_game_document(read_json_input(sys.stdin.read()))
+    board, moves = board_from_game_document(read_json_input(sys.stdin.buffer.read()))
     for index, text in enumerate(moves):
         if not isinstance(text, str):
-            raise CommandError("bad_move", f"move {index} is not a string", index=index, move=text)
+            raise CommandError("bad_move", f"move {index} is {quote_input(text)}, not a text", index=index, move=None)
         try:
             board.play(parse_action(text))
         except EngineError as error:
@@ -111,7 +112,7 @@ def run_play(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(board.to_json())
     else:
-        print(render(board))
-        legal = ", ".join(action_text(move) for move in board.legal_moves()) or "(none)"
+        print(render(board, unicode=stdout_can_show(SUIT_SYMBOLS)))
+        legal = ", ".join(move_text(move) for move in board.legal_moves()) or "(none)"
         print(f"Status: {board.status().value}   undos: {board.undos}   legal: {legal}")
     return EXIT_OK

@@ -30,33 +30,59 @@ class CommandError(Exception):
 
 
 def emit_json(document: Any) -> None:
-    """Print one JSON document on stdout."""
-    json.dump(document, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    """Print one JSON document on stdout (with \\u escapes if stdout cannot encode a character such as ♥)."""
+    try:
+        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+    except UnicodeEncodeError:
+        sys.stdout.write(json.dumps(document) + "\n")
+
+
+def stdout_can_show(text: str) -> bool:
+    """Whether stdout's encoding can write ``text`` (a terminal in Latin-1 cannot write ♣♦♥♠)."""
+    try:
+        text.encode(sys.stdout.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def report_error(error: CommandError, as_json: bool) -> int:
     """Show ``error`` (JSON on stdout, or text on stderr) and return its exit code."""
     if as_json:
         emit_json(error.to_json())
-    else:
-        print(f"flowergarden: error [{error.code}]: {error.message}", file=sys.stderr)
+        return error.exit_code
+    details = {name: value for name, value in error.fields.items() if name != "usage"}
+    if "usage" in error.fields:
+        print(error.fields["usage"], file=sys.stderr)
+    where = f" ({', '.join(f'{name} {value!r}' for name, value in details.items())})" if details else ""
+    print(f"flowergarden: error [{error.code}]{where}: {error.message}", file=sys.stderr)
     return error.exit_code
 
 
 class JsonAwareParser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors become a JSON error object when ``--json`` is on the command line."""
+    """An ArgumentParser whose usage errors are raised as CommandError ``bad_usage`` (exit 2, with the usage line).
+
+    ``main`` reports them like every other error: a JSON object when ``--json``
+    is among the arguments it was given, else the usage and message on stderr.
+    """
 
     def error(self, message: str) -> NoReturn:
-        if "--json" in sys.argv[1:]:
-            emit_json(CommandError("bad_usage", message, exit_code=EXIT_USAGE).to_json())
-            raise SystemExit(EXIT_USAGE)
-        super().error(message)
+        raise CommandError("bad_usage", message, exit_code=EXIT_USAGE, usage=self.format_usage().strip())
 
 
-def read_json_input(text: str) -> Any:
-    """Parse a JSON document given on stdin, or raise CommandError ``bad_input``."""
+def read_json_input(data: str | bytes) -> Any:
+    """Parse a JSON document given on stdin (text, or bytes in UTF-8/16/32), or raise CommandError ``bad_input``.
+
+    Every way untrusted input can fail is covered: invalid JSON or encoding,
+    integers past Python's digit limit (ValueError) and deep nesting (RecursionError).
+    """
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CommandError("bad_input", f"stdin is not JSON: {error}", exit_code=EXIT_USAGE) from None
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        if isinstance(error, RecursionError):
+            reason = "nested too deeply"
+        elif "integer string conversion" in str(error):
+            reason = "a number has more than 4300 digits"
+        else:
+            reason = str(error)[:200]
+        raise CommandError("bad_input", f"stdin is not a JSON document: {reason}", exit_code=EXIT_USAGE) from None
