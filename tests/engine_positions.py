@@ -1,0 +1,53 @@
+"""Hand-built positions for the engine tests: name the cards that matter, the helper places the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from shared import Board, Card, Move, Rules, Suit, make_card, parse_card, parse_move
+from shared.cards import FULL_DECK, rank_of, suit_of
+
+
+def cards(text: str) -> list[Card]:
+    """Cards from a space-separated text such as ``"4D 5D 9D"``."""
+    return [parse_card(word) for word in text.split()]
+
+
+def position(
+    columns: Sequence[str],
+    bouquet: str = "",
+    foundations: str = "",
+    *,
+    rules: Rules | None = None,
+    seed: int | None = None,
+    bury_rest_in: int | None = 5,
+) -> Board:
+    """A board from six column texts (first-dealt first), a bouquet text and the foundations' top cards.
+
+    Every card not named (and not under a named foundation top) is put, in
+    deck order, at the bottom of column ``bury_rest_in`` (0-based), beneath
+    that column's named cards, so it is covered and changes no available card.
+    With ``bury_rest_in=None`` the named cards must already be all 52.
+    """
+    assert len(columns) == 6, "a position has six columns"
+    tops = [0] * 4
+    for card in cards(foundations):
+        tops[suit_of(card)] = rank_of(card)
+    on_foundations = {make_card(rank, suit) for suit in Suit for rank in range(1, tops[suit] + 1)}
+    laid_out = [cards(text) for text in columns]
+    bouquet_cards = cards(bouquet)
+    named = on_foundations | set(bouquet_cards) | {card for column in laid_out for card in column}
+    rest = [card for card in FULL_DECK if card not in named]
+    if bury_rest_in is not None:
+        laid_out[bury_rest_in] = rest + laid_out[bury_rest_in]
+    return Board(laid_out, bouquet_cards, tops, rules or Rules(), seed)
+
+
+def move(text: str) -> Move:
+    """Shorthand for :func:`shared.parse_move`."""
+    return parse_move(text)
+
+
+def snapshot(board: Board) -> tuple[object, ...]:
+    """Everything a player can see of a position, for exact before/after comparisons."""
+    return (board.columns, board.bouquet, board.foundations, board.undos, board.redeal_used, board.move_stack)
