@@ -1,0 +1,118 @@
+-- Shared by every race script (prepended by server/store/scripts.py).
+-- KEYS: 1 state hash, 2 events stream, 3-4 moves lists (slot 0, 1), 5-6 move-id hashes (slot 0, 1).
+-- ARGV[1] live TTL (ms), ARGV[2] record TTL (ms); script arguments follow from ARGV[3].
+local K_STATE, K_EVENTS = KEYS[1], KEYS[2]
+local K_MOVES = {KEYS[3], KEYS[4]}
+local K_IDS = {KEYS[5], KEYS[6]}
+local LIVE_TTL, RECORD_TTL = ARGV[1], ARGV[2]
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local function get(name) return redis.call('HGET', K_STATE, name) end
+local function geti(name) return tonumber(redis.call('HGET', K_STATE, name) or '0') end
+local function pf(slot, name) return 'p' .. slot .. '_' .. name end
+
+-- Append one event; its stream id 0-<seq> is the race's event sequence number.
+local function emit(event, now)
+  local seq = redis.call('HINCRBY', K_STATE, 'event_seq', 1)
+  event['at'] = now
+  redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', cmsgpack.pack(event))
+  return seq
+end
+
+local function expire_all(ttl)
+  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
+end
+
+local function seat_fields(slot, player, name)
+  return {pf(slot, 'player'), player, pf(slot, 'name'), name, pf(slot, 'count'), 0, pf(slot, 'left'), 52,
+          pf(slot, 'moves'), 0, pf(slot, 'undos'), 0, pf(slot, 'status'), 'playing', pf(slot, 'state'), 'playing',
+          pf(slot, 'count_seq'), 0, pf(slot, 'ended_at'), 0, pf(slot, 'ended_seq'), 0}
+end
+
+local function end_attempt(slot, reason, now)
+  redis.call('HSET', K_STATE, pf(slot, 'state'), reason, pf(slot, 'ended_at'), now)
+  local seq = emit({type = 'attempt_ended', slot = slot, reason = reason,
+                    count = geti(pf(slot, 'count')), left = geti(pf(slot, 'left'))}, now)
+  redis.call('HSET', K_STATE, pf(slot, 'ended_seq'), seq)
+end
+
+-- The result rules (docs/PROTOCOL.md "Result"): returns winner slot (-1 for a draw) and reason, or nil.
+local function outcome()
+  local state = {get('p0_state'), get('p1_state')}
+  if state[1] == 'cleared' or state[2] == 'cleared' then
+    if state[1] == 'cleared' and state[2] == 'cleared' then
+      return (geti('p0_ended_seq') < geti('p1_ended_seq')) and 0 or 1, 'cleared'
+    end
+    return (state[1] == 'cleared') and 0 or 1, 'cleared'
+  end
+  local count = {geti('p0_count'), geti('p1_count')}
+  local count_seq = {geti('p0_count_seq'), geti('p1_count_seq')}
+  local ended = {state[1] ~= 'playing', state[2] ~= 'playing'}
+  if ended[1] and ended[2] then
+    if count[1] ~= count[2] then return (count[1] > count[2]) and 0 or 1, 'count' end
+    if count_seq[1] ~= count_seq[2] then return (count_seq[1] < count_seq[2]) and 0 or 1, 'reached_first' end
+    return -1, 'draw'
+  end
+  -- One attempt still runs. Without undo its count can only grow, so it may already have won.
+  if (ended[1] or ended[2]) and get('undo') == '0' then
+    local done = ended[1] and 1 or 2
+    local live = 3 - done
+    if count[live] > count[done] then return live - 1, 'count' end
+    if count[live] == count[done] and count_seq[live] < count_seq[done] then return live - 1, 'reached_first' end
+  end
+  return nil
+end
+
+-- Finish the race when the winner can no longer change; returns true if it did.
+local function decide(now)
+  local winner, reason = outcome()
+  if winner == nil then return false end
+  local start_at = geti('start_at')
+  local players = {}
+  for slot = 0, 1 do
+    if get(pf(slot, 'state')) == 'playing' then
+      redis.call('HSET', K_STATE, pf(slot, 'state'), 'race_over', pf(slot, 'ended_at'), now)
+    end
+    players[slot + 1] = {slot = slot, player = get(pf(slot, 'player')), name = get(pf(slot, 'name')),
+      count = geti(pf(slot, 'count')), left = geti(pf(slot, 'left')), ended = get(pf(slot, 'state')),
+      time_ms = math.max(0, geti(pf(slot, 'ended_at')) - start_at),
+      moves = geti(pf(slot, 'moves')), undos = geti(pf(slot, 'undos'))}
+  end
+  redis.call('HSET', K_STATE, 'status', 'finished', 'finished_at', now, 'winner', winner, 'result_reason', reason)
+  local event = {type = 'result', reason = reason, players = players}
+  if winner >= 0 then event['winner'] = winner end
+  emit(event, now)
+  expire_all(RECORD_TTL)
+  return true
+end
+
+local function time_up(now)
+  for slot = 0, 1 do
+    if get(pf(slot, 'state')) == 'playing' then end_attempt(slot, 'time_limit', now) end
+  end
+  decide(now)
+end
+
+-- Countdown over -> running (once); deadline passed -> time limit. Returns nil when play is open,
+-- else the refusal code.
+local function open_for_play(now)
+  local status = get('status')
+  if status == false then return 'unknown_race' end
+  if status == 'finished' then return 'race_over' end
+  if status == 'waiting' then return 'not_started' end
+  if status == 'countdown' then
+    if now < geti('start_at') then return 'not_started' end
+    redis.call('HSET', K_STATE, 'status', 'running')
+    emit({type = 'started'}, now)
+  end
+  local deadline = geti('deadline')
+  if deadline > 0 and now >= deadline then
+    time_up(now)
+    return 'race_over'
+  end
+  return nil
+end

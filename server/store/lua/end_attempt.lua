@@ -1,0 +1,15 @@
+-- ARGV: 3 slot, 4 reason, 5 expected action count (-1: any; the dead check passes the count it analysed)
+-- Returns {1, finished} | {0, code, expected}
+if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
+local slot = tonumber(ARGV[3])
+local now = now_ms()
+local refusal = open_for_play(now)
+if refusal then return {0, refusal} end
+if get(pf(slot, 'state')) ~= 'playing' then return {0, 'attempt_over'} end
+local expected = tonumber(ARGV[5])
+local length = redis.call('LLEN', K_MOVES[slot + 1])
+if expected >= 0 and length ~= expected then return {0, 'out_of_sequence', length} end
+end_attempt(slot, ARGV[4], now)
+local finished = decide(now)
+if not finished then expire_all(LIVE_TTL) end
+return {1, finished and 1 or 0}

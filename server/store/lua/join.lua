@@ -1,0 +1,18 @@
+-- ARGV: 3 player, 4 name, 5 countdown ms
+local status = get('status')
+if status == false then return {0, 'unknown_race'} end
+if get('p0_player') == ARGV[3] or get('p1_player') == ARGV[3] then return {0, 'already_seated'} end
+if status ~= 'waiting' then return {0, 'race_full'} end
+local now = now_ms()
+redis.call('HSET', K_STATE, unpack(seat_fields(1, ARGV[3], ARGV[4])))
+emit({type = 'player_joined', slot = 1, player = ARGV[3], name = ARGV[4]}, now)
+local start_at = now + tonumber(ARGV[5])
+local limit = geti('time_limit')
+local deadline = 0
+if limit > 0 then deadline = start_at + limit * 1000 end
+redis.call('HSET', K_STATE, 'status', 'countdown', 'start_at', start_at, 'deadline', deadline)
+local event = {type = 'countdown', seed = get('seed'), start_at = start_at}
+if deadline > 0 then event['deadline'] = deadline end
+emit(event, now)
+expire_all(LIVE_TTL)
+return {1, start_at, deadline}

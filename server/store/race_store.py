@@ -1,0 +1,287 @@
+"""Races in Redis: settings, seats, each player's actions, counters and the per-race event stream.
+
+Every change of a race is one Lua script (lua/*.lua) that checks, writes and
+appends its events atomically, so a reply is sent only for what is stored.
+The store returns plain records; the race rules of the engine live in the
+services, the result rules in lua/common.lua (they must be atomic with the
+move that decides the race).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from redis.asyncio import Redis
+
+from server.store import keys
+from server.store.scripts import Scripts
+
+DAY_MS = 24 * 3600 * 1000
+
+
+class StoreRefusal(Exception):
+    """A script refused a change; ``code`` is one of the protocol's error codes, nothing was written."""
+
+    def __init__(self, code: str, expected: int | None = None) -> None:
+        super().__init__(code)
+        self.code = code
+        self.expected = expected
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One player's seat and counters as stored."""
+
+    slot: int
+    player: str
+    name: str
+    count: int
+    left: int
+    moves: int
+    undos: int
+    status: str
+    """The engine's status of the position after the last action."""
+    state: str
+    """``playing`` or how the attempt ended."""
+    ended_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRecord:
+    """A race's settings and state as stored (times in ms since the Unix epoch, by Redis' clock)."""
+
+    race_id: str
+    status: str
+    profile: str
+    undo: bool
+    redeal_once: bool
+    time_limit: int | None
+    seed: int
+    created_at: int
+    start_at: int | None
+    deadline: int | None
+    event_seq: int
+    finished_at: int | None
+    winner: int | None
+    result_reason: str | None
+    seats: tuple[SeatRecord, ...]
+
+    def slot_of(self, player: str) -> int | None:
+        """The seat of ``player`` in this race, if any."""
+        return next((seat.slot for seat in self.seats if seat.player == player), None)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One entry of a race's event stream: its sequence number and its map (with ``type``)."""
+
+    seq: int
+    body: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult:
+    """A stored action: the player's action count after it, whether it was a resend, whether it ended the race."""
+
+    move_seq: int
+    duplicate: bool
+    finished: bool
+
+
+def _text(value: bytes | None) -> str:
+    return "" if value is None else value.decode()
+
+
+def _optional_ms(value: int) -> int | None:
+    return value or None
+
+
+def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
+    prefix = f"p{slot}_"
+    if prefix + "player" not in fields:
+        return None
+    return SeatRecord(
+        slot=slot,
+        player=fields[prefix + "player"],
+        name=fields[prefix + "name"],
+        count=int(fields[prefix + "count"]),
+        left=int(fields[prefix + "left"]),
+        moves=int(fields[prefix + "moves"]),
+        undos=int(fields[prefix + "undos"]),
+        status=fields[prefix + "status"],
+        state=fields[prefix + "state"],
+        ended_at=int(fields[prefix + "ended_at"]),
+    )
+
+
+def _record(fields: Mapping[str, str]) -> RaceRecord:
+    seats = tuple(seat for seat in (_seat(fields, 0), _seat(fields, 1)) if seat is not None)
+    winner = fields.get("winner")
+    return RaceRecord(
+        race_id=fields["id"],
+        status=fields["status"],
+        profile=fields["profile"],
+        undo=fields["undo"] == "1",
+        redeal_once=fields["redeal_once"] == "1",
+        time_limit=int(fields["time_limit"]) or None,
+        seed=int(fields["seed"]),
+        created_at=int(fields["created_at"]),
+        start_at=_optional_ms(int(fields["start_at"])),
+        deadline=_optional_ms(int(fields["deadline"])),
+        event_seq=int(fields["event_seq"]),
+        finished_at=_optional_ms(int(fields["finished_at"])),
+        winner=None if winner is None or winner == "-1" else int(winner),
+        result_reason=fields.get("result_reason"),
+        seats=seats,
+    )
+
+
+def _event(entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
+    body = msgpack.unpackb(entry[b"e"], raw=False)
+    return StoredEvent(seq=int(entry_id.split(b"-")[1]), body=body)
+
+
+class RaceStore:
+    """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished."""
+
+    def __init__(self, redis: Redis, *, live_ttl_ms: int = DAY_MS, record_ttl_ms: int = 7 * DAY_MS, max_actions: int = 1000) -> None:
+        self.redis = redis
+        self.scripts = Scripts(redis)
+        self.live_ttl_ms = live_ttl_ms
+        self.record_ttl_ms = record_ttl_ms
+        self.max_actions = max_actions
+
+    async def _run(self, script: Any, race_id: str, *args: Any) -> list[Any]:
+        result: list[Any] = await script(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, *args])
+        if result[0] == 0:
+            raise StoreRefusal(_text(result[1]), int(result[2]) if len(result) > 2 else None)
+        return result
+
+    # --- changes (each one script) -----------------------------------------------------
+
+    async def create_race(
+        self, race_id: str, player: str, name: str, *, profile: str, undo: bool, redeal_once: bool, time_limit: int | None, seed: int
+    ) -> None:
+        """Store a new race with its creator in seat 0; StoreRefusal ``exists`` if the id is taken."""
+        await self._run(
+            self.scripts.create, race_id, race_id, player, name, profile, int(undo), int(redeal_once), time_limit or 0, str(seed)
+        )
+
+    async def join_race(self, race_id: str, player: str, name: str, countdown_ms: int) -> tuple[int, int | None]:
+        """Seat ``player`` in seat 1 and start the countdown; returns (start_at, deadline)."""
+        result = await self._run(self.scripts.join, race_id, player, name, countdown_ms)
+        return int(result[1]), _optional_ms(int(result[2]))
+
+    async def apply_action(
+        self,
+        race_id: str,
+        slot: int,
+        *,
+        seq: int,
+        move_id: str,
+        action: str,
+        count: int,
+        left: int,
+        status: str,
+        undos: int,
+        ends: str = "",
+    ) -> ApplyResult:
+        """Append an action the engine accepted, if ``seq`` is still the player's action count (idempotent on ``move_id``)."""
+        result = await self._run(
+            self.scripts.apply_action, race_id, slot, seq, move_id, action, count, left, status, undos, ends, self.max_actions
+        )
+        if result[0] == 2:
+            return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False)
+        return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]))
+
+    async def end_attempt(self, race_id: str, slot: int, reason: str, *, expected_moves: int | None = None) -> bool:
+        """End a player's attempt (only if it still has ``expected_moves`` actions, when given); True if the race finished."""
+        result = await self._run(self.scripts.end_attempt, race_id, slot, reason, -1 if expected_moves is None else expected_moves)
+        return bool(result[1])
+
+    async def tick(self, race_id: str) -> int | None:
+        """Enforce the race's due deadlines; returns the next one (ms) or None."""
+        result = await self.scripts.tick(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms])
+        return _optional_ms(int(result))
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    async def load_race(self, race_id: str) -> RaceRecord | None:
+        """The race's record, or None if there is no such race (or its record expired)."""
+        raw: dict[Any, Any] = await self.redis.hgetall(keys.race_keys(race_id)[keys.STATE])
+        if not raw:
+            return None
+        return _record({key.decode(): value.decode() for key, value in raw.items()})
+
+    async def actions(self, race_id: str, slot: int) -> list[str]:
+        """The player's stored actions in order (moves in notation, ``undo``, ``redeal``)."""
+        raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1)
+        return [item.decode() for item in raw]
+
+    async def move_seq_of(self, race_id: str, slot: int, move_id: str) -> int | None:
+        """The action count after the action stored under ``move_id``, if it was stored."""
+        value = await self.redis.hget(keys.race_keys(race_id)[keys.MOVE_IDS_0 + slot], move_id)
+        return None if value is None else int(value)
+
+    async def events_after(self, race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
+        """The race's events with a sequence number above ``after_seq``, in order."""
+        entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{after_seq}", "+", count=limit)
+        return [_event(entry_id, entry) for entry_id, entry in entries]
+
+    # --- timers -----------------------------------------------------------------------------------
+
+    async def schedule(self, race_id: str, due_ms: int) -> None:
+        """Put (or move) the race in the timer index at ``due_ms``."""
+        await self.redis.zadd(keys.TIMERS, {race_id: due_ms})
+
+    async def unschedule(self, race_id: str) -> None:
+        """Take the race out of the timer index."""
+        await self.redis.zrem(keys.TIMERS, race_id)
+
+    async def due_races(self, limit: int = 100) -> list[str]:
+        """Races with a deadline due by Redis' clock."""
+        raw: list[bytes] = await self.scripts.due_timers(keys=[keys.TIMERS], args=[limit])
+        return [item.decode() for item in raw]
+
+    async def now_ms(self) -> int:
+        """Redis' clock, the one all deadlines use."""
+        seconds, micros = await self.redis.time()
+        return int(seconds) * 1000 + int(micros) // 1000
+
+
+class EventReader:
+    """Blocking reads of many races' event streams on one dedicated connection, woken when the set changes.
+
+    Used by the event hub; the wake stream lets another task interrupt a blocked XREAD.
+    """
+
+    def __init__(self, redis: Redis, reader_id: str) -> None:
+        self.redis = redis
+        self.wake_key = f"{keys.PREFIX}:hub:{reader_id}:wake"
+        self._wake_cursor = "0-0"
+
+    async def wake(self) -> None:
+        """Make a blocked :meth:`read` return."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.xadd(self.wake_key, {"w": 1}, maxlen=1)
+            pipe.pexpire(self.wake_key, DAY_MS)
+            await pipe.execute()
+
+    async def read(self, cursors: Mapping[str, int], block_ms: int) -> list[tuple[str, StoredEvent]]:
+        """Events after each race's cursor (race id -> last seen seq), waiting up to ``block_ms`` for one."""
+        streams: dict[Any, Any] = {keys.race_keys(race_id)[keys.EVENTS]: f"0-{seq}" for race_id, seq in cursors.items()}
+        race_of = {key: race_id for key, race_id in zip(streams, cursors)}
+        streams[self.wake_key] = self._wake_cursor
+        response = await self.redis.xread(streams, block=block_ms, count=500)
+        items: Sequence[Any] = list(response.items()) if isinstance(response, dict) else (response or [])
+        found: list[tuple[str, StoredEvent]] = []
+        for key, entries in items:
+            name = key.decode() if isinstance(key, bytes) else key
+            if name == self.wake_key:
+                self._wake_cursor = entries[-1][0].decode()
+                continue
+            found.extend((race_of[name], _event(entry_id, entry)) for entry_id, entry in entries)
+        return found

@@ -1,0 +1,25 @@
+"""Loads the Lua scripts: each race script is lua/common.lua followed by its own file."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
+
+
+def _source(name: str) -> str:
+    return resources.files("server.store").joinpath("lua", f"{name}.lua").read_text(encoding="utf-8")
+
+
+class Scripts:
+    """The registered scripts of one Redis client (EVALSHA, reloaded by redis-py when Redis forgot them)."""
+
+    def __init__(self, redis: Redis) -> None:
+        common = _source("common")
+        self.create: AsyncScript = redis.register_script(common + _source("create"))
+        self.join: AsyncScript = redis.register_script(common + _source("join"))
+        self.apply_action: AsyncScript = redis.register_script(common + _source("apply_action"))
+        self.end_attempt: AsyncScript = redis.register_script(common + _source("end_attempt"))
+        self.tick: AsyncScript = redis.register_script(common + _source("tick"))
+        self.due_timers: AsyncScript = redis.register_script(_source("due_timers"))
