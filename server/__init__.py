@@ -1,0 +1,1 @@
+"""Flower Garden Race server: transport (WebSockets) -> protocol -> services -> store (Redis)."""

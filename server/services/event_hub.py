@@ -1,0 +1,107 @@
+"""Delivery of race events from the races' Redis Streams to this process's recipients.
+
+Every change of a race appends to its stream inside the same Lua script, so
+the stream is the single ordered truth. One reader task per process blocks on
+all watched streams at once (XREAD); a recipient that subscribes first catches
+up from the stream (XRANGE after its last sequence number), then receives live
+events, each exactly once and in order. Events written by any process reach
+every process this way: players and spectators on different processes see the
+same race (issue 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+from redis.exceptions import RedisError
+
+from server.protocol import RaceEvent
+from server.services.views import event_for
+from server.store import EventReader, RaceStore, StoredEvent
+
+log = logging.getLogger(__name__)
+
+
+class Subscription:
+    """One recipient's view of one race: delivers each event once, in sequence order, cut down for its seat."""
+
+    def __init__(self, race_id: str, viewer_slot: int | None, send: Callable[[RaceEvent], None], after_seq: int = 0) -> None:
+        self.race_id = race_id
+        self.viewer_slot = viewer_slot
+        self.send = send
+        self.last_seq = after_seq
+        self._pending: list[StoredEvent] | None = []
+        """Live events that arrive while the catch-up read is in flight."""
+
+    def offer(self, event: StoredEvent) -> None:
+        """A live event from the hub."""
+        if self._pending is not None:
+            self._pending.append(event)
+        else:
+            self._deliver(event)
+
+    def caught_up(self, history: list[StoredEvent]) -> None:
+        """Deliver the catch-up read, then whatever arrived meanwhile."""
+        for event in history:
+            self._deliver(event)
+        pending, self._pending = self._pending or [], None
+        for event in pending:
+            self._deliver(event)
+
+    def _deliver(self, event: StoredEvent) -> None:
+        if event.seq <= self.last_seq:
+            return
+        self.last_seq = event.seq
+        self.send(event_for(self.race_id, event, self.viewer_slot))
+
+
+class EventHub:
+    """Fans out the events of every race that has a subscriber in this process."""
+
+    def __init__(self, store: RaceStore, reader: EventReader, *, block_ms: int = 1000) -> None:
+        self.store = store
+        self.reader = reader
+        self.block_ms = block_ms
+        self._subscriptions: dict[str, set[Subscription]] = {}
+        self._cursors: dict[str, int] = {}
+
+    async def subscribe(self, subscription: Subscription) -> None:
+        """Start delivering a race's events after ``subscription.last_seq``."""
+        race_id = subscription.race_id
+        watched = self._subscriptions.setdefault(race_id, set())
+        watched.add(subscription)
+        if race_id not in self._cursors:
+            self._cursors[race_id] = subscription.last_seq
+            await self.reader.wake()
+        subscription.caught_up(await self.store.events_after(race_id, subscription.last_seq))
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        """Stop delivering to ``subscription``."""
+        watched = self._subscriptions.get(subscription.race_id)
+        if watched is None:
+            return
+        watched.discard(subscription)
+        if not watched:
+            del self._subscriptions[subscription.race_id]
+            self._cursors.pop(subscription.race_id, None)
+
+    async def run(self) -> None:
+        """Read and dispatch until cancelled; survives Redis outages by retrying."""
+        while True:
+            try:
+                found = await self.reader.read(dict(self._cursors), self.block_ms)
+            except (RedisError, OSError) as error:
+                log.warning("event hub: reading streams failed (%s); retrying", error)
+                await asyncio.sleep(0.5)
+                continue
+            for race_id, event in found:
+                if race_id not in self._cursors:
+                    continue
+                self._cursors[race_id] = max(self._cursors[race_id], event.seq)
+                for subscription in list(self._subscriptions.get(race_id, ())):
+                    try:
+                        subscription.offer(event)
+                    except Exception:
+                        log.exception("event hub: delivering event %d of race %s failed", event.seq, race_id)

@@ -1,0 +1,335 @@
+"""The race service: create, join, move, resign, stuck, sync — each checked with the engine, stored in Redis.
+
+A move is validated against the player's own position with the shared engine,
+then stored by one Lua script (sequence check, idempotency on ``move_id``,
+append, counters, event) before it is acknowledged. Positions are cached per
+process but any process can rebuild them from Redis alone (seed, rules and the
+stored actions), so a race survives a restart or moves to another process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import secrets
+from collections import OrderedDict
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from server.protocol import ErrorCode, RaceInfo, RaceSettings
+from server.services.errors import ServiceError
+from server.services.sessions import Session
+from server.services.views import race_info
+from server.store import RaceRecord, RaceStore, StoreRefusal
+from shared import Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
+
+log = logging.getLogger(__name__)
+
+RACE_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
+"""Race ids are URL-safe; anything else (braces would break the Redis hash tag) names no race."""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOutcome:
+    """A stored action and the player's position after it."""
+
+    race_id: str
+    move: str
+    move_seq: int
+    count: int
+    left: int
+    status: Status
+    undos: int
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatedRace:
+    """What a player gets when it takes or finds its seat."""
+
+    info: RaceInfo
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class _RaceFacts:
+    """What never changes once both seats are taken."""
+
+    seed: int
+    rules: Rules
+    players: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class _Game:
+    """This process's copy of one player's position; ``actions`` is the stored action count it reflects."""
+
+    board: Board | None = None
+    actions: int = 0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def rules_of(record: RaceRecord) -> Rules:
+    """The engine rules a race was created with."""
+    return Rules(Profile(record.profile), undo=record.undo, redeal_once=record.redeal_once)
+
+
+def replay(seed: int, rules: Rules, actions: list[str]) -> Board:
+    """The position after ``actions`` on the deal of ``seed``: how any process rebuilds a player's board."""
+    board = Board.deal(seed, rules)
+    for text in actions:
+        board.play(parse_action(text))
+    return board
+
+
+def attempt_can_end_by_position(board: Board) -> bool:
+    """Whether a blocked or dead position ends the attempt: only when no undo or unused redeal could change it."""
+    return not board.rules.undo and (not board.rules.redeal_once or board.redeal_used)
+
+
+class RaceService:
+    """Races for identified players; never touches a socket, talks to Redis only through the store."""
+
+    def __init__(
+        self,
+        store: RaceStore,
+        *,
+        countdown_ms: int = 3000,
+        dead_check: DeadCheck | None = None,
+        max_cached_games: int = 10_000,
+    ) -> None:
+        """``dead_check`` answers True only when it proved a position dead; it runs in a worker thread."""
+        self.store = store
+        self.countdown_ms = countdown_ms
+        self.dead_check = dead_check
+        self.max_cached_games = max_cached_games
+        self._facts: OrderedDict[str, _RaceFacts] = OrderedDict()
+        self._games: OrderedDict[tuple[str, int], _Game] = OrderedDict()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dead-check")
+        self._background: set[asyncio.Task[None]] = set()
+
+    async def close(self) -> None:
+        """Stop pending dead checks."""
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def now_ms(self) -> int:
+        """The clock of every race time (Redis' clock), ms since the Unix epoch."""
+        return await self.store.now_ms()
+
+    # --- creating and joining -------------------------------------------------------------
+
+    async def create(self, session: Session, settings: RaceSettings) -> SeatedRace:
+        """Open a race with ``session`` in seat 0; the seed is fixed now (random unless given)."""
+        try:
+            profile = Profile(settings.profile)
+        except ValueError:
+            choices = ", ".join(p.value for p in Profile)
+            raise ServiceError(ErrorCode.BAD_FIELD.value, f"profile must be one of {choices}", field="settings.profile") from None
+        seed = settings.seed if settings.seed is not None else secrets.randbits(64)
+        while True:
+            race_id = secrets.token_urlsafe(8)
+            try:
+                await self.store.create_race(
+                    race_id,
+                    session.player,
+                    session.name,
+                    profile=profile.value,
+                    undo=settings.undo,
+                    redeal_once=settings.redeal_once,
+                    time_limit=settings.time_limit,
+                    seed=seed,
+                )
+                break
+            except StoreRefusal as refusal:
+                if refusal.code != "exists":
+                    raise
+        return SeatedRace(race_info(await self._record(race_id)), 0)
+
+    async def join(self, session: Session, race_id: str) -> SeatedRace:
+        """Take seat 1 of a waiting race; the countdown to the common start time begins."""
+        await self._record(race_id)
+        # Indexed before the script runs so that a crash right after it cannot lose the deadline.
+        await self.store.schedule(race_id, await self.store.now_ms() + self.countdown_ms)
+        try:
+            start_at, _deadline = await self.store.join_race(race_id, session.player, session.name, self.countdown_ms)
+        except StoreRefusal as refusal:
+            raise _refused(refusal) from None
+        await self.store.schedule(race_id, start_at)
+        return SeatedRace(race_info(await self._record(race_id)), 1)
+
+    async def sync(self, session: Session, race_id: str) -> tuple[SeatedRace, list[str]]:
+        """The race, the player's seat and its stored actions (to rebuild its board after a reconnect)."""
+        record = await self._record(race_id)
+        slot = record.slot_of(session.player)
+        if slot is None:
+            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+        return SeatedRace(race_info(record), slot), await self.store.actions(race_id, slot)
+
+    # --- playing -----------------------------------------------------------------------------
+
+    async def move(self, session: Session, race_id: str, *, seq: int, move_id: str, text: str) -> MoveOutcome:
+        """Check ``text`` against the player's position and store it; the reply may be sent once this returns."""
+        facts = await self._race_facts(race_id, session)
+        slot = facts.players.index(session.player)
+        game = self._game(race_id, slot)
+        async with game.lock:
+            if game.board is None or seq != game.actions:
+                await self._load_game(race_id, slot, facts, game)
+            assert game.board is not None
+            if seq != game.actions:
+                stored_seq = await self.store.move_seq_of(race_id, slot, move_id)
+                if stored_seq is not None:
+                    return self._outcome(race_id, text, stored_seq, game.board, duplicate=True)
+                raise ServiceError(
+                    ErrorCode.OUT_OF_SEQUENCE.value, f"your next action number is {game.actions}, not {seq}", expected=game.actions
+                )
+            try:
+                action = parse_action(text)
+                trial = game.board.copy()
+                trial.play(action)
+            except EngineError as error:
+                raise ServiceError(error.code.value, error.message) from None
+            status = trial.status()
+            ends = ""
+            if status is Status.WON:
+                ends = "cleared"
+            elif status is Status.BLOCKED and attempt_can_end_by_position(trial):
+                ends = "blocked"
+            canonical = action_text(action)
+            try:
+                result = await self.store.apply_action(
+                    race_id,
+                    slot,
+                    seq=seq,
+                    move_id=move_id,
+                    action=canonical,
+                    count=trial.foundation_count,
+                    left=trial.cards_left,
+                    status=status.value,
+                    undos=trial.undos,
+                    ends=ends,
+                )
+            except StoreRefusal as refusal:
+                if refusal.code == ErrorCode.OUT_OF_SEQUENCE.value:
+                    game.board = None  # another process stored an action: reload next time
+                raise _refused(refusal) from None
+            if result.duplicate:
+                return self._outcome(race_id, canonical, result.move_seq, game.board, duplicate=True)
+            game.board, game.actions = trial, result.move_seq
+        if not ends and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
+            self._spawn(self._end_if_dead(race_id, slot, trial.copy(), result.move_seq))
+        return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False)
+
+    async def end_attempt(self, session: Session, race_id: str, reason: str) -> None:
+        """End the player's attempt (``resigned`` or ``stuck``); its foundation count still counts."""
+        facts = await self._race_facts(race_id, session)
+        try:
+            await self.store.end_attempt(race_id, facts.players.index(session.player), reason)
+        except StoreRefusal as refusal:
+            raise _refused(refusal) from None
+
+    async def rebuild(self, race_id: str) -> list[Board]:
+        """Both players' positions rebuilt from Redis alone (settings, seed, stored actions)."""
+        record = await self._record(race_id)
+        rules = rules_of(record)
+        return [replay(record.seed, rules, await self.store.actions(race_id, seat.slot)) for seat in record.seats]
+
+    def cached_board(self, race_id: str, slot: int) -> Board | None:
+        """This process's live position of a player, if cached (for checks against :meth:`rebuild`)."""
+        game = self._games.get((race_id, slot))
+        return None if game is None else game.board
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    async def _record(self, race_id: str) -> RaceRecord:
+        record = await self.store.load_race(race_id) if RACE_ID_PATTERN.fullmatch(race_id) else None
+        if record is None:
+            raise ServiceError(ErrorCode.UNKNOWN_RACE.value, f"there is no race {race_id[:32]!r}")
+        return record
+
+    async def _race_facts(self, race_id: str, session: Session) -> _RaceFacts:
+        """The race's fixed facts, checking that ``session`` sits in it and that both seats are taken."""
+        facts = self._facts.get(race_id)
+        if facts is None:
+            record = await self._record(race_id)
+            if record.slot_of(session.player) is None:
+                raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+            if len(record.seats) < 2:
+                raise ServiceError(ErrorCode.NOT_STARTED.value, "the race is waiting for its second player")
+            facts = _RaceFacts(seed=record.seed, rules=rules_of(record), players=tuple(seat.player for seat in record.seats))
+            self._facts[race_id] = facts
+            while len(self._facts) > self.max_cached_games:
+                self._facts.popitem(last=False)
+        if session.player not in facts.players:
+            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+        return facts
+
+    def _game(self, race_id: str, slot: int) -> _Game:
+        key = (race_id, slot)
+        game = self._games.get(key)
+        if game is None:
+            game = self._games[key] = _Game()
+            while len(self._games) > self.max_cached_games:
+                oldest_key, oldest = next(iter(self._games.items()))
+                if oldest.lock.locked():
+                    break
+                del self._games[oldest_key]
+        self._games.move_to_end(key)
+        return game
+
+    async def _load_game(self, race_id: str, slot: int, facts: _RaceFacts, game: _Game) -> None:
+        actions = await self.store.actions(race_id, slot)
+        game.board, game.actions = replay(facts.seed, facts.rules, actions), len(actions)
+
+    @staticmethod
+    def _outcome(race_id: str, move: str, move_seq: int, board: Board, *, duplicate: bool) -> MoveOutcome:
+        return MoveOutcome(
+            race_id=race_id,
+            move=move,
+            move_seq=move_seq,
+            count=board.foundation_count,
+            left=board.cards_left,
+            status=board.status(),
+            undos=board.undos,
+            duplicate=duplicate,
+        )
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _end_if_dead(self, race_id: str, slot: int, board: Board, actions: int) -> None:
+        """Run the dead check off the event loop; end the attempt only on a proof, only if no action came since."""
+        game = self._games.get((race_id, slot))
+        if game is not None and game.actions != actions:
+            return
+        assert self.dead_check is not None
+        try:
+            status = await asyncio.get_running_loop().run_in_executor(self._executor, board.status, self.dead_check)
+            if status is Status.DEAD:
+                await self.store.end_attempt(race_id, slot, "dead", expected_moves=actions)
+        except StoreRefusal:
+            pass  # the player acted or the race ended meanwhile
+        except Exception:
+            log.exception("dead check of race %s seat %d failed", race_id, slot)
+
+
+def _refused(refusal: StoreRefusal) -> ServiceError:
+    messages = {
+        "unknown_race": "there is no such race",
+        "race_full": "both seats of this race are taken",
+        "already_seated": "you already sit in this race",
+        "not_started": "the race has not started yet",
+        "race_over": "the race is over",
+        "attempt_over": "your attempt has ended",
+        "out_of_sequence": f"your next action number is {refusal.expected}",
+        "too_many_moves": "this attempt has reached the action limit",
+    }
+    return ServiceError(refusal.code, messages.get(refusal.code, refusal.code), expected=refusal.expected)

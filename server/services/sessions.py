@@ -1,0 +1,46 @@
+"""Sessions: ``hello`` gives a player a random, unguessable token that later proves its seats."""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+from dataclasses import dataclass
+
+from server.protocol import ErrorCode
+from server.services.errors import ServiceError
+from server.store import SessionRecord, SessionStore
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """An identified player: the secret token, the public player id and the display name."""
+
+    token: str
+    player: str
+    name: str
+
+
+def clean_name(name: str) -> str:
+    """A display name without surrounding spaces or control characters; ServiceError ``bad_field`` otherwise."""
+    cleaned = name.strip()
+    if not cleaned or any(unicodedata.category(char).startswith("C") for char in cleaned):
+        raise ServiceError(ErrorCode.BAD_FIELD.value, "name must be visible text without control characters", field="name")
+    return cleaned
+
+
+class SessionService:
+    """Creates and resumes sessions."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+
+    async def hello(self, name: str, token: str | None) -> Session:
+        """A new session for ``name``, or the session of ``token`` (its stored name is kept)."""
+        if token is not None:
+            record = await self.store.resume(token)
+            if record is None:
+                raise ServiceError(ErrorCode.BAD_TOKEN.value, "unknown or expired session token", field="token")
+            return Session(token=token, player=record.player, name=record.name)
+        session = Session(token=secrets.token_urlsafe(32), player=secrets.token_urlsafe(9), name=clean_name(name))
+        await self.store.create(session.token, SessionRecord(player=session.player, name=session.name))
+        return session

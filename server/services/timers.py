@@ -1,0 +1,46 @@
+"""Race deadlines (end of countdown, time limit; later the reconnect grace) enforced from Redis.
+
+Deadlines live in the race's record and in a shared index (sorted set) that
+every server process polls; the tick script checks them against Redis' clock
+and is idempotent, so any process can take over another's races, and several
+processes firing the same deadline do no harm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from redis.exceptions import RedisError
+
+from server.store import RaceStore
+
+log = logging.getLogger(__name__)
+
+
+class TimerSweeper:
+    """Polls the deadline index every ``interval`` seconds and fires what is due."""
+
+    def __init__(self, store: RaceStore, *, interval: float = 0.1) -> None:
+        self.store = store
+        self.interval = interval
+
+    async def sweep_once(self) -> int:
+        """Fire every due deadline once; returns how many races were ticked."""
+        due = await self.store.due_races()
+        for race_id in due:
+            next_due = await self.store.tick(race_id)
+            if next_due is None:
+                await self.store.unschedule(race_id)
+            else:
+                await self.store.schedule(race_id, next_due)
+        return len(due)
+
+    async def run(self) -> None:
+        """Sweep until cancelled; survives Redis outages by retrying."""
+        while True:
+            try:
+                await self.sweep_once()
+            except (RedisError, OSError) as error:
+                log.warning("timers: sweep failed (%s); retrying", error)
+            await asyncio.sleep(self.interval)

@@ -1,0 +1,176 @@
+"""The WebSocket edge: frames in and out, limits, rate limiting, bounded outgoing buffers, the health check.
+
+Everything a hostile or broken client can do ends here: oversized frames
+(closed by websockets with 1009), text or malformed frames (``bad_frame``),
+floods (``rate_limited``, then close 1008), silence before ``hello`` (1008),
+and not reading (its outgoing queue is bounded; past the bound the connection
+is dropped, so its memory cannot grow).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from server.dispatch import ConnectionState, Dispatcher
+from server.protocol import MAX_FRAME_BYTES, CloseCode, Error, ErrorCode, Message, ProtocolError, decode_request, encode
+from server.ratelimit import TokenBucket
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TransportLimits:
+    """Per-connection limits (docs/PROTOCOL.md "Limits")."""
+
+    max_frame_bytes: int = MAX_FRAME_BYTES
+    rate_per_second: float = 20.0
+    burst: int = 40
+    """Frames accepted at once before the rate applies."""
+    outbox_messages: int = 256
+    """Messages waiting for a client that does not read; one more drops the connection."""
+    max_write_buffer_bytes: int = 256 * 1024
+    """Bytes in the socket's write buffer past which the connection is dropped."""
+    hello_timeout: float = 10.0
+
+
+@dataclass(slots=True)
+class TransportStats:
+    """Counters for tests and metrics."""
+
+    connections: int = 0
+    dropped_slow: int = 0
+    outbox_high_water: int = 0
+
+
+class Outbox:
+    """The messages waiting for one client, written in order by one task; never grows past its bound."""
+
+    def __init__(self, connection: ServerConnection, limits: TransportLimits, stats: TransportStats) -> None:
+        self.connection = connection
+        self.limits = limits
+        self.stats = stats
+        self.queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self.dropped = False
+
+    def send(self, message: Message) -> None:
+        """Queue a message; drop the connection instead if the client is not keeping up."""
+        if self.dropped:
+            return
+        buffered = self.connection.transport.get_write_buffer_size()
+        if self.queue.qsize() >= self.limits.outbox_messages or buffered > self.limits.max_write_buffer_bytes:
+            self.dropped = True
+            self.stats.dropped_slow += 1
+            log.info("dropping %s: not reading (%d queued, %d bytes buffered)", self.connection.remote_address, self.queue.qsize(), buffered)
+            self.connection.transport.abort()
+            return
+        self.queue.put_nowait(encode(message))
+        self.stats.outbox_high_water = max(self.stats.outbox_high_water, self.queue.qsize())
+
+    async def run(self) -> None:
+        """Write queued messages until the connection closes."""
+        try:
+            while True:
+                data = await self.queue.get()
+                await self.connection.send(data)
+        except ConnectionClosed:
+            pass
+
+
+HealthProbe = Callable[[], Awaitable[bool]]
+
+
+class Transport:
+    """Serves the protocol on one host and port with a dispatcher behind it."""
+
+    def __init__(self, dispatcher: Dispatcher, limits: TransportLimits, health: HealthProbe) -> None:
+        self.dispatcher = dispatcher
+        self.limits = limits
+        self.health = health
+        self.stats = TransportStats()
+        self.server: Server | None = None
+
+    async def start(self, host: str, port: int) -> Server:
+        """Listen; returns the websockets server (its sockets tell the bound port)."""
+        self.server = await serve(
+            self._handle,
+            host,
+            port,
+            max_size=self.limits.max_frame_bytes,
+            max_queue=16,
+            compression=None,
+            process_request=self._process_request,
+            server_header="flowergarden",
+        )
+        return self.server
+
+    async def stop(self) -> None:
+        """Stop accepting and close every connection with 1001 (going away)."""
+        if self.server is not None:
+            self.server.close(close_connections=True)
+            await self.server.wait_closed()
+
+    async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        """``GET /health`` answers plain HTTP on the WebSocket port; other methods are refused."""
+        path = request.path.split("?", 1)[0]
+        if request.method != "GET":
+            return self._http(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "method not allowed"})
+        if path == "/health":
+            healthy = await self.health()
+            status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
+            return self._http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
+        return None
+
+    @staticmethod
+    def _http(status: HTTPStatus, document: dict[str, str]) -> Response:
+        body = (json.dumps(document) + "\n").encode()
+        headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body))), ("Connection", "close")])
+        return Response(status.value, status.phrase, headers, body)
+
+    async def _handle(self, connection: ServerConnection) -> None:
+        self.stats.connections += 1
+        outbox = Outbox(connection, self.limits, self.stats)
+        writer = asyncio.create_task(outbox.run())
+        state = ConnectionState(send=outbox.send)
+        bucket = TokenBucket(self.limits.rate_per_second, self.limits.burst)
+        refused_in_a_row = 0
+        try:
+            while True:
+                timeout = self.limits.hello_timeout if state.session is None else None
+                try:
+                    async with asyncio.timeout(timeout):
+                        frame = await connection.recv()
+                except TimeoutError:
+                    await connection.close(CloseCode.POLICY_VIOLATION, "no hello in time")
+                    return
+                if not bucket.allow():
+                    refused_in_a_row += 1
+                    if refused_in_a_row > self.limits.burst:
+                        await connection.close(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
+                        return
+                    outbox.send(Error(id=None, code=ErrorCode.RATE_LIMITED.value, message="too many frames; this one was dropped"))
+                    continue
+                refused_in_a_row = 0
+                if isinstance(frame, str):
+                    outbox.send(Error(id=None, code=ErrorCode.BAD_FRAME.value, message="send binary frames (MessagePack), not text"))
+                    continue
+                try:
+                    request = decode_request(frame)
+                except ProtocolError as error:
+                    outbox.send(Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field))
+                    continue
+                await self.dispatcher.handle(state, request)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.dispatcher.disconnect(state)
+            writer.cancel()

@@ -1,0 +1,58 @@
+"""Helpers of the race-server tests: test settings, two seated clients, a started race."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from client import RaceClient
+from server.app import ServerConfig
+from server.protocol import Countdown, RaceSettings, Started
+from server.transport import TransportLimits
+
+
+def server_config(redis_url: str, **overrides: object) -> ServerConfig:
+    """Server settings for tests: a free port, a short countdown, fast timers."""
+    settings: dict[str, object] = {
+        "redis_url": redis_url,
+        "port": 0,
+        "countdown_seconds": 0.05,
+        "timer_interval": 0.05,
+        "limits": TransportLimits(),
+    }
+    settings.update(overrides)
+    return ServerConfig(**settings)  # type: ignore[arg-type]
+
+
+@dataclass
+class Race:
+    """Two connected players seated in one race."""
+
+    race_id: str
+    ann: RaceClient
+    bob: RaceClient
+    countdown: Countdown
+
+    async def close(self) -> None:
+        await self.ann.close()
+        await self.bob.close()
+
+
+async def player(url: str, name: str) -> RaceClient:
+    """A connected client that said hello."""
+    client = await RaceClient.connect(url)
+    await client.hello(name)
+    return client
+
+
+async def seated_race(url: str, settings: RaceSettings | None = None, *, start: bool = True) -> Race:
+    """Ann creates a race, Bob joins; with ``start`` both have seen the ``started`` event."""
+    ann = await player(url, "Ann")
+    bob = await player(url, "Bob")
+    seated = await ann.create(settings or RaceSettings(seed=1))
+    await bob.join(seated.race.race)
+    countdown = await ann.wait_for(Countdown)
+    await bob.wait_for(Countdown)
+    if start:
+        await ann.wait_for(Started)
+        await bob.wait_for(Started)
+    return Race(seated.race.race, ann, bob, countdown)
