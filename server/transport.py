@@ -33,8 +33,8 @@ class TransportLimits:
     """Per-connection limits (docs/PROTOCOL.md "Limits")."""
 
     max_frame_bytes: int = MAX_FRAME_BYTES
-    rate_per_second: float = 20.0
-    burst: int = 40
+    rate_per_second: float = 30.0
+    burst: int = 100
     """Frames accepted at once before the rate applies."""
     outbox_messages: int = 256
     """Messages waiting for a client that does not read; one more drops the connection."""
@@ -152,21 +152,23 @@ class Transport:
                 except TimeoutError:
                     await connection.close(CloseCode.POLICY_VIOLATION, "no hello in time")
                     return
+                try:
+                    request = decode_request(frame) if isinstance(frame, bytes) else None
+                except ProtocolError as error:
+                    request, refusal = None, Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field)
+                else:
+                    refusal = Error(id=None, code=ErrorCode.BAD_FRAME.value, message="send binary frames (MessagePack), not text")
                 if not bucket.allow():
                     refused_in_a_row += 1
                     if refused_in_a_row > self.limits.burst:
                         await connection.close(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
                         return
-                    outbox.send(Error(id=None, code=ErrorCode.RATE_LIMITED.value, message="too many frames; this one was dropped"))
+                    request_id = request.id if request is not None else refusal.id
+                    outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED.value, message="too many frames; this one was dropped"))
                     continue
                 refused_in_a_row = 0
-                if isinstance(frame, str):
-                    outbox.send(Error(id=None, code=ErrorCode.BAD_FRAME.value, message="send binary frames (MessagePack), not text"))
-                    continue
-                try:
-                    request = decode_request(frame)
-                except ProtocolError as error:
-                    outbox.send(Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field))
+                if request is None:
+                    outbox.send(refusal)
                     continue
                 await self.dispatcher.handle(state, request)
         except ConnectionClosed:

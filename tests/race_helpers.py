@@ -31,6 +31,7 @@ class Race:
     ann: RaceClient
     bob: RaceClient
     countdown: Countdown
+    bob_countdown: Countdown
 
     async def close(self) -> None:
         await self.ann.close()
@@ -51,8 +52,8 @@ async def seated_race(url: str, settings: RaceSettings | None = None, *, start: 
     seated = await ann.create(settings or RaceSettings(seed=1))
     await bob.join(seated.race.race)
     countdown = await ann.wait_for(Countdown)
-    await bob.wait_for(Countdown)
+    bob_countdown = await bob.wait_for(Countdown)
     if start:
         await ann.wait_for(Started)
         await bob.wait_for(Started)
-    return Race(seated.race.race, ann, bob, countdown)
+    return Race(seated.race.race, ann, bob, countdown, bob_countdown)

@@ -308,12 +308,15 @@ class RaceService:
     async def _end_if_dead(self, race_id: str, slot: int, board: Board, actions: int) -> None:
         """Run the dead check off the event loop; end the attempt only on a proof, only if no action came since."""
         game = self._games.get((race_id, slot))
-        if game is not None and game.actions != actions:
-            return
-        assert self.dead_check is not None
+        dead_check = self.dead_check
+        assert dead_check is not None
+
+        def proved_dead() -> bool:
+            # Checks queue behind each other; one whose position is already stale is skipped.
+            return (game is None or game.actions == actions) and board.status(dead_check) is Status.DEAD
+
         try:
-            status = await asyncio.get_running_loop().run_in_executor(self._executor, board.status, self.dead_check)
-            if status is Status.DEAD:
+            if await asyncio.get_running_loop().run_in_executor(self._executor, proved_dead):
                 await self.store.end_attempt(race_id, slot, "dead", expected_moves=actions)
         except StoreRefusal:
             pass  # the player acted or the race ended meanwhile
