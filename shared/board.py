@@ -382,6 +382,14 @@ class Board:
     def __str__(self) -> str:
         return render(self)
 
+    def __repr__(self) -> str:
+        columns = " | ".join(" ".join(map(card_text, column)) for column in self._columns)
+        tops = " ".join(card_text(make_card(top, suit)) for suit, top in zip(Suit, self._foundations) if top)
+        return (
+            f"<Board {self.rules.profile.value} undo={self.rules.undo} redeal_once={self.rules.redeal_once} seed={self.seed} "
+            f"columns=[{columns}] bouquet=[{' '.join(map(card_text, self._bouquet))}] foundations=[{tops}]>"
+        )
+
 
 def render(board: Board, *, unicode: bool = True) -> str:
     """A readable text picture of the board for people."""
