@@ -67,7 +67,7 @@ class JsonAwareParser(argparse.ArgumentParser):
     """
 
     def error(self, message: str) -> NoReturn:
-        raise CommandError("bad_usage", message, exit_code=EXIT_USAGE, usage=self.format_usage().strip())
+        raise CommandError("bad_usage", message, exit_code=EXIT_USAGE, usage=" ".join(self.format_usage().split()))
 
 
 def read_json_input(data: str | bytes) -> Any:
