@@ -116,7 +116,7 @@ def encode_action(action: Action) -> bytes:
     return bytes((action.card, action.source * 16 + action.target))
 
 
-def decode_action(data: bytes) -> Action:
+def decode_action(data: bytes | bytearray | memoryview) -> Action:
     """Read the two-byte wire form; raises :class:`NotationError` (bad_encoding) on anything else."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise NotationError(NotationErrorCode.BAD_ENCODING, f"an action is 2 bytes, got {type(data).__name__}")

@@ -1,11 +1,31 @@
-"""Hand-built positions for the engine tests: name the cards that matter, the helper places the rest."""
+"""Shared material of the engine tests: hand-built positions (name the cards that matter, the rest is placed),
+the committed vectors, the list of every possible move and the position JSON fields."""
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-from shared import Board, Card, Move, Rules, Suit, make_card, parse_card, parse_move
+from shared import BOUQUET, FOUNDATION, Board, Card, Move, Rules, Suit, make_card, parse_card, parse_move
 from shared.cards import FULL_DECK, rank_of, suit_of
+
+VECTORS: dict[str, Any] = json.loads((Path(__file__).parent / "vectors" / "deals.json").read_text(encoding="utf-8"))
+"""The committed deal vectors (tests/vectors/deals.json)."""
+
+EVERY_MOVE = [
+    Move(card, source, target)
+    for card, source, target in itertools.product(FULL_DECK, [*range(6), BOUQUET], [*range(6), FOUNDATION])
+]
+"""Every syntactically valid move: 52 cards x 7 sources x 7 targets."""
+
+POSITION_FIELDS = {
+    "seed", "profile", "options", "columns", "bouquet", "foundations", "foundation_count", "status", "undos",
+    "redeal_used", "can_undo", "can_redeal", "legal",
+}  # fmt: skip
+"""The keys of the position JSON (docs/NOTATION.md)."""
 
 
 def cards(text: str) -> list[Card]:

@@ -12,16 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_positions import POSITION_FIELDS, VECTORS
 
 from cli.main import main
 from shared import Board, Profile, Rules, parse_action
 
 ROOT = Path(__file__).resolve().parent.parent
-VECTORS: dict[str, Any] = json.loads((ROOT / "tests" / "vectors" / "deals.json").read_text(encoding="utf-8"))
-POSITION_FIELDS = {
-    "seed", "profile", "options", "columns", "bouquet", "foundations", "foundation_count", "status", "undos",
-    "redeal_used", "can_undo", "can_redeal", "legal",
-}  # fmt: skip
 
 Run = Callable[..., tuple[int, str, str]]
 

@@ -3,17 +3,14 @@ committed vectors in tests/vectors/deals.json, which must keep passing forever."
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_positions import VECTORS
 
 from shared import SplitMix64, card_text, deal, parse_card, parse_seed
 from shared.cards import FULL_DECK, Card
 from shared.deal import redeal_columns, shuffle
-
-VECTORS: dict[str, Any] = json.loads((Path(__file__).parent / "vectors" / "deals.json").read_text(encoding="utf-8"))
 
 
 class ScriptedGenerator(SplitMix64):

@@ -6,14 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from engine_positions import move, position
+from engine_positions import POSITION_FIELDS, move, position
 
 from shared import Board, IllegalMoveCode, NotationError, NotationErrorCode, Profile, Rules, Special
-
-POSITION_FIELDS = {
-    "seed", "profile", "options", "columns", "bouquet", "foundations", "foundation_count", "status", "undos",
-    "redeal_used", "can_undo", "can_redeal", "legal",
-}  # fmt: skip
 
 
 def played(seed: int = 42, rules: Rules | None = None, moves: int = 3) -> Board:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from engine_positions import EVERY_MOVE
 
 from shared import (
     BOUQUET,
     FOUNDATION,
+    Action,
     Move,
     NotationError,
     NotationErrorCode,
@@ -25,12 +27,6 @@ from shared import (
     parse_move,
 )
 from shared.cards import FULL_DECK
-
-EVERY_MOVE = [
-    Move(card, source, target)
-    for card, source, target in itertools.product(FULL_DECK, [*range(6), BOUQUET], [*range(6), FOUNDATION])
-]
-"""Every syntactically valid move: 52 cards x 7 sources x 7 targets."""
 
 
 def notation_code(read: object, text: object) -> NotationErrorCode:
@@ -147,7 +143,8 @@ def test_the_encoding_is_card_then_source_times_16_plus_target() -> None:
 
 
 def test_every_action_round_trips_through_its_two_bytes() -> None:
-    for action in [*EVERY_MOVE, Special.UNDO, Special.REDEAL]:
+    actions: list[Action] = [*EVERY_MOVE, Special.UNDO, Special.REDEAL]
+    for action in actions:
         data = encode_action(action)
         assert len(data) == 2
         assert decode_action(data) == action

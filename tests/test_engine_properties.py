@@ -7,17 +7,15 @@ import itertools
 import json
 from collections.abc import Iterator
 
-from engine_positions import snapshot
+from engine_positions import EVERY_MOVE, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared import (
-    BOUQUET,
     FOUNDATION,
     Action,
     Board,
     IllegalMoveCode,
-    Move,
     NotationError,
     Profile,
     Rules,
@@ -34,10 +32,6 @@ from shared.cards import DECK_SIZE, FULL_DECK
 
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-EVERY_MOVE = [
-    Move(card, source, target)
-    for card, source, target in itertools.product(FULL_DECK, [*range(6), BOUQUET], [*range(6), FOUNDATION])
-]
 
 seeds = st.integers(min_value=0, max_value=2**64 - 1)
 rule_sets = st.builds(Rules, st.sampled_from(Profile), st.booleans(), st.booleans())

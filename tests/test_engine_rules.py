@@ -202,12 +202,12 @@ def test_worked_example_five_of_diamonds_leaves_the_middle_of_the_bouquet_onto_s
     assert board.check_move(Move(five, BOUQUET, 0)) is None  # straight from the middle of the bouquet
     board.push(Move(five, BOUQUET, 0))
     assert board.columns[0][-2:] == (six_of_clubs, five)  # 5♦ on 6♣: differing suits are legal
-    assert board.bouquet == (four, nine)
+    assert list(board.bouquet) == [four, nine]
     assert {(four, BOUQUET), (nine, BOUQUET)} <= set(board.available())  # despite the gap
     assert Move(four, BOUQUET, 0) in board.legal_moves()
     board.push(Move(four, BOUQUET, 0))
     assert board.columns[0][-3:] == (six_of_clubs, five, four)
-    assert board.bouquet == (nine,)
+    assert list(board.bouquet) == [nine]
 
 
 # --- winning, blocked and dead ------------------------------------------------------------------------------
