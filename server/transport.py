@@ -10,6 +10,7 @@ is dropped, so its memory cannot grow).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -86,6 +87,15 @@ class Outbox:
             pass
 
 
+async def close_discarding(connection: ServerConnection, code: int, reason: str) -> None:
+    """Close, discarding what the client still sends: its backlog must not stall the closing handshake."""
+    closing = asyncio.create_task(connection.close(code, reason))
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            await connection.recv()
+    await closing
+
+
 HealthProbe = Callable[[], Awaitable[bool]]
 
 
@@ -142,7 +152,8 @@ class Transport:
         writer = asyncio.create_task(outbox.run())
         state = ConnectionState(send=outbox.send)
         bucket = TokenBucket(self.limits.rate_per_second, self.limits.burst)
-        refused_in_a_row = 0
+        # Refusals have a budget of their own: a client that keeps flooding past it is closed.
+        patience = TokenBucket(self.limits.rate_per_second, self.limits.burst)
         try:
             while True:
                 timeout = self.limits.hello_timeout if state.session is None else None
@@ -150,7 +161,7 @@ class Transport:
                     async with asyncio.timeout(timeout):
                         frame = await connection.recv()
                 except TimeoutError:
-                    await connection.close(CloseCode.POLICY_VIOLATION, "no hello in time")
+                    await close_discarding(connection, CloseCode.POLICY_VIOLATION, "no hello in time")
                     return
                 try:
                     request = decode_request(frame) if isinstance(frame, bytes) else None
@@ -159,14 +170,12 @@ class Transport:
                 else:
                     refusal = Error(id=None, code=ErrorCode.BAD_FRAME.value, message="send binary frames (MessagePack), not text")
                 if not bucket.allow():
-                    refused_in_a_row += 1
-                    if refused_in_a_row > self.limits.burst:
-                        await connection.close(CloseCode.POLICY_VIOLATION, "rate limit exceeded")
+                    if not patience.allow():
+                        await close_discarding(connection, CloseCode.POLICY_VIOLATION, "rate limit exceeded")
                         return
                     request_id = request.id if request is not None else refusal.id
                     outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED.value, message="too many frames; this one was dropped"))
                     continue
-                refused_in_a_row = 0
                 if request is None:
                     outbox.send(refusal)
                     continue

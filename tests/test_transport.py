@@ -1,0 +1,158 @@
+"""Hostile and broken clients: bad frames are answered with documented codes, floods and non-readers are cut off,
+and the server (with other races on it) carries on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+
+import msgpack
+import pytest
+from race_helpers import player, seated_race, server_config
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from client import RaceClient, Unsolicited
+from server.app import RaceServer
+from server.protocol import MAX_FRAME_BYTES, CloseCode, Error, RaceSettings
+from server.transport import TransportLimits
+from shared import action_text
+
+
+async def next_error(client: RaceClient) -> Error:
+    event = await client.next_event(timeout=5)
+    assert isinstance(event, Unsolicited), event
+    return event.error
+
+
+BAD_FRAMES: list[tuple[str, bytes | str, str, str | None]] = [
+    ("garbage bytes", b"\xc1\xff\x00", "bad_frame", None),
+    ("text frame", '{"type": "hello"}', "bad_frame", None),
+    ("not a map", msgpack.packb([1, 2, 3]), "bad_frame", None),
+    ("trailing data", msgpack.packb({"type": "hello"}) + b"\x01", "bad_frame", None),
+    ("extension type", msgpack.packb({"type": "hello", "x": msgpack.ExtType(5, b"abc")}), "bad_frame", None),
+    ("huge array of nils", msgpack.packb({"type": "hello", "id": 1, "name": [None] * 5000}), "bad_frame", None),
+    ("map with a non-string key", msgpack.packb({1: 2}), "bad_frame", None),
+    ("no type", msgpack.packb({"id": 1}), "bad_field", "type"),
+    ("unknown type", msgpack.packb({"type": "teleport", "id": 1}), "unknown_type", "type"),
+    ("missing field", msgpack.packb({"type": "hello", "id": 1, "protocol": 1}), "bad_field", "name"),
+    ("wrong type", msgpack.packb({"type": "hello", "id": 1, "protocol": "1", "name": "Ann"}), "bad_field", "protocol"),
+    ("bool for int", msgpack.packb({"type": "hello", "id": True, "protocol": 1, "name": "Ann"}), "bad_field", "id"),
+    ("negative id", msgpack.packb({"type": "hello", "id": -1, "protocol": 1, "name": "Ann"}), "bad_field", "id"),
+    ("name too long", msgpack.packb({"type": "hello", "id": 1, "protocol": 1, "name": "A" * 33}), "bad_field", "name"),
+    (
+        "nested wrong type",
+        msgpack.packb({"type": "create", "id": 1, "token": "t", "settings": {"seed": "seven"}}),
+        "bad_field",
+        "settings.seed",
+    ),
+    ("seed out of range", msgpack.packb({"type": "create", "id": 1, "token": "t", "settings": {"seed": -5}}), "bad_field", "settings.seed"),
+]
+
+
+@pytest.mark.parametrize(("frame", "code", "field"), [case[1:] for case in BAD_FRAMES], ids=[case[0] for case in BAD_FRAMES])
+async def test_bad_frames_are_answered_with_documented_codes(race_server: RaceServer, frame: bytes | str, code: str, field: str | None) -> None:
+    client = await RaceClient.connect(race_server.url)
+    try:
+        await client.send_raw(frame)
+        error = await next_error(client)
+        assert (error.code, error.field) == (code, field)
+        await client.hello("Ann")  # the connection is still usable
+    finally:
+        await client.close()
+
+
+async def test_bad_frames_leave_other_races_unaffected(race_server: RaceServer) -> None:
+    race = await seated_race(race_server.url, RaceSettings(seed=8))
+    vandal = await player(race_server.url, "Vandal")
+    try:
+        for _, frame, _, _ in BAD_FRAMES:
+            await vandal.send_raw(frame)
+        await vandal.send_raw(msgpack.packb({"type": "move", "id": 5, "token": vandal.token, "race": race.race_id, "seq": 0,
+                                             "move_id": "x", "move": "AC b>f"}))  # fmt: skip
+        legal = (await race_server.races.rebuild(race.race_id))[0].legal_moves()[0]  # type: ignore[union-attr]
+        reply = await race.ann.move(race.race_id, action_text(legal))
+        assert reply.seq == 1
+    finally:
+        await vandal.close()
+        await race.close()
+
+
+async def test_an_oversized_frame_closes_with_1009_and_the_server_survives(race_server: RaceServer) -> None:
+    client = await RaceClient.connect(race_server.url)
+    await client.send_raw(msgpack.packb({"type": "hello", "id": 1, "protocol": 1, "name": "x" * MAX_FRAME_BYTES}))
+    lost = await asyncio.wait_for(client.closed(), 5)
+    assert lost.code == CloseCode.MESSAGE_TOO_BIG
+    await client.close()
+    survivor = await player(race_server.url, "Survivor")
+    await survivor.close()
+
+
+async def test_a_flood_is_rate_limited_then_closed_with_1008(race_server: RaceServer) -> None:
+    client = await RaceClient.connect(race_server.url)
+    frame = msgpack.packb({"type": "teleport", "id": 1})
+    limits = race_server.config.limits
+    for _ in range(limits.burst * 3):
+        await client.send_raw(frame)
+    codes: list[str] = []
+    async for event in client.events():
+        assert isinstance(event, Unsolicited)
+        codes.append(event.error.code)
+    lost = await client.closed()
+    assert lost.code == CloseCode.POLICY_VIOLATION
+    assert limits.burst <= codes.count("unknown_type") < limits.burst * 2
+    assert "rate_limited" in codes
+    await client.close()
+
+
+async def test_a_client_that_does_not_read_is_dropped_with_bounded_memory(redis_url: str) -> None:
+    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000, outbox_messages=32, max_write_buffer_bytes=64 * 1024)
+    async with RaceServer(server_config(redis_url, limits=limits)) as server:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", server.port))
+        websocket = await connect(server.url, sock=sock, compression=None, max_queue=1)
+        websocket.transport.pause_reading()  # this client never reads again
+        frame = msgpack.packb({"type": "teleport", "id": 1, "padding": "p" * 400})
+        sent = 0
+        with contextlib.suppress(ConnectionClosed, OSError):  # the server aborted the connection: that is the point
+            for sent in range(1, 20_001):
+                await websocket.send(frame)
+                if server.transport.stats.dropped_slow:  # type: ignore[union-attr]
+                    break
+        for _ in range(100):
+            if server.transport.stats.dropped_slow:  # type: ignore[union-attr]
+                break
+            await asyncio.sleep(0.05)
+        stats = server.transport.stats  # type: ignore[union-attr]
+        assert stats.dropped_slow == 1, f"not dropped after {sent} frames"
+        assert stats.outbox_high_water <= limits.outbox_messages
+        websocket.transport.abort()
+        survivor = await player(server.url, "Survivor")
+        await survivor.close()
+
+
+async def test_no_hello_in_time_closes_with_1008(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, limits=TransportLimits(hello_timeout=0.2))) as server:
+        client = await RaceClient.connect(server.url)
+        lost = await asyncio.wait_for(client.closed(), 5)
+        assert lost.code == CloseCode.POLICY_VIOLATION
+        await client.close()
+
+
+async def http(port: int, request: bytes) -> tuple[int, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    response = await reader.read()
+    writer.close()
+    status = int(response.split(b" ", 2)[1])
+    return status, response.split(b"\r\n\r\n", 1)[1]
+
+
+async def test_health_check_answers_get_and_refuses_other_methods(race_server: RaceServer) -> None:
+    status, body = await http(race_server.port, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 200 and b'"status": "ok"' in body
+    status, _ = await http(race_server.port, b"POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+    assert status == 405
