@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import signal
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
@@ -127,3 +128,16 @@ class RaceServer:
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
         await self.stop()
+
+
+async def serve_until_signal(config: ServerConfig) -> None:
+    """Run a server until SIGINT or SIGTERM, then shut down gracefully (connections closed with 1001)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signal_number in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signal_number, stop.set)
+    async with RaceServer(config) as server:
+        print(f"flowergarden: serving races on {server.url}  (health check: http://{config.host}:{server.port}/health)", flush=True)
+        print("flowergarden: Ctrl-C or SIGTERM stops the server", flush=True)
+        await stop.wait()
+        print("flowergarden: stopping …", flush=True)

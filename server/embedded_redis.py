@@ -78,7 +78,10 @@ class EmbeddedRedis:
             binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir.resolve()),
             "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log", *persistence,
         ]  # fmt: skip
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # A session of its own: Ctrl-C in the terminal must not stop Redis before the server has shut down.
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
         deadline = time.monotonic() + timeout
         try:

