@@ -11,6 +11,7 @@ from winning_lines import find_winning_deal
 from client import RaceClient, ServerError
 from server.app import RaceServer
 from server.protocol import AttemptEnded, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
+from server.store import keys
 from shared import Board, card_text, parse_action
 
 
@@ -108,11 +109,21 @@ async def test_equal_counts_go_to_who_reached_the_count_first(race_server: RaceS
         await race.close()
 
 
-async def test_no_progress_on_either_side_is_a_draw(race_server: RaceServer) -> None:
+async def test_no_progress_on_either_side_is_a_draw_and_the_record_is_kept_with_a_ttl(race_server: RaceServer) -> None:
     race = await seated_race(race_server.url, RaceSettings(seed=3, undo=True))
     try:
         result = await finish_with_counts(race, [], [])
         assert (result.winner, result.reason) == (None, "draw")
+        store = race_server.races.store  # type: ignore[union-attr]
+        config = race_server.config
+        for key in keys.race_keys(race.race_id)[:2]:
+            ttl_ms = await store.redis.pttl(key)
+            assert config.live_ttl_seconds * 1000 < ttl_ms <= config.record_ttl_seconds * 1000
+        record = await store.load_race(race.race_id)
+        assert record is not None and record.status == "finished" and record.winner is None
+        history = await store.events_after(race.race_id, 0)
+        assert [event.body["type"] for event in history][-1] == "result"
+        assert [event.seq for event in history] == list(range(1, record.event_seq + 1))
     finally:
         await race.close()
 
