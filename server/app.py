@@ -62,8 +62,10 @@ def make_dead_check(config: ServerConfig) -> DeadCheck | None:
 class RaceServer:
     """A running server; ``async with RaceServer(config) as server`` starts and stops it."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, *, dead_check: DeadCheck | None = None) -> None:
+        """``dead_check`` replaces the solver's proof of dead positions (for tools and tests)."""
         self.config = config
+        self.dead_check = dead_check or make_dead_check(config)
         self.redis: Redis | None = None
         self.reader_redis: Redis | None = None
         self.races: RaceService | None = None
@@ -84,7 +86,7 @@ class RaceServer:
             record_ttl_ms=config.record_ttl_seconds * 1000,
             max_actions=config.max_actions,
         )
-        self.races = RaceService(store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=make_dead_check(config))
+        self.races = RaceService(store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check)
         sessions = SessionService(SessionStore(self.redis, ttl_ms=config.session_ttl_seconds * 1000))
         hub = EventHub(store, EventReader(self.reader_redis, secrets.token_hex(8)), block_ms=1000)
         self._tasks = [asyncio.create_task(hub.run()), asyncio.create_task(TimerSweeper(store, interval=config.timer_interval).run())]

@@ -10,7 +10,7 @@ from winning_lines import find_winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.protocol import AttemptEnded, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
+from server.protocol import AttemptEnded, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings, Started
 from server.store import keys
 from shared import Board, card_text, parse_action
 
@@ -227,3 +227,46 @@ async def test_players_start_from_the_same_deal_at_one_start_time(race_server: R
         assert race.countdown.start_at == race.countdown.at + 50
     finally:
         await race.close()
+
+
+async def test_a_position_proved_dead_ends_the_attempt(redis_url: str) -> None:
+    """The dead check runs off the event loop after a move and ends the attempt only on a proof."""
+    seed, line = winning_deal()
+    prefix = first_foundation_prefix(seed, line, 1)
+
+    def proved_dead_once_a_card_is_home(board: Board) -> bool:
+        return board.foundation_count >= 1
+
+    async with RaceServer(server_config(redis_url), dead_check=proved_dead_once_a_card_is_home) as server:
+        race = await seated_race(server.url, RaceSettings(seed=seed))
+        try:
+            await play(race.ann, race.race_id, prefix)
+            ended = await race.bob.wait_for(AttemptEnded)
+            assert (ended.slot, ended.reason, ended.count) == (0, "dead", 1)
+            await race.bob.stuck(race.race_id)
+            result = await race.ann.wait_for(RaceResult)
+            assert (result.winner, [p.ended for p in result.players]) == (0, ["dead", "stuck"])
+        finally:
+            await race.close()
+
+
+async def test_players_on_two_server_processes_see_one_race(redis_url: str) -> None:
+    """Events reach every process through the race's Redis Stream."""
+    seed, line = winning_deal()
+    async with RaceServer(server_config(redis_url)) as first, RaceServer(server_config(redis_url)) as second:
+        ann = await RaceClient.connect(first.url)
+        bob = await RaceClient.connect(second.url)
+        try:
+            await ann.hello("Ann")
+            await bob.hello("Bob")
+            seated = await ann.create(RaceSettings(seed=seed))
+            await bob.join(seated.race.race)
+            await ann.wait_for(Started)
+            await bob.wait_for(Started)
+            await play(ann, seated.race.race, list(line[:5]))
+            seen = [await bob.wait_for(Progress) for _ in range(5)]
+            assert [event.slot for event in seen] == [0] * 5
+            assert seen[-1].count == Board.deal(seed).foundation_count + sum(1 for m in line[:5] if m.endswith(">f"))
+        finally:
+            await ann.close()
+            await bob.close()
