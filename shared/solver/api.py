@@ -5,60 +5,103 @@ from __future__ import annotations
 import time
 
 from shared.board import Board, DeadCheck
+from shared.moves import Move
+from shared.solver.position import TOKEN_RANK, VIRTUAL, Expander, RawMove, make_key, split_key, virtual_counts
+from shared.solver.replay import replay_path
 from shared.solver.results import Budget, DeadResult, HintResult, Liveness, SolveResult, Verdict
-from shared.solver.search import OutOfBudget, Position, Search, to_move
+from shared.solver.search import Limits, SearchOutcome, best_first
+
+SOLVE_WEIGHT = 1.5
+"""Weight of the estimate against steps taken (weighted A*): above 1 trades shortest lines for speed."""
+
+WON_KEY_PREFIX = bytes((13, 13, 13, 13))
 
 
-def _won(position: Position) -> bool:
-    return position.won()
+def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[RawMove]]:
+    """The board's key after its forced moves (when ``forced``), and those moves in real column numbers."""
+    found = list(board.foundations)
+    cols = [bytes(column) for column in board.columns]
+    moves: list[RawMove] = []
+    if forced:
+        expander.play_forced(found, cols, virtual_counts(cols), moves)
+    return make_key(found, cols), moves
 
 
-def _foundation_move_available(position: Position) -> bool:
-    found = position.found
-    for card in position.bouquet:
-        if found[card // 13] == card % 13:
-            return True
-    for column in position.cols:
-        if column and found[column[-1] // 13] == column[-1] % 13:
-            return True
-    return False
+def _is_won(key: bytes) -> bool:
+    return key[:4] == WON_KEY_PREFIX
+
+
+def _search(board: Board, budget: Budget) -> tuple[Expander, list[RawMove], SearchOutcome, float]:
+    start = time.perf_counter()
+    expander = Expander(board.bouquet, board.rules.builds_on_columns)
+    root, root_moves = _root(board, expander, forced=True)
+    outcome = best_first(expander, root, _is_won, expander.estimate, Limits(budget.nodes, budget.seconds), SOLVE_WEIGHT)
+    return expander, root_moves, outcome, start
 
 
 def solve(board: Board, budget: Budget) -> SolveResult:
-    """Decide whether ``board`` can be won: SOLVED with a winning move list, UNSOLVABLE (proved) or UNKNOWN."""
-    start = time.perf_counter()
-    search = Search(board, budget.nodes, budget.seconds)
-    try:
-        line = search.run(_won, foundation=True, autos=True)
-    except OutOfBudget:
-        return SolveResult(Verdict.UNKNOWN, [], search.nodes, time.perf_counter() - start)
-    elapsed = time.perf_counter() - start
-    if line is None:
-        return SolveResult(Verdict.UNSOLVABLE, [], search.nodes, elapsed)
-    return SolveResult(Verdict.SOLVED, [to_move(move) for move in line], search.nodes, elapsed)
+    """Decide whether ``board`` can be won: SOLVED with a winning move list, UNSOLVABLE (proved) or UNKNOWN.
 
-
-def is_dead(board: Board, budget: Budget) -> DeadResult:
-    """Whether no sequence of legal moves can bring another card to a foundation (DEAD, ALIVE or UNKNOWN)."""
-    start = time.perf_counter()
-    if board.is_won():
-        return DeadResult(Liveness.ALIVE, 0, time.perf_counter() - start)
-    search = Search(board, budget.nodes, budget.seconds)
-    try:
-        line = search.run(_foundation_move_available, foundation=False, autos=False)
-    except OutOfBudget:
-        return DeadResult(Liveness.UNKNOWN, search.nodes, time.perf_counter() - start)
-    liveness = Liveness.DEAD if line is None else Liveness.ALIVE
-    return DeadResult(liveness, search.nodes, time.perf_counter() - start)
+    The board is not modified. Only plain moves are searched: undo and the
+    redeal house rule are player options, not moves, so a position whose
+    redeal is still unused may be UNSOLVABLE here and still be won by redealing.
+    """
+    expander, root_moves, outcome, start = _search(board, budget)
+    if outcome.goal_path is not None:
+        moves = replay_path(board, root_moves, outcome.goal_path, expander)
+        return SolveResult(Verdict.SOLVED, moves, outcome.nodes, time.perf_counter() - start)
+    verdict = Verdict.UNSOLVABLE if outcome.exhausted else Verdict.UNKNOWN
+    return SolveResult(verdict, [], outcome.nodes, time.perf_counter() - start)
 
 
 def hint(board: Board, budget: Budget) -> HintResult:
-    """A next move: the first move of a winning line when the search finds one, else the first legal move."""
-    result = solve(board, budget)
-    if result.verdict is Verdict.SOLVED and result.moves:
-        return HintResult(result.moves[0], result.verdict, result.nodes, result.seconds)
-    legal = board.legal_moves()
-    return HintResult(legal[0] if legal else None, result.verdict, result.nodes, result.seconds)
+    """A next move: the first move of a winning line when the search finds one, else the first move toward the
+    position the search rated closest to a win (None when the board has no legal move)."""
+    expander, root_moves, outcome, start = _search(board, budget)
+    if outcome.goal_path is not None:
+        line = replay_path(board, root_moves, outcome.goal_path, expander)
+        verdict = Verdict.SOLVED
+    else:
+        line = replay_path(board, root_moves, outcome.best_path[:2], expander)
+        verdict = Verdict.UNSOLVABLE if outcome.exhausted else Verdict.UNKNOWN
+    move: Move | None = line[0] if line else None
+    if move is None:
+        legal = board.legal_moves()
+        move = legal[0] if legal else None
+    return HintResult(move, verdict, outcome.nodes, time.perf_counter() - start)
+
+
+def _has_foundation_move(key: bytes) -> bool:
+    """Whether a real card at a column's end can go to its foundation (the dead search's goal)."""
+    found, cols = split_key(key)
+    for column in cols:
+        if column:
+            token = column[-1]
+            if token < VIRTUAL and found[token // 13] == TOKEN_RANK[token] - 1:
+                return True
+    return False
+
+
+def is_dead(board: Board, budget: Budget) -> DeadResult:
+    """Whether no sequence of legal moves can bring another card to a foundation: DEAD (proved), ALIVE or UNKNOWN.
+
+    A won board is ALIVE (it is not lost). The board is not modified.
+    """
+    start = time.perf_counter()
+    if board.is_won() or any(board.accepts_on_foundation(card) for card, _ in board.available()):
+        return DeadResult(Liveness.ALIVE, 0, time.perf_counter() - start)
+    expander = Expander(board.bouquet, board.rules.builds_on_columns, foundation_moves=False)
+    root, _ = _root(board, expander, forced=False)
+    outcome = best_first(expander, root, _has_foundation_move, _no_estimate, Limits(budget.nodes, budget.seconds), 1.0)
+    if outcome.goal_path is not None:
+        liveness = Liveness.ALIVE
+    else:
+        liveness = Liveness.DEAD if outcome.exhausted else Liveness.UNKNOWN
+    return DeadResult(liveness, outcome.nodes, time.perf_counter() - start)
+
+
+def _no_estimate(key: bytes) -> int:
+    return 0
 
 
 def dead_check(budget: Budget) -> DeadCheck:

@@ -1,185 +1,90 @@
-"""Depth-first search over positions with a transposition table (first, plain version)."""
+"""Best-first search over canonical keys, within a node, time and memory budget."""
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from shared.board import Board
-from shared.cards import Card
-from shared.moves import Move
+from shared.solver.position import Expander
 
-BOUQUET_SRC = 6
-FOUNDATION_DST = 7
-RANK = [card % 13 + 1 for card in range(52)]
-SUIT = [card // 13 for card in range(52)]
+MAX_STORED_POSITIONS = 2_000_000
+"""Positions kept at most (about 250 bytes each); past it the search stops with no verdict instead of swapping."""
 
-RawMove = tuple[int, int, int]
+ROOT_PARENT = b""
 
 
-class OutOfBudget(Exception):
-    """Raised inside the search when the budget is spent."""
+@dataclass
+class SearchOutcome:
+    """What one search found: a path to a goal, a proof that none exists, or neither."""
+
+    goal_path: list[bytes] | None = None
+    """Keys from the root to a goal key, when one was reached."""
+    exhausted: bool = False
+    """True when every reachable key was expanded without reaching a goal (a proof)."""
+    nodes: int = 0
+    best_path: list[bytes] = field(default_factory=list)
+    """Keys from the root to the expanded key the heuristic rated closest to a goal."""
 
 
-class Position:
-    """A compact mutable copy of a board for searching: columns, bouquet and foundation tops."""
+class Limits:
+    """A node limit and a deadline, checked as the search expands positions."""
 
-    __slots__ = ("bouquet", "builds", "cols", "found")
+    def __init__(self, nodes: int | None, seconds: float | None) -> None:
+        self.nodes = nodes
+        self.deadline = None if seconds is None else time.perf_counter() + seconds
 
-    def __init__(self, board: Board) -> None:
-        self.cols: list[list[int]] = [list(column) for column in board.columns]
-        self.bouquet: list[int] = list(board.bouquet)
-        self.found: list[int] = list(board.foundations)
-        self.builds = board.rules.builds_on_columns
+    def spent(self, expanded: int) -> bool:
+        """Whether the budget is spent after ``expanded`` expansions."""
+        if self.nodes is not None and expanded >= self.nodes:
+            return True
+        return self.deadline is not None and expanded & 63 == 0 and time.perf_counter() > self.deadline
 
-    def apply(self, move: RawMove) -> None:
-        card, src, dst = move
-        if src == BOUQUET_SRC:
-            self.bouquet.remove(card)
-        else:
-            self.cols[src].pop()
-        if dst == FOUNDATION_DST:
-            self.found[SUIT[card]] += 1
-        else:
-            self.cols[dst].append(card)
 
-    def unapply(self, move: RawMove) -> None:
-        card, src, dst = move
-        if dst == FOUNDATION_DST:
-            self.found[SUIT[card]] -= 1
-        else:
-            self.cols[dst].pop()
-        if src == BOUQUET_SRC:
-            self.bouquet.append(card)
-        else:
-            self.cols[src].append(card)
+def _path(parents: dict[bytes, bytes], key: bytes) -> list[bytes]:
+    path = [key]
+    while parents[key] != ROOT_PARENT:
+        key = parents[key]
+        path.append(key)
+    path.reverse()
+    return path
 
-    def key(self) -> bytes:
-        return bytes(self.found) + b"\x40".join(sorted(bytes(column) for column in self.cols))
 
-    def won(self) -> bool:
-        return sum(self.found) == 52
-
-    def auto_moves(self, applied: list[RawMove]) -> None:
-        """Play every safe foundation move (see docs/SOLVER.md), appending them to ``applied``."""
-        found = self.found
-        progress = True
-        while progress:
-            progress = False
-            limit = min(found) + 1
-            for card in list(self.bouquet):
-                rank = RANK[card]
-                if rank <= limit and found[SUIT[card]] == rank - 1:
-                    move = (card, BOUQUET_SRC, FOUNDATION_DST)
-                    self.apply(move)
-                    applied.append(move)
-                    progress = True
-                    limit = min(found) + 1
-            for index, column in enumerate(self.cols):
-                while column:
-                    card = column[-1]
-                    rank = RANK[card]
-                    if not (rank <= limit and found[SUIT[card]] == rank - 1):
-                        break
-                    move = (card, index, FOUNDATION_DST)
-                    self.apply(move)
-                    applied.append(move)
-                    progress = True
-                    limit = min(found) + 1
-
-    def moves(self, foundation: bool = True) -> list[RawMove]:
-        """Candidate moves in a good order: foundation moves, moves off columns, bouquet builds, then to empty columns."""
-        cols = self.cols
-        found = self.found
-        top_rank = [RANK[column[-1]] if column else 0 for column in cols]
-        first_empty = top_rank.index(0) if 0 in top_rank else -1
-        to_found: list[RawMove] = []
-        off_column: list[RawMove] = []
-        from_bouquet: list[RawMove] = []
-        to_empty: list[RawMove] = []
-        builds = self.builds
-        for src in range(6):
-            column = cols[src]
-            if not column:
+def best_first(
+    expander: Expander,
+    root: bytes,
+    is_goal: Callable[[bytes], bool],
+    estimate: Callable[[bytes], int],
+    limits: Limits,
+    weight: float,
+    max_stored: int = MAX_STORED_POSITIONS,
+) -> SearchOutcome:
+    """Weighted A* (priority = steps + weight × estimate) from ``root`` until a goal, exhaustion or the budget."""
+    parents: dict[bytes, bytes] = {root: ROOT_PARENT}
+    if is_goal(root):
+        return SearchOutcome(goal_path=[root])
+    root_estimate = estimate(root)
+    heap: list[tuple[float, int, int, int, bytes]] = [(weight * root_estimate, root_estimate, 0, 0, root)]
+    best_key, best_estimate = root, root_estimate
+    expanded = 0
+    counter = 0
+    push, pop = heapq.heappush, heapq.heappop
+    while heap:
+        if limits.spent(expanded) or len(parents) > max_stored:
+            return SearchOutcome(nodes=expanded, best_path=_path(parents, best_key))
+        _, key_estimate, _, steps, key = pop(heap)
+        expanded += 1
+        if key_estimate < best_estimate:
+            best_key, best_estimate = key, key_estimate
+        child_steps = steps + 1
+        for child, _ in expander.children(key):
+            if child in parents:
                 continue
-            card = column[-1]
-            rank = RANK[card]
-            if foundation and found[SUIT[card]] == rank - 1:
-                to_found.append((card, src, FOUNDATION_DST))
-            if builds:
-                for dst in range(6):
-                    if top_rank[dst] == rank + 1:
-                        off_column.append((card, src, dst))
-                if first_empty >= 0 and len(column) > 1:
-                    to_empty.append((card, src, first_empty))
-        for card in self.bouquet:
-            rank = RANK[card]
-            if foundation and found[SUIT[card]] == rank - 1:
-                to_found.append((card, BOUQUET_SRC, FOUNDATION_DST))
-            if builds:
-                for dst in range(6):
-                    if top_rank[dst] == rank + 1:
-                        from_bouquet.append((card, BOUQUET_SRC, dst))
-                if first_empty >= 0:
-                    to_empty.append((card, BOUQUET_SRC, first_empty))
-        return to_found + off_column + from_bouquet + to_empty
-
-
-class Search:
-    """One budgeted depth-first search from a board, never touching the board itself."""
-
-    def __init__(self, board: Board, max_nodes: int | None, max_seconds: float | None) -> None:
-        self.position = Position(board)
-        self.max_nodes = max_nodes
-        self.deadline = None if max_seconds is None else time.perf_counter() + max_seconds
-        self.nodes = 0
-
-    def _charge(self) -> None:
-        self.nodes += 1
-        if self.max_nodes is not None and self.nodes > self.max_nodes:
-            raise OutOfBudget
-        if self.deadline is not None and self.nodes & 255 == 0 and time.perf_counter() > self.deadline:
-            raise OutOfBudget
-
-    def run(self, goal: Callable[[Position], bool], foundation: bool, autos: bool) -> list[RawMove] | None:
-        """A move list reaching ``goal``, or None when the reachable space holds none. May raise OutOfBudget."""
-        position = self.position
-        root_applied: list[RawMove] = []
-        if autos:
-            position.auto_moves(root_applied)
-        if goal(position):
-            return root_applied
-        visited = {position.key()}
-        self._charge()
-        stack: list[tuple[list[RawMove], list[int], list[RawMove]]] = [(position.moves(foundation), [0], root_applied)]
-        while stack:
-            moves, cursor, _ = stack[-1]
-            index = cursor[0]
-            if index == len(moves):
-                _, _, applied = stack.pop()
-                for move in reversed(applied):
-                    position.unapply(move)
-                continue
-            cursor[0] = index + 1
-            move = moves[index]
-            position.apply(move)
-            applied = [move]
-            if autos:
-                position.auto_moves(applied)
-            if goal(position):
-                return [m for frame in stack for m in frame[2]] + applied
-            key = position.key()
-            if key in visited:
-                for undo in reversed(applied):
-                    position.unapply(undo)
-                continue
-            visited.add(key)
-            self._charge()
-            stack.append((position.moves(foundation), [0], applied))
-        return None
-
-
-def to_move(move: RawMove) -> Move:
-    """The engine's Move for a raw search move."""
-    card, src, dst = move
-    return Move(Card(card), src, dst)
+            parents[child] = key
+            if is_goal(child):
+                return SearchOutcome(goal_path=_path(parents, child), nodes=expanded)
+            child_estimate = estimate(child)
+            counter += 1
+            push(heap, (child_steps + weight * child_estimate, child_estimate, counter, child_steps, child))
+    return SearchOutcome(exhausted=True, nodes=expanded, best_path=_path(parents, best_key))

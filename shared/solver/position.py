@@ -1,0 +1,234 @@
+"""Positions as the search sees them: canonical byte keys in which bouquet cards laid on columns are anonymous.
+
+A search position is one ``bytes`` key: the four foundation heights, then the
+six columns sorted (column order never matters), joined by ``SEPARATOR``. A
+column holds *tokens*: a real card 0–51, or ``VIRTUAL + rank - 1`` for a card
+taken from the bouquet whose suit is not decided yet (see docs/SOLVER.md,
+"Anonymous bouquet cards"). The bouquet itself is implied: the *pool* is every
+bouquet card of the search's starting position not yet on a foundation, and
+``free(rank)`` of them are still in the bouquet, the rest lie on columns as
+anonymous tokens.
+
+:class:`Expander` lists the children of a key, applying the forced (safe)
+foundation moves, and scores keys for best-first search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+SEPARATOR = 0x7F
+SEPARATOR_BYTE = bytes((SEPARATOR,))
+VIRTUAL = 52
+"""Token of an anonymous bouquet card of rank r: ``VIRTUAL + r - 1``."""
+BOUQUET_SRC = 6
+FOUNDATION_DST = 7
+
+TOKEN_RANK: tuple[int, ...] = tuple([card % 13 + 1 for card in range(52)] + list(range(1, 14)))
+TOKEN_SUIT: tuple[int, ...] = tuple([card // 13 for card in range(52)] + [-1] * 13)
+TOKEN_BYTE: tuple[bytes, ...] = tuple(bytes((token,)) for token in range(VIRTUAL + 13))
+
+RawMove = tuple[int, int, int]
+"""(token or card, source, target): source 0–5 or BOUQUET_SRC, target 0–5 or FOUNDATION_DST, in key column order.
+
+A move to the foundation always names the real card, also when the column's
+top is an anonymous token (that is when its suit is decided)."""
+
+Child = tuple[bytes, tuple[RawMove, ...]]
+
+
+def make_key(found: list[int], cols: list[bytes]) -> bytes:
+    """The canonical key of a position."""
+    return bytes(found) + SEPARATOR_BYTE.join(sorted(cols))
+
+
+def split_key(key: bytes) -> tuple[list[int], list[bytes]]:
+    """Foundation heights and the six columns (in key order) of a key."""
+    return list(key[:4]), key[4:].split(SEPARATOR_BYTE)
+
+
+def virtual_counts(cols: list[bytes]) -> list[int]:
+    """How many anonymous tokens of each rank (index 1–13) lie on the columns."""
+    counts = [0] * 15
+    for column in cols:
+        for token in column:
+            if token >= VIRTUAL:
+                counts[token - VIRTUAL + 1] += 1
+    return counts
+
+
+class Expander:
+    """Move generation, forced moves and scoring for one search.
+
+    ``pool`` is the bouquet of the search's starting position; ``builds`` says
+    whether cards may go to columns (classic) or only to foundations;
+    ``foundation_moves`` is False for the dead-position search, which looks
+    for a position where a foundation move *becomes available* without playing one.
+    """
+
+    def __init__(self, pool: Iterable[int], builds: bool, foundation_moves: bool = True) -> None:
+        self.pool_suits: list[tuple[int, ...]] = [tuple(sorted(card // 13 for card in pool if card % 13 + 1 == rank)) for rank in range(15)]
+        self.builds = builds
+        self.foundation_moves = foundation_moves
+        self._column_cost: dict[bytes, int] = {}
+
+    # --- pool arithmetic ---------------------------------------------------------
+
+    def pool(self, found: list[int], rank: int) -> list[int]:
+        """Suits of the rank's pool cards not yet on a foundation."""
+        return [suit for suit in self.pool_suits[rank] if found[suit] < rank]
+
+    # --- forced moves ----------------------------------------------------------------
+
+    def play_forced(self, found: list[int], cols: list[bytes], virtual: list[int], moves: list[RawMove]) -> None:
+        """Play every safe foundation move (docs/SOLVER.md, "Safe foundation moves") in place, recording them."""
+        builds = self.builds
+        progress = True
+        while progress:
+            progress = False
+            lowest = min(found)
+            for index in range(6):
+                column = cols[index]
+                while column:
+                    token = column[-1]
+                    if token >= VIRTUAL:
+                        break
+                    rank = token % 13 + 1
+                    suit = token // 13
+                    if found[suit] != rank - 1 or (builds and (rank > lowest + 2 or virtual[rank - 1])):
+                        break
+                    column = column[:-1]
+                    found[suit] = rank
+                    moves.append((token, index, FOUNDATION_DST))
+                    lowest = min(found)
+                    progress = True
+                cols[index] = column
+            for rank in range(1, 14 if not builds else min(lowest + 1, 13) + 1):
+                if builds and virtual[rank]:
+                    continue
+                for suit in self.pool_suits[rank]:
+                    if found[suit] == rank - 1:
+                        found[suit] = rank
+                        moves.append((suit * 13 + rank - 1, BOUQUET_SRC, FOUNDATION_DST))
+                        progress = True
+            if progress:
+                lowest = min(found)
+
+    # --- children ----------------------------------------------------------------------
+
+    def children(self, key: bytes) -> list[Child]:
+        """Every child position of ``key`` (after forced moves) with the moves that reach it, in a fixed order."""
+        found, cols = split_key(key)
+        virtual = virtual_counts(cols)
+        free = [0] * 15
+        pools: list[list[int]] = [[] for _ in range(15)]
+        for rank in range(1, 14):
+            pools[rank] = self.pool(found, rank)
+            free[rank] = len(pools[rank]) - virtual[rank]
+        steps: list[tuple[RawMove, ...]] = []
+        if self.foundation_moves:
+            self._foundation_steps(found, cols, pools, free, steps)
+        if self.builds:
+            self._column_steps(cols, free, steps)
+        children: list[Child] = []
+        for step in steps:
+            child_found = list(found)
+            child_cols = list(cols)
+            child_virtual = list(virtual)
+            for token, source, target in step:
+                if source == BOUQUET_SRC:
+                    if token >= VIRTUAL:
+                        child_virtual[token - VIRTUAL + 1] += 1
+                else:
+                    top = child_cols[source][-1]
+                    child_cols[source] = child_cols[source][:-1]
+                    if top >= VIRTUAL:
+                        child_virtual[top - VIRTUAL + 1] -= 1
+                if target == FOUNDATION_DST:
+                    child_found[token // 13] += 1
+                else:
+                    child_cols[target] = child_cols[target] + TOKEN_BYTE[token]
+            moves = list(step)
+            if self.foundation_moves:
+                self.play_forced(child_found, child_cols, child_virtual, moves)
+            children.append((make_key(child_found, child_cols), tuple(moves)))
+        return children
+
+    def _foundation_steps(
+        self, found: list[int], cols: list[bytes], pools: list[list[int]], free: list[int], steps: list[tuple[RawMove, ...]]
+    ) -> None:
+        for index, column in enumerate(cols):
+            if not column:
+                continue
+            token = column[-1]
+            rank = TOKEN_RANK[token]
+            if token < VIRTUAL:
+                if found[token // 13] == rank - 1:
+                    steps.append(((token, index, FOUNDATION_DST),))
+            else:
+                for suit in pools[rank]:
+                    if found[suit] == rank - 1:
+                        steps.append(((suit * 13 + rank - 1, index, FOUNDATION_DST),))
+        for rank in range(1, 14):
+            if free[rank] > 0:
+                for suit in pools[rank]:
+                    if found[suit] == rank - 1:
+                        steps.append(((suit * 13 + rank - 1, BOUQUET_SRC, FOUNDATION_DST),))
+
+    def _column_steps(self, cols: list[bytes], free: list[int], steps: list[tuple[RawMove, ...]]) -> None:
+        top_rank = [TOKEN_RANK[column[-1]] if column else 0 for column in cols]
+        first_empty = top_rank.index(0) if 0 in top_rank else -1
+        for source, column in enumerate(cols):
+            if not column:
+                continue
+            token = column[-1]
+            rank = TOKEN_RANK[token]
+            for target in range(6):
+                if top_rank[target] == rank + 1 and target != source:
+                    steps.append(((token, source, target),))
+            if first_empty >= 0 and len(column) > 1:
+                steps.append(((token, source, first_empty),))
+            height = rank
+            bridge: tuple[RawMove, ...] = ()
+            while height < 13 and free[height + 1] > 0:
+                height += 1
+                bridge = ((VIRTUAL + height - 1, BOUQUET_SRC, -1),) + bridge
+                for target in range(6):
+                    if top_rank[target] == height + 1 and target != source:
+                        steps.append(tuple((bridged, BOUQUET_SRC, target) for bridged, _, _ in bridge) + ((token, source, target),))
+
+    # --- scoring --------------------------------------------------------------------------
+
+    def estimate(self, key: bytes) -> int:
+        """Heuristic distance to a win: cards to lift, plus cards above each column's ordered base (twice when they
+        lie above a lower card of their own suit)."""
+        total = 52 - sum(key[:4])
+        cache = self._column_cost
+        for column in key[4:].split(SEPARATOR_BYTE):
+            cost = cache.get(column)
+            if cost is None:
+                cost = cache[column] = _column_cost(column)
+            total += cost
+        return total
+
+
+def _column_cost(column: bytes) -> int:
+    """Cards above the column's ordered base (a run falling one rank at a time from the bottom card)."""
+    size = len(column)
+    ordered = 1
+    while ordered < size and TOKEN_RANK[column[ordered]] + 1 == TOKEN_RANK[column[ordered - 1]]:
+        ordered += 1
+    if size == 0:
+        return 0
+    cost = 0
+    lowest = [99, 99, 99, 99]
+    for index, token in enumerate(column):
+        suit = TOKEN_SUIT[token]
+        rank = TOKEN_RANK[token]
+        if index >= ordered:
+            cost += 1
+            if suit >= 0 and lowest[suit] < rank:
+                cost += 1
+        if suit >= 0 and rank < lowest[suit]:
+            lowest[suit] = rank
+    return cost
