@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
@@ -71,6 +71,7 @@ class RaceServer:
         self.races: RaceService | None = None
         self.transport: Transport | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._stoppers: list[Callable[[], None]] = []
         self.port = config.port
 
     async def start(self) -> None:
@@ -89,7 +90,9 @@ class RaceServer:
         self.races = RaceService(store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check)
         sessions = SessionService(SessionStore(self.redis, ttl_ms=config.session_ttl_seconds * 1000))
         hub = EventHub(store, EventReader(self.reader_redis, secrets.token_hex(8)), block_ms=1000)
-        self._tasks = [asyncio.create_task(hub.run()), asyncio.create_task(TimerSweeper(store, interval=config.timer_interval).run())]
+        sweeper = TimerSweeper(store, interval=config.timer_interval)
+        self._stoppers = [hub.stop, sweeper.stop]
+        self._tasks = [asyncio.create_task(hub.run()), asyncio.create_task(sweeper.run())]
         self.transport = Transport(Dispatcher(sessions, self.races, hub), config.limits, self._healthy)
         server = await self.transport.start(config.host, config.port)
         self.port = next(iter(server.sockets)).getsockname()[1]
@@ -107,11 +110,13 @@ class RaceServer:
         """Close connections (1001), stop background work, close Redis clients."""
         if self.transport is not None:
             await self.transport.stop()
+        for stop in self._stoppers:
+            stop()
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        _, stuck = await asyncio.wait(self._tasks, timeout=5)
+        for task in stuck:
+            log.error("background task %s did not stop", task.get_name())
         if self.races is not None:
             await self.races.close()
         for client in (self.redis, self.reader_redis):

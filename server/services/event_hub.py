@@ -66,6 +66,7 @@ class EventHub:
         self.block_ms = block_ms
         self._subscriptions: dict[str, set[Subscription]] = {}
         self._cursors: dict[str, int] = {}
+        self._running = True
 
     async def subscribe(self, subscription: Subscription) -> None:
         """Start delivering a race's events after ``subscription.last_seq``."""
@@ -87,12 +88,18 @@ class EventHub:
             del self._subscriptions[subscription.race_id]
             self._cursors.pop(subscription.race_id, None)
 
+    def stop(self) -> None:
+        """Make :meth:`run` return (a cancelled Redis read may surface as a connection error, not a cancellation)."""
+        self._running = False
+
     async def run(self) -> None:
-        """Read and dispatch until cancelled; survives Redis outages by retrying."""
-        while True:
+        """Read and dispatch until stopped; survives Redis outages by retrying."""
+        while self._running:
             try:
                 found = await self.reader.read(dict(self._cursors), self.block_ms)
             except (RedisError, OSError) as error:
+                if not self._running:
+                    return
                 log.warning("event hub: reading streams failed (%s); retrying", error)
                 await asyncio.sleep(0.5)
                 continue

@@ -24,6 +24,7 @@ class TimerSweeper:
     def __init__(self, store: RaceStore, *, interval: float = 0.1) -> None:
         self.store = store
         self.interval = interval
+        self._running = True
 
     async def sweep_once(self) -> int:
         """Fire every due deadline once; returns how many races were ticked."""
@@ -36,11 +37,17 @@ class TimerSweeper:
                 await self.store.schedule(race_id, next_due)
         return len(due)
 
+    def stop(self) -> None:
+        """Make :meth:`run` return."""
+        self._running = False
+
     async def run(self) -> None:
-        """Sweep until cancelled; survives Redis outages by retrying."""
-        while True:
+        """Sweep until stopped; survives Redis outages by retrying."""
+        while self._running:
             try:
                 await self.sweep_once()
             except (RedisError, OSError) as error:
+                if not self._running:
+                    return
                 log.warning("timers: sweep failed (%s); retrying", error)
             await asyncio.sleep(self.interval)
