@@ -62,7 +62,8 @@ class Board:
     ) -> None:
         """A position from its parts; ``foundations[s]`` is the top rank (0 = empty) of suit s.
 
-        Raises :class:`NotationError` (bad_position) unless the 52 cards appear exactly once.
+        Raises :class:`NotationError` (bad_position) unless the 52 cards appear exactly once,
+        and ValueError for a seed outside 0..2**64-1.
         """
         self.rules = rules
         self.seed = None if seed is None else check_seed(seed)
