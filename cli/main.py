@@ -8,10 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from cli import engine_commands, race_command, serve_command
+from cli import engine_commands, race_command, serve_command, solver_commands
 from cli.output import CommandError, JsonAwareParser, report_error
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (engine_commands, serve_command, race_command)
+COMMAND_MODULES: tuple[ModuleType, ...] = (engine_commands, serve_command, race_command, solver_commands)
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 
 
