@@ -47,13 +47,15 @@ def split_key(key: bytes) -> tuple[list[int], list[bytes]]:
     return list(key[:4]), key[4:].split(SEPARATOR_BYTE)
 
 
+REAL_TOKENS = bytes(range(VIRTUAL))
+
+
 def virtual_counts(cols: list[bytes]) -> list[int]:
     """How many anonymous tokens of each rank (index 1–13) lie on the columns."""
     counts = [0] * 15
     for column in cols:
-        for token in column:
-            if token >= VIRTUAL:
-                counts[token - VIRTUAL + 1] += 1
+        for token in column.translate(None, REAL_TOKENS):
+            counts[token - VIRTUAL + 1] += 1
     return counts
 
 
@@ -71,6 +73,7 @@ class Expander:
         self.builds = builds
         self.foundation_moves = foundation_moves
         self._column_cost: dict[bytes, int] = {}
+        self._pools: dict[bytes, list[list[int]]] = {}
 
     # --- pool arithmetic ---------------------------------------------------------
 
@@ -118,41 +121,60 @@ class Expander:
 
     def children(self, key: bytes) -> list[Child]:
         """Every child position of ``key`` (after forced moves) with the moves that reach it, in a fixed order."""
-        found, cols = split_key(key)
+        found_bytes = key[:4]
+        found = list(found_bytes)
+        cols = key[4:].split(SEPARATOR_BYTE)
         virtual = virtual_counts(cols)
-        free = [0] * 15
-        pools: list[list[int]] = [[] for _ in range(15)]
-        for rank in range(1, 14):
-            pools[rank] = self.pool(found, rank)
-            free[rank] = len(pools[rank]) - virtual[rank]
+        pools = self._pools.get(found_bytes)
+        if pools is None:
+            pools = self._pools[found_bytes] = [self.pool(found, rank) for rank in range(15)]
+        free = [len(pools[rank]) - virtual[rank] for rank in range(15)]
         steps: list[tuple[RawMove, ...]] = []
         if self.foundation_moves:
             self._foundation_steps(found, cols, pools, free, steps)
         if self.builds:
             self._column_steps(cols, free, steps)
         children: list[Child] = []
+        forcing = self.foundation_moves
         for step in steps:
             child_found = list(found)
             child_cols = list(cols)
-            child_virtual = list(virtual)
+            child_virtual = virtual
+            lifted = False
             for token, source, target in step:
                 if source == BOUQUET_SRC:
                     if token >= VIRTUAL:
+                        if child_virtual is virtual:
+                            child_virtual = list(virtual)
                         child_virtual[token - VIRTUAL + 1] += 1
                 else:
                     top = child_cols[source][-1]
                     child_cols[source] = child_cols[source][:-1]
-                    if top >= VIRTUAL:
+                    if top >= VIRTUAL and target == FOUNDATION_DST:
+                        child_virtual = list(virtual)
                         child_virtual[top - VIRTUAL + 1] -= 1
                 if target == FOUNDATION_DST:
                     child_found[token // 13] += 1
+                    lifted = True
                 else:
                     child_cols[target] = child_cols[target] + TOKEN_BYTE[token]
             moves = list(step)
-            if self.foundation_moves:
-                self.play_forced(child_found, child_cols, child_virtual, moves)
-            children.append((make_key(child_found, child_cols), tuple(moves)))
+            if forcing and (lifted or self._exposes_forced(step, child_found, child_cols, child_virtual)):
+                self.play_forced(child_found, child_cols, list(child_virtual), moves)
+            children.append((bytes(child_found) + SEPARATOR_BYTE.join(sorted(child_cols)), tuple(moves)))
         return children
+
+    def _exposes_forced(self, step: tuple[RawMove, ...], found: list[int], cols: list[bytes], virtual: list[int]) -> bool:
+        """Whether a step without foundation moves uncovered a card that must go up (only its sources can have)."""
+        limit = min(found) + 2
+        for _, source, _ in step:
+            if source != BOUQUET_SRC and cols[source]:
+                token = cols[source][-1]
+                if token < VIRTUAL:
+                    rank = token % 13 + 1
+                    if found[token // 13] == rank - 1 and (not self.builds or (rank <= limit and not virtual[rank - 1])):
+                        return True
+        return False
 
     def _foundation_steps(
         self, found: list[int], cols: list[bytes], pools: list[list[int]], free: list[int], steps: list[tuple[RawMove, ...]]
@@ -200,9 +222,10 @@ class Expander:
     # --- scoring --------------------------------------------------------------------------
 
     def estimate(self, key: bytes) -> int:
-        """Heuristic distance to a win: cards to lift, plus cards above each column's ordered base (twice when they
-        lie above a lower card of their own suit)."""
-        total = 52 - sum(key[:4])
+        """Heuristic distance to a win, in half moves: each card still to lift counts 2; each card above its column's
+        ordered base (a run falling one rank at a time from the bottom card) counts 2 more, and 5 more again when a
+        lower card of its own suit lies beneath it, since it must then go to a column before it can go up."""
+        total = 2 * (52 - sum(key[:4]))
         cache = self._column_cost
         for column in key[4:].split(SEPARATOR_BYTE):
             cost = cache.get(column)
@@ -213,22 +236,22 @@ class Expander:
 
 
 def _column_cost(column: bytes) -> int:
-    """Cards above the column's ordered base (a run falling one rank at a time from the bottom card)."""
+    """The column's part of :meth:`Expander.estimate`."""
     size = len(column)
+    if size == 0:
+        return 0
     ordered = 1
     while ordered < size and TOKEN_RANK[column[ordered]] + 1 == TOKEN_RANK[column[ordered - 1]]:
         ordered += 1
-    if size == 0:
-        return 0
     cost = 0
     lowest = [99, 99, 99, 99]
     for index, token in enumerate(column):
         suit = TOKEN_SUIT[token]
         rank = TOKEN_RANK[token]
         if index >= ordered:
-            cost += 1
+            cost += 2
             if suit >= 0 and lowest[suit] < rank:
-                cost += 1
+                cost += 5
         if suit >= 0 and rank < lowest[suit]:
             lowest[suit] = rank
     return cost
