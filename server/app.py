@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import signal
@@ -15,9 +16,13 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from server.dispatch import Dispatcher
+from server.services.clock import ServerClock
 from server.services.event_hub import EventHub
+from server.services.policy import RacePolicy
+from server.services.presence import PresenceService
 from server.services.race import RaceService
 from server.services.sessions import SessionService
+from server.services.spectate import SpectateService
 from server.services.timers import TimerSweeper
 from server.store import EventReader, RaceStore, SessionStore, connect_redis
 from server.transport import Transport, TransportLimits
@@ -50,6 +55,22 @@ class ServerConfig:
     max_actions: int = 1000
     """Actions (moves, undos, redeals) one player may make in one race."""
     redis_pool_size: int = 64
+    spectator_delay_seconds: float = 10.0
+    """Spectator delay of races that do not choose one (fair play)."""
+    min_spectator_delay_seconds: float = 0.0
+    """No race's spectators get events sooner than this."""
+    grace_seconds: float = 30.0
+    """How long a disconnected player keeps its seat (races may choose their own)."""
+    presence_lease_seconds: float = 15.0
+    """Presence leases are renewed every third of this; a dead process's connections count as gone after it."""
+
+    def race_policy(self) -> RacePolicy:
+        """The race defaults in milliseconds."""
+        return RacePolicy(
+            spectator_delay_ms=round(self.spectator_delay_seconds * 1000),
+            min_spectator_delay_ms=round(self.min_spectator_delay_seconds * 1000),
+            grace_ms=round(self.grace_seconds * 1000),
+        )
 
 
 def make_dead_check(config: ServerConfig) -> DeadCheck | None:
@@ -69,9 +90,11 @@ class RaceServer:
         self.redis: Redis | None = None
         self.reader_redis: Redis | None = None
         self.races: RaceService | None = None
+        self.presence: PresenceService | None = None
         self.transport: Transport | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []
+        self._hub: EventHub | None = None
         self.port = config.port
 
     async def start(self) -> None:
@@ -87,13 +110,23 @@ class RaceServer:
             record_ttl_ms=config.record_ttl_seconds * 1000,
             max_actions=config.max_actions,
         )
-        self.races = RaceService(store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check)
+        self.races = RaceService(
+            store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check, policy=config.race_policy()
+        )
         sessions = SessionService(SessionStore(self.redis, ttl_ms=config.session_ttl_seconds * 1000))
-        hub = EventHub(store, EventReader(self.reader_redis, secrets.token_hex(8)), block_ms=1000)
+        process_id = secrets.token_hex(8)
+        clock = ServerClock(store)
+        await clock.calibrate()
+        hub = EventHub(store, EventReader(self.reader_redis, process_id), block_ms=1000)
         sweeper = TimerSweeper(store, interval=config.timer_interval)
-        self._stoppers = [hub.stop, sweeper.stop]
-        self._tasks = [asyncio.create_task(hub.run()), asyncio.create_task(sweeper.run())]
-        self.transport = Transport(Dispatcher(sessions, self.races, hub), config.limits, self._healthy)
+        self.presence = PresenceService(store, clock, process_id=process_id, lease_ms=round(config.presence_lease_seconds * 1000))
+        self._stoppers = [hub.stop, sweeper.stop, self.presence.stop]
+        self._hub = hub
+        self._tasks = [asyncio.create_task(task.run()) for task in (hub, sweeper, self.presence)]
+        dispatcher = Dispatcher(
+            sessions, self.races, hub, presence=self.presence, spectate=SpectateService(store, self.races), clock=clock
+        )
+        self.transport = Transport(dispatcher, config.limits, self._healthy)
         server = await self.transport.start(config.host, config.port)
         self.port = next(iter(server.sockets)).getsockname()[1]
         log.info("serving on ws://%s:%d (store %s)", config.host, self.port, config.redis_url)
@@ -107,11 +140,15 @@ class RaceServer:
             return False
 
     async def stop(self) -> None:
-        """Close connections (1001), stop background work, close Redis clients."""
+        """Graceful shutdown: stop accepting, answer requests in flight, close connections (1001 ``server_shutdown``),
+        stop background work, close Redis clients. Every acknowledged move is in Redis already."""
         if self.transport is not None:
             await self.transport.stop()
         for stop in self._stoppers:
             stop()
+        if self._hub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self._hub.reader.wake()  # a blocked XREAD returns now rather than at its timeout
         for task in self._tasks:
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks, timeout=5)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.protocol import (
@@ -21,22 +22,33 @@ from server.protocol import (
     ErrorCode,
     Hello,
     Join,
+    LiveRaces,
     Message,
     Moved,
     MoveRequest,
     Ok,
+    RaceList,
+    Replay,
+    ReplayPage,
     Request,
     Resign,
     Seated,
     Stuck,
     Sync,
     Synced,
+    Unwatch,
+    Watch,
+    Watching,
     Welcome,
 )
+from server.services.clock import ServerClock
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription
+from server.services.presence import PresenceService
 from server.services.race import RaceService
 from server.services.sessions import Session, SessionService
+from server.services.spectate import SpectateService
+from server.services.views import SPECTATOR
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +58,15 @@ Send = Callable[[Message], None]
 
 @dataclass(slots=True)
 class ConnectionState:
-    """What one connection has established: its session and the races it receives events of."""
+    """What one connection has established: its session and the races it receives events of.
+
+    A subscription's ``viewer_slot`` tells how the connection follows a race: as the player of that seat,
+    or as a spectator (None).
+    """
 
     send: Send
+    connection_id: str
+    """Unique across server processes; names the connection's presence leases."""
     session: Session | None = None
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
 
@@ -56,10 +74,26 @@ class ConnectionState:
 class Dispatcher:
     """Answers each request with exactly one reply or one ``error``."""
 
-    def __init__(self, sessions: SessionService, races: RaceService, hub: EventHub) -> None:
+    def __init__(
+        self,
+        sessions: SessionService,
+        races: RaceService,
+        hub: EventHub,
+        *,
+        presence: PresenceService,
+        spectate: SpectateService,
+        clock: ServerClock,
+    ) -> None:
         self.sessions = sessions
         self.races = races
         self.hub = hub
+        self.presence = presence
+        self.spectate = spectate
+        self.clock = clock
+
+    def connect(self, send: Send) -> ConnectionState:
+        """The state of a new connection whose messages go to ``send``."""
+        return ConnectionState(send=send, connection_id=self.presence.new_connection_id())
 
     async def handle(self, state: ConnectionState, request: Request) -> None:
         """Run one request; every failure becomes an ``error`` reply with a documented code."""
@@ -74,17 +108,25 @@ class Dispatcher:
             log.exception("internal error handling %s", request.TYPE)
             state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR.value, message="internal server error"))
 
-    def disconnect(self, state: ConnectionState) -> None:
-        """Forget a closed connection's subscriptions."""
-        for subscription in state.subscriptions.values():
+    async def disconnect(self, state: ConnectionState) -> None:
+        """Forget a closed connection's subscriptions and drop its presence leases (the seats it played go away)."""
+        subscriptions, state.subscriptions = state.subscriptions, {}
+        for race_id, subscription in subscriptions.items():
             self.hub.unsubscribe(subscription)
-        state.subscriptions.clear()
+            try:
+                await self.presence.leave(race_id, subscription.viewer_slot, state.connection_id)
+            except (RedisError, OSError) as error:
+                log.warning("presence: leaving race %s failed (%s); the lease will expire", race_id, error)
 
     async def _route(self, state: ConnectionState, request: Request) -> None:
         if isinstance(request, Hello):
             await self._hello(state, request)
             return
         session = self._session_for(state, request)
+        if isinstance(request, MoveRequest | Resign | Stuck):
+            watching = state.subscriptions.get(request.race)
+            if watching is not None and watching.viewer_slot is SPECTATOR:
+                raise ServiceError(ErrorCode.SPECTATING.value, "this connection watches the race; spectators cannot act in it")
         if isinstance(request, Create):
             seated = await self.races.create(session, request.settings)
             state.send(Seated(id=request.id, race=seated.info, slot=seated.slot))
@@ -115,6 +157,20 @@ class Dispatcher:
             seated, moves = await self.races.sync(session, request.race)
             state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
             await self._subscribe(state, request.race, seated.slot, request.after)
+        elif isinstance(request, LiveRaces):
+            state.send(RaceList(id=request.id, races=await self.spectate.live_races(request.limit)))
+        elif isinstance(request, Watch):
+            await self._watch(state, request)
+        elif isinstance(request, Unwatch):
+            watching = state.subscriptions.get(request.race)
+            if watching is not None and watching.viewer_slot is SPECTATOR:
+                del state.subscriptions[request.race]
+                self.hub.unsubscribe(watching)
+                await self.presence.leave(request.race, SPECTATOR, state.connection_id)
+            state.send(Ok(id=request.id, race=request.race))
+        elif isinstance(request, Replay):
+            page = await self.spectate.replay_page(request.race, request.after, request.limit)
+            state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
         else:  # pragma: no cover - REQUEST_TYPES and this method list the same types
             raise ServiceError(ErrorCode.UNKNOWN_TYPE.value, f"unhandled request type {request.TYPE}")
 
@@ -147,12 +203,27 @@ class Dispatcher:
             raise ServiceError(ErrorCode.BAD_TOKEN.value, "the token is not this connection's session token", field="token")
         return state.session
 
-    async def _subscribe(self, state: ConnectionState, race_id: str, slot: int, after_seq: int) -> None:
-        """Deliver the race's events to this connection from ``after_seq`` on (replacing an older subscription)."""
+    async def _watch(self, state: ConnectionState, request: Watch) -> None:
+        current = state.subscriptions.get(request.race)
+        if current is not None and current.viewer_slot is not SPECTATOR:
+            raise ServiceError(ErrorCode.ALREADY_SEATED.value, "this connection plays in this race and receives its events already")
+        snapshot = await self.spectate.watch(request.race)
+        state.send(Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms))
+        after = snapshot.info.event_seq if request.after is None else request.after
+        await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms)
+
+    async def _subscribe(self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0) -> None:
+        """Deliver the race's events to this connection from ``after_seq`` on, as seat ``slot`` or a spectator (None).
+
+        Replaces an older subscription to the race, and holds the connection's presence lease for it.
+        """
         old = state.subscriptions.pop(race_id, None)
         if old is not None:
             self.hub.unsubscribe(old)
-        subscription = Subscription(race_id, slot, state.send, after_seq)
+            if old.viewer_slot != slot:
+                await self.presence.leave(race_id, old.viewer_slot, state.connection_id)
+        subscription = Subscription(race_id, slot, state.send, after_seq, delay_ms=delay_ms, clock=self.clock)
         state.subscriptions[race_id] = subscription
         await self.hub.subscribe(subscription)
+        await self.presence.enter(race_id, slot, state.connection_id)
 

@@ -36,6 +36,12 @@ MAX_MOVE_ID_LEN: Final = 64
 MAX_MOVE_TEXT_LEN: Final = 16
 MAX_SEED: Final = 2**64 - 1
 MAX_TIME_LIMIT_SECONDS: Final = 24 * 3600
+MAX_SPECTATOR_DELAY_SECONDS: Final = 3600
+MAX_GRACE_SECONDS: Final = 3600
+MAX_LIST_LIMIT: Final = 100
+"""Most races one ``live_races`` reply lists."""
+MAX_REPLAY_PAGE: Final = 256
+"""Most events one ``replay_page`` carries."""
 
 # Bounds for unpacking untrusted input: msgpack bounds lengths by the input size,
 # but a 16 KiB frame of nils would still become a 16k-item list without these.
@@ -81,6 +87,10 @@ class ErrorCode(str, Enum):
     """A server fault; the request may or may not have been applied (a resent move with the same move_id is safe)."""
     UNAVAILABLE = "unavailable"
     """The store is unreachable; nothing was applied."""
+    SPECTATING = "spectating"
+    """This connection watches the race: it cannot act in it (move, resign, stuck)."""
+    NOT_FINISHED = "not_finished"
+    """A replay of a race that has no result yet (watch it instead)."""
 
 
 ENGINE_CODES: Final = tuple(code.value for code in IllegalMoveCode) + tuple(code.value for code in NotationErrorCode)
@@ -94,12 +104,16 @@ class CloseCode:
 
     NORMAL: Final = 1000
     GOING_AWAY: Final = 1001
-    """The server is shutting down; reconnect (to another process) and ``sync``."""
+    """The server is shutting down; reconnect (to another process) and ``sync`` (reason :data:`SHUTDOWN_REASON`)."""
     POLICY_VIOLATION: Final = 1008
     """Flooding past the rate limit, or no ``hello`` within the hello timeout."""
     MESSAGE_TOO_BIG: Final = 1009
     """A frame larger than the frame limit."""
     INTERNAL_ERROR: Final = 1011
+
+
+SHUTDOWN_REASON: Final = "server_shutdown"
+"""The close reason (with code 1001) of a graceful shutdown, after the ``server_shutdown`` message."""
 
 
 class ProtocolError(Exception):
@@ -162,6 +176,10 @@ class RaceSettings:
     """Seconds from the start after which every attempt still running ends; None for no limit."""
     seed: int | None = bounded(low=0, high=MAX_SEED, default=None)
     """A fixed deal; None lets the server draw one at random."""
+    spectator_delay: int | None = bounded(low=0, high=MAX_SPECTATOR_DELAY_SECONDS, default=None)
+    """Seconds spectators lag behind the race (fair play); None: the server's default. Never below the server's minimum."""
+    grace: int | None = bounded(low=1, high=MAX_GRACE_SECONDS, default=None)
+    """Seconds a disconnected player keeps its seat before its attempt ends as resigned; None: the server's default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +195,10 @@ class PlayerInfo:
     """Cards not yet on the foundations."""
     state: str
     """``playing`` or how the attempt ended (see :class:`AttemptEnded`)."""
+    connected: bool = True
+    """False while no connection of this player is subscribed to the race (see :class:`Disconnected`)."""
+    grace_until: int | None = None
+    """While disconnected: server time (ms) at which the attempt ends as resigned unless the player is back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +217,27 @@ class RaceInfo:
     deadline: int | None
     """Server time (ms) at which the time limit ends the attempts still running."""
     event_seq: int
-    """The sequence number of the race's latest event."""
+    """The sequence number of the race's latest event (for a spectator's snapshot: the last event it includes)."""
+    watchers: int = 0
+    """How many connections watch the race."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """One player's position as spectators see it: its actions and the board they lead to."""
+
+    slot: int
+    moves: list[str]
+    """The player's actions in order (replay them on the deal to follow live ``move`` events)."""
+    columns: list[list[str]]
+    """Six columns, first-dealt card first (the last card is available)."""
+    bouquet: list[str]
+    foundations: list[str | None]
+    """Top card of each foundation in suit order C, D, H, S (nil: empty)."""
+    count: int
+    status: str
+    undos: int
+    redeal_used: bool
 
 
 # --- requests ------------------------------------------------------------------------
@@ -261,6 +303,41 @@ class Sync(RaceRequest):
     after: int = bounded(low=0, high=2**31, default=0)
 
 
+@dataclass(frozen=True, slots=True)
+class LiveRaces(Request):
+    """List the races being played now (countdown or running), newest first, with players and progress."""
+
+    TYPE: ClassVar[str] = "live_races"
+    token: str = bounded(max_len=MAX_TOKEN_LEN)
+    limit: int = bounded(low=1, high=MAX_LIST_LIMIT, default=50)
+
+
+@dataclass(frozen=True, slots=True)
+class Watch(RaceRequest):
+    """Spectate a race: a snapshot of both boards as of now minus the spectator delay, then its events, delayed."""
+
+    TYPE: ClassVar[str] = "watch"
+    after: int | None = bounded(low=0, high=2**31, default=None)
+    """Resume after this event ``seq`` (a spectator reconnecting); nil: right after the snapshot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unwatch(RaceRequest):
+    """Stop spectating a race."""
+
+    TYPE: ClassVar[str] = "unwatch"
+
+
+@dataclass(frozen=True, slots=True)
+class Replay(RaceRequest):
+    """One page of a finished race's full event log (every move of both players, with its time)."""
+
+    TYPE: ClassVar[str] = "replay"
+    after: int = bounded(low=0, high=2**31, default=0)
+    """The page starts after this event ``seq``."""
+    limit: int = bounded(low=1, high=MAX_REPLAY_PAGE, default=MAX_REPLAY_PAGE)
+
+
 # --- replies ---------------------------------------------------------------------------
 
 
@@ -309,7 +386,7 @@ class Moved(Message):
 
 @dataclass(frozen=True, slots=True)
 class Ok(Message):
-    """Reply to ``resign`` and ``stuck``."""
+    """Reply to ``resign``, ``stuck`` and ``unwatch``."""
 
     TYPE: ClassVar[str] = "ok"
     id: int
@@ -325,6 +402,51 @@ class Synced(Message):
     race: RaceInfo
     slot: int
     moves: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RaceList(Message):
+    """Reply to ``live_races``."""
+
+    TYPE: ClassVar[str] = "race_list"
+    id: int
+    races: list[RaceInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class Watching(Message):
+    """Reply to ``watch``: the race and both boards as they stood at ``as_of``; its later events follow, each delayed."""
+
+    TYPE: ClassVar[str] = "watching"
+    id: int
+    race: RaceInfo
+    """The race as of ``as_of``; ``race.event_seq`` is the last event the snapshot includes."""
+    boards: list[BoardView]
+    """Both players' positions as of ``as_of`` (empty before the countdown)."""
+    as_of: int
+    """Server time (ms) of the snapshot: now minus the delay."""
+    delay_ms: int
+    """Each later event reaches this connection no earlier than its ``at`` plus this delay."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayPage(Message):
+    """Reply to ``replay``: the race's final state and up to ``limit`` events after ``after``, with every detail."""
+
+    TYPE: ClassVar[str] = "replay_page"
+    id: int
+    race: RaceInfo
+    events: list[RaceEvent]
+    complete: bool
+    """True when the page reaches the race's last event (the ``result``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerShutdown(Message):
+    """Sent once before a graceful shutdown closes the connection (1001): reconnect, ``hello`` with the token, ``sync``."""
+
+    TYPE: ClassVar[str] = "server_shutdown"
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,7 +506,7 @@ class Started(RaceEvent):
 
 @dataclass(frozen=True, slots=True)
 class MoveMade(RaceEvent):
-    """A player's action with its details: sent to that player itself and (issue 5) to spectators, never to the opponent."""
+    """A player's action with its details: sent to that player itself and to spectators (delayed), never to the opponent."""
 
     TYPE: ClassVar[str] = "move"
     slot: int
@@ -447,13 +569,43 @@ class RaceResult(RaceEvent):
     players: list[FinalStanding]
 
 
-REQUEST_TYPES: Final[dict[str, type[Request]]] = {cls.TYPE: cls for cls in (Hello, Create, Join, MoveRequest, Resign, Stuck, Sync)}
-SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
-    cls.TYPE: cls
-    for cls in (Welcome, Seated, Moved, Ok, Synced, Error, PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult)
+@dataclass(frozen=True, slots=True)
+class Disconnected(RaceEvent):
+    """No connection of this player is subscribed to the race any more (closed, or its server process died)."""
+
+    TYPE: ClassVar[str] = "disconnected"
+    slot: int
+    grace_until: int | None
+    """Server time (ms) at which its attempt ends as resigned unless it is back; nil when nothing is at stake
+    (the race has not started, or the attempt has already ended). Sent again when the grace period starts later."""
+
+
+@dataclass(frozen=True, slots=True)
+class Back(RaceEvent):
+    """A disconnected player has a connection subscribed to the race again."""
+
+    TYPE: ClassVar[str] = "back"
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherCount(RaceEvent):
+    """The number of spectators changed."""
+
+    TYPE: ClassVar[str] = "watchers"
+    count: int
+
+
+REQUEST_TYPES: Final[dict[str, type[Request]]] = {
+    cls.TYPE: cls for cls in (Hello, Create, Join, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay)
 }
 EVENT_TYPES: Final[dict[str, type[RaceEvent]]] = {
-    cls.TYPE: cls for cls in (PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult)
+    cls.TYPE: cls
+    for cls in (PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult, Disconnected, Back, WatcherCount)
+}
+SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
+    **{cls.TYPE: cls for cls in (Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Error)},
+    **EVENT_TYPES,
 }
 
 
@@ -464,6 +616,8 @@ def _plain(value: Any) -> Any:
     """Dataclasses to maps, recursively, for packing."""
     if isinstance(value, list):
         return [_plain(item) for item in value]
+    if isinstance(value, Message):
+        return value.to_wire()  # a message inside a message (events of a replay page) keeps its ``type``
     if hasattr(value, "__dataclass_fields__"):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     return value
@@ -588,6 +742,10 @@ def _check(value: Any, hint: Any, name: str, limits: Any) -> Any:
         if max_len is not None and not 1 <= len(value) <= max_len:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must have 1 to {max_len} characters", field=name)
         return value
+    if hint is RaceEvent:
+        if not isinstance(value, dict):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)
+        return _decode(value, EVENT_TYPES)
     if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
         if not isinstance(value, dict):
             raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)

@@ -22,8 +22,19 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from server.dispatch import ConnectionState, Dispatcher
-from server.protocol import MAX_FRAME_BYTES, CloseCode, Error, ErrorCode, Message, ProtocolError, decode_request, encode
+from server.dispatch import Dispatcher
+from server.protocol import (
+    MAX_FRAME_BYTES,
+    SHUTDOWN_REASON,
+    CloseCode,
+    Error,
+    ErrorCode,
+    Message,
+    ProtocolError,
+    ServerShutdown,
+    decode_request,
+    encode,
+)
 from server.ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
@@ -42,6 +53,8 @@ class TransportLimits:
     max_write_buffer_bytes: int = 256 * 1024
     """Bytes in the socket's write buffer past which the connection is dropped."""
     hello_timeout: float = 10.0
+    shutdown_timeout: float = 5.0
+    """Graceful shutdown: how long requests in flight may take to be answered before connections are cut."""
 
 
 @dataclass(slots=True)
@@ -62,10 +75,11 @@ class Outbox:
         self.stats = stats
         self.queue: asyncio.Queue[bytes] = asyncio.Queue()
         self.dropped = False
+        self.sealed = False
 
     def send(self, message: Message) -> None:
         """Queue a message; drop the connection instead if the client is not keeping up."""
-        if self.dropped:
+        if self.dropped or self.sealed:
             return
         buffered = self.connection.transport.get_write_buffer_size()
         if self.queue.qsize() >= self.limits.outbox_messages or buffered > self.limits.max_write_buffer_bytes:
@@ -77,14 +91,43 @@ class Outbox:
         self.queue.put_nowait(encode(message))
         self.stats.outbox_high_water = max(self.stats.outbox_high_water, self.queue.qsize())
 
+    async def flush(self) -> None:
+        """Accept nothing more and wait until everything queued is written (shutdown)."""
+        self.sealed = True
+        await self.queue.join()
+
     async def run(self) -> None:
         """Write queued messages until the connection closes."""
         try:
             while True:
                 data = await self.queue.get()
-                await self.connection.send(data)
+                try:
+                    await self.connection.send(data)
+                finally:
+                    self.queue.task_done()
         except ConnectionClosed:
             pass
+        finally:
+            self.sealed = True  # nothing can be written any more: let flush() return
+            while not self.queue.empty():
+                self.queue.get_nowait()
+                self.queue.task_done()
+
+
+@dataclass(slots=True, eq=False)
+class LiveConnection:
+    """A connection being served: what a graceful shutdown needs to finish it."""
+
+    connection: ServerConnection
+    outbox: Outbox
+    idle: asyncio.Event
+    """Set while no request of this connection is being handled."""
+
+    async def finish(self) -> None:
+        """Let the request in flight be answered and its reply written, then close with 1001."""
+        await self.idle.wait()
+        await self.outbox.flush()
+        await self.connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
 
 
 async def close_discarding(connection: ServerConnection, code: int, reason: str) -> None:
@@ -108,6 +151,8 @@ class Transport:
         self.health = health
         self.stats = TransportStats()
         self.server: Server | None = None
+        self.shutting_down = False
+        self._live: set[LiveConnection] = set()
 
     async def start(self, host: str, port: int) -> Server:
         """Listen; returns the websockets server (its sockets tell the bound port)."""
@@ -124,10 +169,23 @@ class Transport:
         return self.server
 
     async def stop(self) -> None:
-        """Stop accepting and close every connection with 1001 (going away)."""
-        if self.server is not None:
-            self.server.close(close_connections=True)
-            await self.server.wait_closed()
+        """Graceful shutdown: stop accepting, tell every client to reconnect elsewhere, answer the requests in flight,
+        close with 1001 ``server_shutdown``; connections still open after ``shutdown_timeout`` are cut."""
+        if self.server is None:
+            return
+        self.shutting_down = True
+        self.server.close(close_connections=False)  # stop accepting; handshakes in progress get 503
+        notice = ServerShutdown(message="this server is shutting down: reconnect (to another server), hello with your token, sync")
+        live = list(self._live)
+        for item in live:
+            item.outbox.send(notice)
+        if live:
+            _, late = await asyncio.wait([asyncio.create_task(item.finish()) for item in live], timeout=self.limits.shutdown_timeout)
+            for task in late:
+                task.cancel()
+        for item in list(self._live):
+            item.connection.transport.abort()
+        await self.server.wait_closed()
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """``GET /health`` answers plain HTTP on the WebSocket port; other methods are refused."""
@@ -150,7 +208,10 @@ class Transport:
         self.stats.connections += 1
         outbox = Outbox(connection, self.limits, self.stats)
         writer = asyncio.create_task(outbox.run())
-        state = ConnectionState(send=outbox.send)
+        state = self.dispatcher.connect(outbox.send)
+        live = LiveConnection(connection, outbox, asyncio.Event())
+        live.idle.set()
+        self._live.add(live)
         bucket = TokenBucket(self.limits.rate_per_second, self.limits.burst)
         # Refusals have a budget of their own: a client that keeps flooding past it is closed.
         patience = TokenBucket(self.limits.rate_per_second, self.limits.burst)
@@ -163,6 +224,8 @@ class Transport:
                 except TimeoutError:
                     await close_discarding(connection, CloseCode.POLICY_VIOLATION, "no hello in time")
                     return
+                if self.shutting_down:
+                    continue  # closing: the client resends after reconnecting (moves are idempotent)
                 try:
                     request = decode_request(frame) if isinstance(frame, bytes) else None
                 except ProtocolError as error:
@@ -179,9 +242,14 @@ class Transport:
                 if request is None:
                     outbox.send(refusal)
                     continue
-                await self.dispatcher.handle(state, request)
+                live.idle.clear()
+                try:
+                    await self.dispatcher.handle(state, request)
+                finally:
+                    live.idle.set()
         except ConnectionClosed:
             pass
         finally:
-            self.dispatcher.disconnect(state)
+            self._live.discard(live)
             writer.cancel()
+            await self.dispatcher.disconnect(state)

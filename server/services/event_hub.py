@@ -6,18 +6,21 @@ all watched streams at once (XREAD); a recipient that subscribes first catches
 up from the stream (XRANGE after its last sequence number), then receives live
 events, each exactly once and in order. Events written by any process reach
 every process this way: players and spectators on different processes see the
-same race (issue 5).
+same race. Spectators get each event no earlier than its time plus the race's
+spectator delay (fair play: a player cannot follow the opponent's line live).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 
 from redis.exceptions import RedisError
 
 from server.protocol import RaceEvent
+from server.services.clock import ServerClock
 from server.services.views import event_for
 from server.store import EventReader, RaceStore, StoredEvent
 
@@ -25,15 +28,35 @@ log = logging.getLogger(__name__)
 
 
 class Subscription:
-    """One recipient's view of one race: delivers each event once, in sequence order, cut down for its seat."""
+    """One recipient's view of one race: delivers each event once, in sequence order, cut down for its seat.
 
-    def __init__(self, race_id: str, viewer_slot: int | None, send: Callable[[RaceEvent], None], after_seq: int = 0) -> None:
+    With ``delay_ms`` (spectators) each event is held until the server time ``event.at + delay_ms``.
+    """
+
+    def __init__(
+        self,
+        race_id: str,
+        viewer_slot: int | None,
+        send: Callable[[RaceEvent], None],
+        after_seq: int = 0,
+        *,
+        delay_ms: int = 0,
+        clock: ServerClock | None = None,
+    ) -> None:
+        if delay_ms > 0 and clock is None:
+            raise ValueError("a delayed subscription needs the server clock")
         self.race_id = race_id
         self.viewer_slot = viewer_slot
         self.send = send
         self.last_seq = after_seq
+        self.delay_ms = delay_ms
+        self.clock = clock
         self._pending: list[StoredEvent] | None = []
         """Live events that arrive while the catch-up read is in flight."""
+        self._held: deque[RaceEvent] = deque()
+        """Delayed events waiting for their time, in order."""
+        self._releaser: asyncio.Task[None] | None = None
+        self._closed = False
 
     def offer(self, event: StoredEvent) -> None:
         """A live event from the hub."""
@@ -51,10 +74,36 @@ class Subscription:
             self._deliver(event)
 
     def _deliver(self, event: StoredEvent) -> None:
-        if event.seq <= self.last_seq:
+        if self._closed or event.seq <= self.last_seq:
             return
         self.last_seq = event.seq
-        self.send(event_for(self.race_id, event, self.viewer_slot))
+        message = event_for(self.race_id, event, self.viewer_slot)
+        if self.delay_ms <= 0:
+            self.send(message)
+            return
+        self._held.append(message)
+        if self._releaser is None:
+            self._releaser = asyncio.create_task(self._release())
+
+    async def _release(self) -> None:
+        """Send held events in order, each once the server clock reaches its time plus the delay."""
+        assert self.clock is not None
+        try:
+            while self._held:
+                wait_ms = self._held[0].at + self.delay_ms - self.clock.now_ms()
+                if wait_ms > 0:
+                    await asyncio.sleep(wait_ms / 1000)
+                    continue
+                self.send(self._held.popleft())
+        finally:
+            self._releaser = None
+
+    def close(self) -> None:
+        """Deliver nothing more: drop held events and stop the delayed delivery."""
+        self._closed = True
+        self._held.clear()
+        if self._releaser is not None:
+            self._releaser.cancel()
 
 
 class EventHub:
@@ -80,6 +129,7 @@ class EventHub:
 
     def unsubscribe(self, subscription: Subscription) -> None:
         """Stop delivering to ``subscription``."""
+        subscription.close()
         watched = self._subscriptions.get(subscription.race_id)
         if watched is None:
             return

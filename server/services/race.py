@@ -21,6 +21,7 @@ from typing import Any
 
 from server.protocol import ErrorCode, RaceInfo, RaceSettings
 from server.services.errors import ServiceError
+from server.services.policy import RacePolicy
 from server.services.sessions import Session
 from server.services.views import race_info
 from server.store import RaceRecord, RaceStore, StoreRefusal
@@ -100,11 +101,13 @@ class RaceService:
         countdown_ms: int = 3000,
         dead_check: DeadCheck | None = None,
         max_cached_games: int = 10_000,
+        policy: RacePolicy | None = None,
     ) -> None:
         """``dead_check`` answers True only when it proved a position dead; it runs in a worker thread."""
         self.store = store
         self.countdown_ms = countdown_ms
         self.dead_check = dead_check
+        self.policy = policy or RacePolicy()
         self.max_cached_games = max_cached_games
         self._facts: OrderedDict[str, _RaceFacts] = OrderedDict()
         self._games: OrderedDict[tuple[str, int], _Game] = OrderedDict()
@@ -144,12 +147,14 @@ class RaceService:
                     redeal_once=settings.redeal_once,
                     time_limit=settings.time_limit,
                     seed=seed,
+                    spectator_delay_ms=self.policy.delay_for(settings.spectator_delay),
+                    grace_ms=self.policy.grace_for(settings.grace),
                 )
                 break
             except StoreRefusal as refusal:
                 if refusal.code != "exists":
                     raise
-        return SeatedRace(race_info(await self._record(race_id)), 0)
+        return SeatedRace(self.info(await self._record(race_id)), 0)
 
     async def join(self, session: Session, race_id: str) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins."""
@@ -161,7 +166,8 @@ class RaceService:
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
         await self.store.schedule(race_id, start_at)
-        return SeatedRace(race_info(await self._record(race_id)), 1)
+        await self.store.index_live(race_id, start_at)
+        return SeatedRace(self.info(await self._record(race_id)), 1)
 
     async def sync(self, session: Session, race_id: str) -> tuple[SeatedRace, list[str]]:
         """The race, the player's seat and its stored actions (to rebuild its board after a reconnect)."""
@@ -169,7 +175,7 @@ class RaceService:
         slot = record.slot_of(session.player)
         if slot is None:
             raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
-        return SeatedRace(race_info(record), slot), await self.store.actions(race_id, slot)
+        return SeatedRace(self.info(record), slot), await self.store.actions(race_id, slot)
 
     # --- playing -----------------------------------------------------------------------------
 
@@ -246,6 +252,14 @@ class RaceService:
         return None if game is None else game.board
 
     # --- helpers --------------------------------------------------------------------------------
+
+    def info(self, record: RaceRecord) -> RaceInfo:
+        """The race as players and lists show it, with the spectator delay in force."""
+        return race_info(record, spectator_delay_ms=self.policy.delay_of(record))
+
+    async def record(self, race_id: str) -> RaceRecord:
+        """The race's stored record; ServiceError ``unknown_race`` if there is none."""
+        return await self._record(race_id)
 
     async def _record(self, race_id: str) -> RaceRecord:
         record = await self.store.load_race(race_id) if RACE_ID_PATTERN.fullmatch(race_id) else None

@@ -7,15 +7,16 @@ recipient when they are delivered, keeping each event's sequence number.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from server.protocol import MoveMade, PlayerInfo, Progress, RaceEvent, RaceInfo, RaceSettings, event_from_map
+from server.protocol import BoardView, MoveMade, PlayerInfo, Progress, RaceEvent, RaceInfo, RaceSettings, event_from_map
 from server.store import RaceRecord, StoredEvent
-from shared import card_text, deal
+from shared import Board, Suit, card_text, deal, make_card
 
 SPECTATOR = None
-"""The viewer slot of someone who watches without a seat (issue 5); sees every move."""
+"""The viewer slot of someone who watches without a seat; sees every move (after the spectator delay)."""
 
 
 @lru_cache(maxsize=1024)
@@ -38,8 +39,12 @@ def event_for(race_id: str, stored: StoredEvent, viewer_slot: int | None) -> Rac
     return event
 
 
-def race_info(record: RaceRecord) -> RaceInfo:
-    """The race as its players see it; a random seed stays hidden until the countdown starts."""
+def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceInfo:
+    """The race as its players see it; a random seed stays hidden until the countdown starts.
+
+    ``spectator_delay_ms`` is the delay in force (the server's minimum may exceed the race's own).
+    """
+    delay_ms = record.spectator_delay_ms if spectator_delay_ms is None else spectator_delay_ms
     return RaceInfo(
         race=record.race_id,
         status=record.status,
@@ -49,13 +54,90 @@ def race_info(record: RaceRecord) -> RaceInfo:
             redeal_once=record.redeal_once,
             time_limit=record.time_limit,
             seed=None,
+            spectator_delay=None if delay_ms is None else -(-delay_ms // 1000),
+            grace=None if record.grace_ms is None else -(-record.grace_ms // 1000),
         ),
         players=[
-            PlayerInfo(slot=seat.slot, player=seat.player, name=seat.name, count=seat.count, left=seat.left, state=seat.state)
+            PlayerInfo(
+                slot=seat.slot,
+                player=seat.player,
+                name=seat.name,
+                count=seat.count,
+                left=seat.left,
+                state=seat.state,
+                connected=seat.away_since is None,
+                grace_until=seat.grace_until,
+            )
             for seat in record.seats
         ],
         seed=None if record.status == "waiting" else record.seed,
         start_at=record.start_at,
         deadline=record.deadline,
         event_seq=record.event_seq,
+        watchers=record.watchers,
+    )
+
+
+def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_delay_ms: int) -> tuple[RaceInfo, dict[int, int]]:
+    """The race as it stood after ``history`` (its first events, in order) and each seat's action count then.
+
+    This is how a spectator's snapshot is built for a moment in the past: the
+    stream holds every change with its time, so folding a prefix of it gives the
+    race exactly as it was, never the live state.
+    """
+    info = race_info(record, spectator_delay_ms=spectator_delay_ms)
+    status, seed, start_at, deadline, watchers, event_seq = "waiting", None, None, None, 0, 0
+    players: dict[int, PlayerInfo] = {}
+    actions: dict[int, int] = {}
+    for event in history:
+        body, event_seq = event.body, event.seq
+        kind = body["type"]
+        slot: int = body.get("slot", -1)
+        if kind == "player_joined":
+            players[slot] = PlayerInfo(slot=slot, player=body["player"], name=body["name"], count=0, left=52, state="playing")
+            actions[slot] = 0
+        elif kind == "countdown":
+            status, seed, start_at, deadline = "countdown", int(body["seed"]), body["start_at"], body.get("deadline")
+        elif kind == "started":
+            status = "running"
+        elif kind == "move":
+            players[slot] = replace(players[slot], count=body["count"], left=body["left"])
+            actions[slot] = body["move_seq"]
+        elif kind == "attempt_ended":
+            players[slot] = replace(players[slot], state=body["reason"], count=body["count"], left=body["left"])
+        elif kind == "result":
+            status = "finished"
+            for standing in body["players"]:
+                players[standing["slot"]] = replace(players[standing["slot"]], state=standing["ended"])
+        elif kind == "disconnected":
+            players[slot] = replace(players[slot], connected=False, grace_until=body.get("grace_until"))
+        elif kind == "back":
+            players[slot] = replace(players[slot], connected=True, grace_until=None)
+        elif kind == "watchers":
+            watchers = body["count"]
+    as_of = replace(
+        info,
+        status=status,
+        players=[players[slot] for slot in sorted(players)],
+        seed=seed,
+        start_at=start_at,
+        deadline=deadline,
+        event_seq=event_seq,
+        watchers=watchers,
+    )
+    return as_of, actions
+
+
+def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
+    """A player's position as spectators receive it."""
+    return BoardView(
+        slot=slot,
+        moves=actions,
+        columns=[[card_text(card) for card in column] for column in board.columns],
+        bouquet=[card_text(card) for card in board.bouquet],
+        foundations=[card_text(make_card(top, suit)) if top else None for suit, top in zip(Suit, board.foundations)],
+        count=board.foundation_count,
+        status=board.status().value,
+        undos=board.undos,
+        redeal_used=board.redeal_used,
     )

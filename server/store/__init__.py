@@ -9,10 +9,11 @@ from server.store.race_store import (
     SeatRecord,
     StoredEvent,
     StoreRefusal,
+    presence_member,
 )
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
     "ApplyResult", "EventReader", "RaceRecord", "RaceStore", "SeatRecord", "SessionRecord", "SessionStore", "StoreRefusal", "StoredEvent",
-    "connect_redis",
+    "connect_redis", "presence_member",
 ]

@@ -47,6 +47,10 @@ class SeatRecord:
     state: str
     """``playing`` or how the attempt ended."""
     ended_at: int
+    away_since: int | None = None
+    """Since when (ms) no connection of the player holds a presence lease; None while connected."""
+    grace_until: int | None = None
+    """When (ms) the attempt ends as resigned unless the player is back; None when no grace period runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +72,10 @@ class RaceRecord:
     winner: int | None
     result_reason: str | None
     seats: tuple[SeatRecord, ...]
+    spectator_delay_ms: int | None = None
+    """None for races stored before spectator delays existed (the server's default applies)."""
+    grace_ms: int | None = None
+    watchers: int = 0
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -91,12 +99,21 @@ class ApplyResult:
     finished: bool
 
 
+def presence_member(slot: int | None, connection_id: str) -> str:
+    """How the presence script names a connection's lease: in seat ``slot``'s set, or a spectator's (slot None)."""
+    return f"{'w' if slot is None else slot}|{connection_id}"
+
+
 def _text(value: bytes | None) -> str:
     return "" if value is None else value.decode()
 
 
 def _optional_ms(value: int) -> int | None:
     return value or None
+
+
+def _optional_int(value: str | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
@@ -114,6 +131,8 @@ def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
         status=fields[prefix + "status"],
         state=fields[prefix + "state"],
         ended_at=int(fields[prefix + "ended_at"]),
+        away_since=_optional_ms(int(fields.get(prefix + "away", 0))),
+        grace_until=_optional_ms(int(fields.get(prefix + "grace_until", 0))),
     )
 
 
@@ -136,6 +155,9 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         winner=None if winner is None or winner == "-1" else int(winner),
         result_reason=fields.get("result_reason"),
         seats=seats,
+        spectator_delay_ms=_optional_int(fields.get("spectator_delay")),
+        grace_ms=_optional_int(fields.get("grace")),
+        watchers=int(fields.get("watchers", 0)),
     )
 
 
@@ -163,12 +185,24 @@ class RaceStore:
     # --- changes (each one script) -----------------------------------------------------
 
     async def create_race(
-        self, race_id: str, player: str, name: str, *, profile: str, undo: bool, redeal_once: bool, time_limit: int | None, seed: int
+        self,
+        race_id: str,
+        player: str,
+        name: str,
+        *,
+        profile: str,
+        undo: bool,
+        redeal_once: bool,
+        time_limit: int | None,
+        seed: int,
+        spectator_delay_ms: int,
+        grace_ms: int,
     ) -> None:
         """Store a new race with its creator in seat 0; StoreRefusal ``exists`` if the id is taken."""
         await self._run(
-            self.scripts.create, race_id, race_id, player, name, profile, int(undo), int(redeal_once), time_limit or 0, str(seed)
-        )
+            self.scripts.create, race_id, race_id, player, name, profile, int(undo), int(redeal_once), time_limit or 0, str(seed),
+            spectator_delay_ms, grace_ms,
+        )  # fmt: skip
 
     async def join_race(self, race_id: str, player: str, name: str, countdown_ms: int) -> tuple[int, int | None]:
         """Seat ``player`` in seat 1 and start the countdown; returns (start_at, deadline)."""
@@ -202,6 +236,16 @@ class RaceStore:
         result = await self._run(self.scripts.end_attempt, race_id, slot, reason, -1 if expected_moves is None else expected_moves)
         return bool(result[1])
 
+    async def presence(self, race_id: str, *, leave: bool, members: Sequence[str], lease_ms: int) -> int | None:
+        """Add or renew (``leave`` False) or drop presence leases (members from :func:`presence_member`).
+
+        Emits ``disconnected``/``back``/``watchers`` events as presence changes; returns the race's next deadline.
+        """
+        result = await self.scripts.presence(
+            keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, lease_ms, "leave" if leave else "enter", *members]
+        )
+        return _optional_ms(int(result))
+
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
         result = await self.scripts.tick(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms])
@@ -216,9 +260,11 @@ class RaceStore:
             return None
         return _record({key.decode(): value.decode() for key, value in raw.items()})
 
-    async def actions(self, race_id: str, slot: int) -> list[str]:
-        """The player's stored actions in order (moves in notation, ``undo``, ``redeal``)."""
-        raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1)
+    async def actions(self, race_id: str, slot: int, limit: int | None = None) -> list[str]:
+        """The player's stored actions in order (moves in notation, ``undo``, ``redeal``); the first ``limit`` if given."""
+        if limit == 0:
+            return []
+        raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1 if limit is None else limit - 1)
         return [item.decode() for item in raw]
 
     async def move_seq_of(self, race_id: str, slot: int, move_id: str) -> int | None:
@@ -237,6 +283,10 @@ class RaceStore:
         """Put (or move) the race in the timer index at ``due_ms``."""
         await self.redis.zadd(keys.TIMERS, {race_id: due_ms})
 
+    async def schedule_earlier(self, race_id: str, due_ms: int) -> None:
+        """Index the race at ``due_ms`` unless it is already due earlier (ZADD LT)."""
+        await self.redis.zadd(keys.TIMERS, {race_id: due_ms}, lt=True)
+
     async def unschedule(self, race_id: str) -> None:
         """Take the race out of the timer index."""
         await self.redis.zrem(keys.TIMERS, race_id)
@@ -245,6 +295,22 @@ class RaceStore:
         """Races with a deadline due by Redis' clock."""
         raw: list[bytes] = await self.scripts.due_timers(keys=[keys.TIMERS], args=[limit])
         return [item.decode() for item in raw]
+
+    # --- the index of races being played ----------------------------------------------------------
+
+    async def index_live(self, race_id: str, start_at: int) -> None:
+        """List the race among the races being played (once both seats are taken)."""
+        await self.redis.zadd(keys.LIVE, {race_id: start_at})
+
+    async def live_race_ids(self, limit: int) -> list[str]:
+        """Indexed races, latest start first (some may have finished since: callers prune them)."""
+        raw: list[Any] = await self.redis.zrevrange(keys.LIVE, 0, limit - 1)
+        return [item.decode() for item in raw]
+
+    async def unindex_live(self, race_ids: Sequence[str]) -> None:
+        """Drop finished or expired races from the index."""
+        if race_ids:
+            await self.redis.zrem(keys.LIVE, *race_ids)
 
     async def now_ms(self) -> int:
         """Redis' clock, the one all deadlines use."""

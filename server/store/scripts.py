@@ -22,4 +22,5 @@ class Scripts:
         self.apply_action: AsyncScript = redis.register_script(common + _source("apply_action"))
         self.end_attempt: AsyncScript = redis.register_script(common + _source("end_attempt"))
         self.tick: AsyncScript = redis.register_script(common + _source("tick"))
+        self.presence: AsyncScript = redis.register_script(common + _source("presence"))
         self.due_timers: AsyncScript = redis.register_script(_source("due_timers"))

@@ -1,9 +1,12 @@
 -- Shared by every race script (prepended by server/store/scripts.py).
--- KEYS: 1 state hash, 2 events stream, 3-4 moves lists (slot 0, 1), 5-6 move-id hashes (slot 0, 1).
+-- KEYS: 1 state hash, 2 events stream, 3-4 moves lists (slot 0, 1), 5-6 move-id hashes (slot 0, 1),
+--       7-8 presence leases of each seat's connections, 9 spectators' leases (sorted sets, score = lease expiry ms).
 -- ARGV[1] live TTL (ms), ARGV[2] record TTL (ms); script arguments follow from ARGV[3].
 local K_STATE, K_EVENTS = KEYS[1], KEYS[2]
 local K_MOVES = {KEYS[3], KEYS[4]}
 local K_IDS = {KEYS[5], KEYS[6]}
+local K_PRESENCE = {KEYS[7], KEYS[8]}
+local K_WATCHERS = KEYS[9]
 local LIVE_TTL, RECORD_TTL = ARGV[1], ARGV[2]
 
 local function now_ms()
@@ -30,7 +33,8 @@ end
 local function seat_fields(slot, player, name)
   return {pf(slot, 'player'), player, pf(slot, 'name'), name, pf(slot, 'count'), 0, pf(slot, 'left'), 52,
           pf(slot, 'moves'), 0, pf(slot, 'undos'), 0, pf(slot, 'status'), 'playing', pf(slot, 'state'), 'playing',
-          pf(slot, 'count_seq'), 0, pf(slot, 'ended_at'), 0, pf(slot, 'ended_seq'), 0}
+          pf(slot, 'count_seq'), 0, pf(slot, 'ended_at'), 0, pf(slot, 'ended_seq'), 0,
+          pf(slot, 'seen'), 0, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0}
 end
 
 local function end_attempt(slot, reason, now)
@@ -86,6 +90,7 @@ local function decide(now)
   local event = {type = 'result', reason = reason, players = players}
   if winner >= 0 then event['winner'] = winner end
   emit(event, now)
+  redis.call('DEL', K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS)
   expire_all(RECORD_TTL)
   return true
 end
@@ -115,4 +120,76 @@ local function open_for_play(now)
     return 'race_over'
   end
   return nil
+end
+
+-- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
+-- last lease is gone (closed, or its process died and stopped renewing) is away: 'disconnected', and once the race
+-- is under way its grace period runs; a lease again: 'back'. Grace over while running: the attempt ends as resigned.
+local function grace_applies(slot, status)
+  return (status == 'countdown' or status == 'running') and get(pf(slot, 'state')) == 'playing'
+end
+
+local function update_seat(slot, status, now)
+  local key = K_PRESENCE[slot + 1]
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  local away = geti(pf(slot, 'away'))
+  local grace_until = geti(pf(slot, 'grace_until'))
+  if redis.call('ZCARD', key) > 0 then
+    redis.call('HSET', K_STATE, pf(slot, 'seen'), 1)
+    if away > 0 then
+      redis.call('HSET', K_STATE, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0)
+      emit({type = 'back', slot = slot}, now)
+    end
+    return false
+  end
+  if get(pf(slot, 'seen')) ~= '1' then return false end  -- never connected yet: nothing was lost
+  local starts_grace = grace_until == 0 and grace_applies(slot, status)
+  if away == 0 or starts_grace then
+    if starts_grace then grace_until = now + geti('grace') end
+    redis.call('HSET', K_STATE, pf(slot, 'away'), (away > 0) and away or now, pf(slot, 'grace_until'), grace_until)
+    local event = {type = 'disconnected', slot = slot}
+    if grace_until > 0 then event['grace_until'] = grace_until end
+    emit(event, now)
+  end
+  if grace_until > 0 and now >= grace_until and status == 'running' and get(pf(slot, 'state')) == 'playing' then
+    end_attempt(slot, 'resigned', now)
+    return true
+  end
+  return false
+end
+
+local function update_presence(now)
+  local status = get('status')
+  if status == false or status == 'finished' then return end
+  local ended = false
+  for slot = 0, 1 do
+    if get(pf(slot, 'player')) and update_seat(slot, status, now) then ended = true end
+  end
+  if ended and decide(now) then return end
+  redis.call('ZREMRANGEBYSCORE', K_WATCHERS, '-inf', now)
+  local count = redis.call('ZCARD', K_WATCHERS)
+  if count ~= geti('watchers') then
+    redis.call('HSET', K_STATE, 'watchers', count)
+    emit({type = 'watchers', count = count}, now)
+  end
+end
+
+-- The race's next deadline (ms; 0 for none): start, time limit, a grace period, the first lease to expire.
+local function next_due()
+  local status = get('status')
+  if status == false or status == 'finished' then return 0 end
+  local due = 0
+  local function consider(t)
+    if t > 0 and (due == 0 or t < due) then due = t end
+  end
+  if status == 'countdown' then consider(geti('start_at')) end
+  consider(geti('deadline'))
+  for slot = 0, 1 do
+    if get(pf(slot, 'state')) == 'playing' then consider(geti(pf(slot, 'grace_until'))) end
+  end
+  for _, key in ipairs({K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS}) do
+    local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if first[2] then consider(tonumber(first[2])) end
+  end
+  return due
 end

@@ -1,0 +1,86 @@
+"""Who is connected to each race: presence leases in Redis, renewed by the process holding the connection.
+
+A player's seat (or a spectator) counts as present while one of its
+connections holds a lease in the race's presence set. A connection that closes
+drops its lease at once; a process that dies stops renewing, and its leases
+expire after ``lease_ms``. The scripts turn changes into ``disconnected``,
+``back`` and ``watchers`` events, and the timer sweeper of any process ends an
+attempt whose grace period ran out, so nothing depends on the process that
+saw the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+
+from redis.exceptions import RedisError
+
+from server.services.clock import ServerClock
+from server.store import RaceStore, presence_member
+
+log = logging.getLogger(__name__)
+
+
+class PresenceService:
+    """This process's presence leases: entered and left with connections, renewed every ``lease_ms / 3``."""
+
+    def __init__(self, store: RaceStore, clock: ServerClock, *, process_id: str | None = None, lease_ms: int = 15_000) -> None:
+        self.store = store
+        self.clock = clock
+        self.process_id = process_id or secrets.token_hex(6)
+        self.lease_ms = lease_ms
+        self._held: dict[str, set[str]] = {}
+        """Race id -> the lease members this process holds in it."""
+        self._numbers = itertools.count(1)
+        self._running = True
+
+    def new_connection_id(self) -> str:
+        """A connection id unique across processes (it names the connection's leases)."""
+        return f"{self.process_id}.{next(self._numbers)}"
+
+    async def enter(self, race_id: str, slot: int | None, connection_id: str) -> None:
+        """The connection plays seat ``slot`` of the race, or watches it (slot None)."""
+        member = presence_member(slot, connection_id)
+        self._held.setdefault(race_id, set()).add(member)
+        await self._change(race_id, [member], leave=False)
+
+    async def leave(self, race_id: str, slot: int | None, connection_id: str) -> None:
+        """The connection stopped playing or watching the race (closed, unwatched, or took a seat)."""
+        member = presence_member(slot, connection_id)
+        held = self._held.get(race_id)
+        if held is not None:
+            held.discard(member)
+            if not held:
+                del self._held[race_id]
+        await self._change(race_id, [member], leave=True)
+
+    async def renew_all(self) -> None:
+        """Renew every lease this process holds (one script per race)."""
+        for race_id, members in list(self._held.items()):
+            await self._change(race_id, sorted(members), leave=False)
+
+    async def _change(self, race_id: str, members: list[str], *, leave: bool) -> None:
+        due = await self.store.presence(race_id, leave=leave, members=members, lease_ms=self.lease_ms)
+        if due is not None:
+            # The lease's expiry (or a grace period just started) must be swept by some process.
+            await self.store.schedule_earlier(race_id, due)
+
+    def stop(self) -> None:
+        """Make :meth:`run` return."""
+        self._running = False
+
+    async def run(self) -> None:
+        """Renew leases and recalibrate the clock until stopped; survives Redis outages by retrying."""
+        interval = self.lease_ms / 3000
+        while self._running:
+            await asyncio.sleep(interval)
+            try:
+                await self.renew_all()
+                await self.clock.calibrate()
+            except (RedisError, OSError) as error:
+                if not self._running:
+                    return
+                log.warning("presence: renewing leases failed (%s); retrying", error)

@@ -1,0 +1,82 @@
+"""Spectating: the list of races being played, watching one (a snapshot in the past, then delayed events), replays.
+
+Fair play: spectators lag ``delay`` behind the race, so a player cannot follow
+the opponent's line live from a second connection. The snapshot a spectator
+starts from is the race as it stood at *now − delay*, folded from the stored
+events and rebuilt from the stored actions, never the live state; the events
+after it are delivered by the event hub, each no earlier than its time plus the
+delay. Everything is read from Redis, so any process can serve any race.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import takewhile
+
+from server.protocol import BoardView, ErrorCode, RaceEvent, RaceInfo
+from server.services.errors import ServiceError
+from server.services.race import RaceService, replay, rules_of
+from server.services.views import SPECTATOR, board_view, event_for, race_as_of
+from server.store import RaceStore
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSnapshot:
+    """What a new spectator starts from: the race and both boards as of ``as_of``."""
+
+    info: RaceInfo
+    boards: list[BoardView]
+    as_of: int
+    delay_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class EventPage:
+    """Part of a finished race's event log, with every detail."""
+
+    info: RaceInfo
+    events: list[RaceEvent]
+    complete: bool
+
+
+class SpectateService:
+    """Lists, snapshots and replays for people without a seat; never changes a race."""
+
+    def __init__(self, store: RaceStore, races: RaceService) -> None:
+        self.store = store
+        self.races = races
+
+    async def live_races(self, limit: int) -> list[RaceInfo]:
+        """Races in countdown or running, latest start first; finished or expired ones leave the index here."""
+        while True:
+            race_ids = await self.store.live_race_ids(limit)
+            records = [await self.store.load_race(race_id) for race_id in race_ids]
+            stale = [race_id for race_id, record in zip(race_ids, records) if record is None or record.status == "finished"]
+            if not stale:
+                return [self.races.info(record) for record in records if record is not None]
+            await self.store.unindex_live(stale)
+
+    async def watch(self, race_id: str) -> WatchSnapshot:
+        """The race and both boards as they stood at now minus the race's spectator delay."""
+        record = await self.races.record(race_id)
+        delay_ms = self.races.policy.delay_of(record)
+        as_of = await self.store.now_ms() - delay_ms
+        history = await self.store.events_after(race_id, 0)
+        shown = list(takewhile(lambda event: event.body["at"] <= as_of, history))
+        info, action_counts = race_as_of(record, shown, spectator_delay_ms=delay_ms)
+        boards: list[BoardView] = []
+        if info.seed is not None:
+            rules = rules_of(record)
+            for slot, count in sorted(action_counts.items()):
+                actions = await self.store.actions(race_id, slot, count)
+                boards.append(board_view(slot, actions, replay(record.seed, rules, actions)))
+        return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms)
+
+    async def replay_page(self, race_id: str, after: int, limit: int) -> EventPage:
+        """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time)."""
+        record = await self.races.record(race_id)
+        if record.status != "finished":
+            raise ServiceError(ErrorCode.NOT_FINISHED.value, "the race is still on: watch it, or replay it once it is over")
+        stored = await self.store.events_after(race_id, after, limit + 1)
+        events = [event_for(race_id, event, SPECTATOR) for event in stored[:limit]]
+        return EventPage(info=self.races.info(record), events=events, complete=len(stored) <= limit)
