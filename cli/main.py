@@ -8,10 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from cli import engine_commands, race_command, serve_command, solver_commands
+from cli import engine_commands, race_command, serve_command, solver_commands, watch_command
 from cli.output import CommandError, JsonAwareParser, report_error
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (engine_commands, serve_command, race_command, solver_commands)
+COMMAND_MODULES: tuple[ModuleType, ...] = (engine_commands, serve_command, race_command, watch_command, solver_commands)
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 
 
@@ -19,7 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The full command-line parser."""
     parser = JsonAwareParser(
         prog="flowergarden",
-        description="Flower Garden Race: deal and play positions, solve deals, run and join race servers.",
+        description="Flower Garden Race: deal and play positions, solve deals, run and join race servers, watch and replay races.",
         epilog="Every command takes --help. With --json, output and errors are JSON objects on stdout.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=JsonAwareParser)

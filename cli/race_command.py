@@ -9,8 +9,20 @@ from typing import Any
 
 from cli.engine_commands import add_profile_argument, seed_argument
 from cli.output import EXIT_OK, CommandError
-from client import ConnectionLost, RaceClient, ServerError, Unsolicited
-from server.protocol import AttemptEnded, Countdown, PlayerJoined, Progress, RaceEvent, RaceResult, RaceSettings, Started
+from client import ConnectionLost, RaceClient, Resumed, ServerError, Unsolicited
+from server.protocol import (
+    AttemptEnded,
+    Back,
+    Countdown,
+    Disconnected,
+    PlayerJoined,
+    Progress,
+    RaceEvent,
+    RaceResult,
+    RaceSettings,
+    ServerShutdown,
+    Started,
+)
 from shared import Board, Profile, Rules, action_text, parse_action, render
 
 HELP = """Type a move in notation (5D b>3, KS 2>f, 9H 4>1), or:
@@ -38,6 +50,15 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--redeal-once", action="store_true", help="allow the one-time redeal house rule")
     parser.add_argument("--time-limit", type=int, metavar="SECONDS", help="end attempts still running after this long")
     parser.set_defaults(handler=run_race)
+
+
+def standing_rows(result: RaceResult) -> list[str]:
+    """One line per player of a result: name, count, how the attempt ended, time, moves and undos."""
+    return [
+        f"  {standing.name:<16} {standing.count:>2}/52  {standing.ended:<10} {standing.time_ms / 1000:7.1f} s  "
+        f"{standing.moves} moves, {standing.undos} undos"
+        for standing in result.players
+    ]
 
 
 def run_race(args: argparse.Namespace) -> int:
@@ -71,7 +92,7 @@ class TerminalRace:
             print(f"You are {welcome.name}. Type 'help' for commands.", flush=True)
             lines = asyncio.create_task(self._read_lines(client))
             try:
-                async for event in client.events():
+                async for event in client.follow():  # survives a dropped connection or a server shutdown
                     self._show(event)
                     if self.result is not None:
                         break
@@ -98,9 +119,17 @@ class TerminalRace:
         settings = seated.race.settings
         self.rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
 
-    def _show(self, event: RaceEvent | Unsolicited) -> None:
+    def _show(self, event: RaceEvent | Unsolicited | ServerShutdown | Resumed) -> None:
         if isinstance(event, Unsolicited):
             print(f"server: [{event.error.code}] {event.error.message}")
+        elif isinstance(event, ServerShutdown):
+            print("The server is shutting down; reconnecting …")
+        elif isinstance(event, Resumed):
+            self._resume(event)
+        elif isinstance(event, Disconnected) and event.slot != self.slot:
+            print(f"{self._name(event.slot)} disconnected.")
+        elif isinstance(event, Back) and event.slot != self.slot:
+            print(f"{self._name(event.slot)} is back.")
         elif isinstance(event, PlayerJoined):
             self.names[event.slot] = event.name
             if event.slot != self.slot:
@@ -123,6 +152,22 @@ class TerminalRace:
             print(self._result_text(event))
         sys.stdout.flush()
 
+    def _resume(self, resumed: Resumed) -> None:
+        """Back on a (new) connection: the board is rebuilt from the actions the server stored."""
+        synced = resumed.synced.get(self.race_id)
+        if synced is None or synced.race.seed is None:
+            print("Reconnected.")
+            return
+        actions = list(synced.moves)
+        resent = resumed.resent.get(self.race_id)
+        if resent is not None and not resent.duplicate:
+            actions.append(resent.move)
+        self.board = Board.deal(synced.race.seed, self.rules)
+        for action in actions:
+            self.board.play(parse_action(action))
+        print("Reconnected.")
+        print(render(self.board))
+
     def _name(self, slot: int) -> str:
         return self.names.get(slot, f"player {slot + 1}")
 
@@ -133,12 +178,7 @@ class TerminalRace:
             headline = f"You win ({result.reason})!"
         else:
             headline = f"{self._name(result.winner)} wins ({result.reason})."
-        rows = [
-            f"  {standing.name:<16} {standing.count:>2}/52  {standing.ended:<10} {standing.time_ms / 1000:7.1f} s  "
-            f"{standing.moves} moves, {standing.undos} undos"
-            for standing in result.players
-        ]
-        return "\n".join([headline, *rows])
+        return "\n".join([headline, *standing_rows(result)])
 
     async def _read_lines(self, client: RaceClient) -> None:
         while True:
@@ -171,4 +211,6 @@ class TerminalRace:
                 print(f"{reply.count}/52 on foundations, {reply.left} left ({reply.status}).")
         except ServerError as error:
             print(f"refused: [{error.code}] {error.error.message}")
+        except ConnectionLost:
+            print("The connection dropped; reconnecting … (a move in flight is resent once)")
         sys.stdout.flush()

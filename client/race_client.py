@@ -11,6 +11,16 @@ code. Race events arrive through :meth:`RaceClient.events` in sequence order.
 The client keeps each race's next action number and gives every move a
 unique ``move_id``, so :meth:`RaceClient.move` can simply be called again
 after a lost reply: the server applies a move id once.
+
+When the connection drops (or the server shuts down: ``ServerShutdown``, close
+1001), :meth:`RaceClient.reconnect` opens a new one — to the same or another
+server process — says hello with the same token, syncs every race it plays
+and re-watches every race it watches from the last event it received, and
+resends a move whose reply never came (same ``move_id``: applied at most once).
+
+Spectators: :meth:`live_races`, :meth:`watch` (a snapshot, then delayed
+events through :meth:`events`), :meth:`unwatch`; finished races:
+:meth:`replay` iterates the full event log, optionally at the original pace.
 """
 
 from __future__ import annotations
@@ -19,13 +29,13 @@ import asyncio
 import contextlib
 import itertools
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from server.protocol import (
     PROTOCOL_VERSION,
@@ -33,19 +43,28 @@ from server.protocol import (
     Error,
     Hello,
     Join,
+    LiveRaces,
     Message,
     Moved,
     MoveRequest,
     Ok,
     ProtocolError,
     RaceEvent,
+    RaceInfo,
+    RaceList,
     RaceSettings,
+    Replay,
+    ReplayPage,
     Request,
     Resign,
     Seated,
+    ServerShutdown,
     Stuck,
     Sync,
     Synced,
+    Unwatch,
+    Watch,
+    Watching,
     Welcome,
     decode_server_message,
     encode,
@@ -82,27 +101,83 @@ class Unsolicited:
     error: Error
 
 
-class RaceClient:
-    """One connection to a race server."""
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """What :meth:`RaceClient.reconnect` restored: each race played, each race watched, each move resent."""
 
-    def __init__(self, connection: ClientConnection, *, request_timeout: float = 10.0) -> None:
+    synced: dict[str, Synced] = field(default_factory=dict)
+    watching: dict[str, Watching] = field(default_factory=dict)
+    resent: dict[str, Moved] = field(default_factory=dict)
+
+
+Incoming = RaceEvent | Unsolicited | ServerShutdown
+"""What :meth:`RaceClient.events` yields."""
+
+
+class RaceClient:
+    """A session on a race server, over one connection at a time (see :meth:`reconnect`)."""
+
+    def __init__(self, connection: ClientConnection, *, url: str | None = None, request_timeout: float = 10.0) -> None:
         self.connection = connection
+        self.url = url
         self.request_timeout = request_timeout
         self.session: Welcome | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[Message]] = {}
-        self._events: asyncio.Queue[RaceEvent | Unsolicited | ConnectionLost] = asyncio.Queue()
+        self._events: asyncio.Queue[Incoming | ConnectionLost] = asyncio.Queue()
         self._next_seq: dict[str, int] = {}
+        self.last_seq: dict[str, int] = {}
+        """Per race, the ``seq`` of the last event received (what :meth:`reconnect` resumes after)."""
+        self._playing: set[str] = set()
+        self._watching: set[str] = set()
+        self._unacknowledged: dict[str, MoveRequest] = {}
+        """Per race, the move sent whose reply has not arrived (resent by :meth:`reconnect`)."""
+        self._closed_here = False
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
     async def connect(cls, url: str, *, open_timeout: float = 10.0, request_timeout: float = 10.0) -> RaceClient:
         """Open a connection (no ``hello`` yet)."""
-        connection = await connect(url, open_timeout=open_timeout, max_size=1 << 20, compression=None)
-        return cls(connection, request_timeout=request_timeout)
+        return cls(await cls._open(url, open_timeout), url=url, request_timeout=request_timeout)
+
+    @staticmethod
+    async def _open(url: str, open_timeout: float) -> ClientConnection:
+        return await connect(url, open_timeout=open_timeout, max_size=1 << 20, compression=None)
+
+    async def reconnect(self, url: str | None = None, *, open_timeout: float = 10.0) -> Resumed:
+        """Resume this session on a new connection (to ``url``, default the last one) after a drop or a shutdown.
+
+        Says hello with the session's token, syncs every race played and watches
+        every race watched again, each from the last event received (events missed
+        meanwhile arrive through :meth:`events`, in order, none twice), then resends
+        any move whose reply never came with its ``move_id`` (applied at most once).
+        """
+        if self.session is None:
+            raise RuntimeError("nothing to resume: say hello first")
+        target = url or self.url
+        if target is None:
+            raise RuntimeError("no server URL to reconnect to")
+        await self._stop_reading()
+        self.connection = await self._open(target, open_timeout)
+        self.url = target
+        self._events = _without_closings(self._events)
+        self._reader = asyncio.create_task(self._read())
+        await self.hello(self.session.name, self.session.token)
+        resumed = Resumed()
+        for race in sorted(self._playing):
+            resumed.synced[race] = await self.sync(race, after=self.last_seq.get(race, 0))
+        for race in sorted(self._watching):
+            resumed.watching[race] = await self.watch(race, after=self.last_seq.get(race, 0))
+        for race, pending in list(self._unacknowledged.items()):
+            resumed.resent[race] = await self.move(race, pending.move, seq=pending.seq, move_id=pending.move_id)
+        return resumed
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (:meth:`follow` then ends instead of reconnecting)."""
+        self._closed_here = True
+        await self._stop_reading()
+
+    async def _stop_reading(self) -> None:
         await self.connection.close()
         self._reader.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -130,11 +205,15 @@ class RaceClient:
 
     async def create(self, settings: RaceSettings | None = None) -> Seated:
         """Open a race and take seat 0."""
-        return await self.request(Create(id=self._id(), token=self.token, settings=settings or RaceSettings()), Seated)
+        seated = await self.request(Create(id=self._id(), token=self.token, settings=settings or RaceSettings()), Seated)
+        self._follow(seated.race.race, playing=True)
+        return seated
 
     async def join(self, race: str) -> Seated:
         """Take seat 1 of a waiting race."""
-        return await self.request(Join(id=self._id(), token=self.token, race=race), Seated)
+        seated = await self.request(Join(id=self._id(), token=self.token, race=race), Seated)
+        self._follow(race, playing=True)
+        return seated
 
     async def move(self, race: str, move: str, *, seq: int | None = None, move_id: str | None = None) -> Moved:
         """Play an action (a move in notation, ``undo`` or ``redeal``); ``seq`` defaults to the next one."""
@@ -146,7 +225,13 @@ class RaceClient:
             move_id=move_id or uuid.uuid4().hex,
             move=move,
         )
-        reply = await self.request(request, Moved)
+        self._unacknowledged[race] = request
+        try:
+            reply = await self.request(request, Moved)
+        except ServerError:
+            self._unacknowledged.pop(race, None)  # answered: nothing to resend
+            raise
+        self._unacknowledged.pop(race, None)
         self._next_seq[race] = reply.seq
         return reply
 
@@ -166,7 +251,56 @@ class RaceClient:
         """The race and own actions, and events after ``after`` from now on (after a reconnect)."""
         reply = await self.request(Sync(id=self._id(), token=self.token, race=race, after=after), Synced)
         self._next_seq[race] = len(reply.moves)
+        self._follow(race, playing=True, after=after)
         return reply
+
+    # --- spectating ---------------------------------------------------------------------------
+
+    async def live_races(self, limit: int = 50) -> list[RaceInfo]:
+        """The races being played now (countdown or running), latest first, with players and progress."""
+        return (await self.request(LiveRaces(id=self._id(), token=self.token, limit=limit), RaceList)).races
+
+    async def watch(self, race: str, after: int | None = None) -> Watching:
+        """Spectate a race: the snapshot as of now minus its delay; its later events arrive through :meth:`events`."""
+        reply = await self.request(Watch(id=self._id(), token=self.token, race=race, after=after), Watching)
+        self._follow(race, playing=False, after=reply.race.event_seq if after is None else after)
+        return reply
+
+    async def unwatch(self, race: str) -> Ok:
+        """Stop spectating a race."""
+        reply = await self.request(Unwatch(id=self._id(), token=self.token, race=race), Ok)
+        self._watching.discard(race)
+        return reply
+
+    async def replay_page(self, race: str, after: int = 0, limit: int | None = None) -> ReplayPage:
+        """One page of a finished race's event log (``not_finished`` while it runs)."""
+        request = Replay(id=self._id(), token=self.token, race=race, after=after) if limit is None else Replay(
+            id=self._id(), token=self.token, race=race, after=after, limit=limit
+        )
+        return await self.request(request, ReplayPage)
+
+    async def replay(self, race: str, *, speed: float | None = None) -> AsyncIterator[RaceEvent]:
+        """Every event of a finished race in order, with every move of both players and its time (``at``).
+
+        With ``speed`` the events come at the race's own pace (1.0), faster (2.0) or slower (0.5).
+        """
+        after, previous_at = 0, None
+        while True:
+            page = await self.replay_page(race, after)
+            for event in page.events:
+                if speed is not None and previous_at is not None:
+                    await asyncio.sleep(max(0, event.at - previous_at) / 1000 / speed)
+                previous_at = event.at
+                yield event
+            if page.complete or not page.events:
+                return
+            after = page.events[-1].seq
+
+    def _follow(self, race: str, *, playing: bool, after: int = 0) -> None:
+        """Remember how this session follows ``race`` (for :meth:`reconnect`)."""
+        (self._playing if playing else self._watching).add(race)
+        (self._watching if playing else self._playing).discard(race)
+        self.last_seq[race] = max(self.last_seq.get(race, 0), after)
 
     async def request(self, message: Request, expect: type[M]) -> M:
         """Send a request and wait for its reply of type ``expect``; ServerError on an ``error`` reply."""
@@ -196,8 +330,8 @@ class RaceClient:
 
     # --- incoming ------------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[RaceEvent | Unsolicited]:
-        """Race events (and unsolicited errors) in arrival order; ends when the connection closes."""
+    async def events(self) -> AsyncIterator[Incoming]:
+        """Race events (and unsolicited errors, and a shutdown notice) in arrival order; ends when the connection closes."""
         while True:
             item = await self._events.get()
             if isinstance(item, ConnectionLost):
@@ -205,7 +339,7 @@ class RaceClient:
                 return
             yield item
 
-    async def next_event(self, timeout: float = 10.0) -> RaceEvent | Unsolicited:
+    async def next_event(self, timeout: float = 10.0) -> Incoming:
         """The next event; ConnectionLost if the connection closed, TimeoutError after ``timeout``."""
         async with asyncio.timeout(timeout):
             item = await self._events.get()
@@ -213,6 +347,31 @@ class RaceClient:
             self._events.put_nowait(item)
             raise item
         return item
+
+    async def follow(self, urls: Sequence[str] | None = None, *, attempts: int = 10) -> AsyncIterator[Incoming | Resumed]:
+        """Like :meth:`events`, but across connections: when the connection drops or the server shuts down,
+        reconnect (trying ``urls`` in turn, default the current URL — behind a load balancer that reaches
+        another process), yield the :class:`Resumed`, and go on with the events, none missed, none twice.
+
+        Ends when :meth:`close` is called; raises ConnectionLost after ``attempts`` failed rounds.
+        """
+        while True:
+            async for item in self.events():
+                yield item
+            if self._closed_here:
+                return
+            yield await self._reconnect_patiently(list(urls) if urls else [], attempts)
+
+    async def _reconnect_patiently(self, urls: list[str], attempts: int) -> Resumed:
+        candidates: list[str | None] = [*urls] or [None]
+        for attempt in range(attempts):
+            for url in candidates:
+                try:
+                    return await self.reconnect(url)
+                except (OSError, ConnectionLost, WebSocketException):
+                    continue
+            await asyncio.sleep(min(0.1 * 2**attempt, 3.0))
+        raise ConnectionLost(None, f"could not reconnect after {attempts} attempts")
 
     async def wait_for(self, kind: type[M], timeout: float = 10.0) -> M:
         """Skip events until one of type ``kind`` arrives."""
@@ -244,9 +403,12 @@ class RaceClient:
                 if future is not None and not future.done():
                     future.set_result(message)
                 elif isinstance(message, RaceEvent):
+                    self.last_seq[message.race] = max(self.last_seq.get(message.race, 0), message.seq)
                     self._events.put_nowait(message)
                 elif isinstance(message, Error):
                     self._events.put_nowait(Unsolicited(message))
+                elif isinstance(message, ServerShutdown):
+                    self._events.put_nowait(message)
         except ConnectionClosed:
             pass
         finally:
@@ -255,3 +417,13 @@ class RaceClient:
                 if not future.done():
                     future.set_exception(lost)
             self._events.put_nowait(lost)
+
+
+def _without_closings(queue: asyncio.Queue[Incoming | ConnectionLost]) -> asyncio.Queue[Incoming | ConnectionLost]:
+    """The queue's items minus the end-of-connection markers of a connection that has been replaced."""
+    kept: asyncio.Queue[Incoming | ConnectionLost] = asyncio.Queue()
+    while not queue.empty():
+        item = queue.get_nowait()
+        if not isinstance(item, ConnectionLost):
+            kept.put_nowait(item)
+    return kept
