@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from race_helpers import server_config
+from server_processes import ServerProcess, start_servers
 
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
@@ -30,3 +31,21 @@ async def race_server(redis_url: str) -> AsyncIterator[RaceServer]:
     """A race server on a free port, stopped after the test."""
     async with RaceServer(server_config(redis_url)) as server:
         yield server
+
+
+SpawnServers = Callable[..., Awaitable[list[ServerProcess]]]
+
+
+@pytest_asyncio.fixture
+async def spawn_servers(redis_url: str, tmp_path: Path) -> AsyncIterator[SpawnServers]:
+    """``await spawn_servers(count, *flags)``: real ``flowergarden serve`` processes on the test Redis, killed after the test."""
+    started: list[ServerProcess] = []
+
+    async def spawn(count: int, *flags: str) -> list[ServerProcess]:
+        servers = await start_servers(redis_url, tmp_path, count, flags, first=len(started))
+        started.extend(servers)
+        return servers
+
+    yield spawn
+    for server in started:
+        server.stop()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from client import RaceClient
 from server.app import ServerConfig
-from server.protocol import Countdown, RaceSettings, Started
+from server.protocol import Countdown, RaceEvent, RaceSettings, Started
 from server.transport import TransportLimits
 
 
@@ -57,3 +58,37 @@ async def seated_race(url: str, settings: RaceSettings | None = None, *, start: 
         await ann.wait_for(Started)
         await bob.wait_for(Started)
     return Race(seated.race.race, ann, bob, countdown, bob_countdown)
+
+
+async def play(client: RaceClient, race_id: str, moves: list[str] | tuple[str, ...]) -> None:
+    """Play ``moves`` one after the other, each acknowledged before the next."""
+    for move in moves:
+        await client.move(race_id, move)
+
+
+async def drain(client: RaceClient) -> list[RaceEvent]:
+    """Every event received so far (waits briefly for stragglers)."""
+    events: list[RaceEvent] = []
+    while True:
+        try:
+            event = await client.next_event(timeout=0.3)
+        except TimeoutError:
+            return events
+        assert isinstance(event, RaceEvent)
+        events.append(event)
+
+
+async def events_until(client: RaceClient, last: Callable[[RaceEvent], bool], timeout: float = 10.0) -> list[RaceEvent]:
+    """The race events a client receives up to and including the first one for which ``last`` is true."""
+    events: list[RaceEvent] = []
+    while True:
+        event = await client.next_event(timeout)
+        if isinstance(event, RaceEvent):
+            events.append(event)
+            if last(event):
+                return events
+
+
+def drop(client: RaceClient) -> None:
+    """Cut the client's TCP connection without a closing handshake, as a network failure would."""
+    client.connection.transport.abort()

@@ -3,29 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 from race_helpers import player
+from server_processes import flowergarden
 
 from server.app import RaceServer
 from server.embedded_redis import free_port
 from server.protocol import RaceResult, RaceSettings
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def flowergarden(*args: str, **kwargs: object) -> subprocess.Popen[str]:
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
-        [sys.executable, "-m", "cli", *args], cwd=kwargs.pop("cwd", ROOT), env=environment, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs,
-    )  # fmt: skip
 
 
 async def create_a_race(url: str) -> None:

@@ -2,51 +2,15 @@
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
-from race_helpers import Race, seated_race, server_config
-from winning_lines import find_winning_deal
+from race_helpers import Race, drain, play, seated_race, server_config
+from winning_lines import first_foundation_prefix, winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.protocol import AttemptEnded, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings, Started
+from server.protocol import AttemptEnded, MoveMade, Progress, RaceResult, RaceSettings, Started
 from server.store import keys
-from shared import Board, card_text, parse_action
-
-
-@cache
-def winning_deal() -> tuple[int, tuple[str, ...]]:
-    """A seed and a winning line for it (the simple search finds none for seeds 1-14 within its budget)."""
-    seed, line = find_winning_deal(15)
-    return seed, tuple(line)
-
-
-def first_foundation_prefix(seed: int, line: tuple[str, ...], count: int) -> list[str]:
-    """The shortest prefix of ``line`` that puts ``count`` cards on the foundations."""
-    board = Board.deal(seed)
-    for index, move in enumerate(line):
-        if board.foundation_count >= count:
-            return list(line[:index])
-        board.play(parse_action(move))
-    raise AssertionError("the line never reaches that count")
-
-
-async def drain(client: RaceClient) -> list[RaceEvent]:
-    """Every event received so far (waits briefly for stragglers)."""
-    events: list[RaceEvent] = []
-    while True:
-        try:
-            event = await client.next_event(timeout=0.3)
-        except TimeoutError:
-            return events
-        assert isinstance(event, RaceEvent)
-        events.append(event)
-
-
-async def play(client: RaceClient, race_id: str, moves: list[str]) -> None:
-    for move in moves:
-        await client.move(race_id, move)
+from shared import Board, card_text
 
 
 async def test_first_to_clear_wins_at_once_and_the_opponent_sees_progress_only(race_server: RaceServer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from race_helpers import Race, player, seated_race, server_config
-from test_race_play import winning_deal
+from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer

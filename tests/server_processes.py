@@ -1,0 +1,92 @@
+"""Real ``flowergarden serve`` processes on one Redis, for the multi-process tests (this checkout's code)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+
+from server.embedded_redis import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def flowergarden(*args: str, **kwargs: object) -> subprocess.Popen[str]:
+    """``python -m cli ARGS`` with this checkout's packages; stdin/stdout piped unless ``kwargs`` say otherwise."""
+    options: dict[str, object] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, **kwargs}
+    options.setdefault("cwd", ROOT)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "cli", *args], env=environment, text=True, **options)  # type: ignore[call-overload, no-any-return]
+
+
+FAST_FLAGS = ("--countdown", "0.05", "--spectator-delay", "0", "--log-level", "WARNING")
+"""Short countdown and no spectator delay by default, so the tests stay fast."""
+
+
+class ServerProcess:
+    """One server process; its output goes to a file (read it with :meth:`output`)."""
+
+    def __init__(self, redis_url: str, log_path: Path, flags: Sequence[str] = ()) -> None:
+        self.port = free_port()
+        self.log_path = log_path
+        self._log = log_path.open("w")
+        self.process = flowergarden(
+            "serve", "--redis", redis_url, "--port", str(self.port), *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log
+        )
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    async def ready(self, timeout: float = 20.0) -> None:
+        """Wait until the health check answers 200."""
+        async with asyncio.timeout(timeout):
+            while True:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"server process exited early:\n{self.output()}")
+                try:
+                    healthy = await asyncio.to_thread(self._healthy)
+                except OSError:
+                    healthy = False
+                if healthy:
+                    return
+                await asyncio.sleep(0.05)
+
+    def _healthy(self) -> bool:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=1) as response:
+            return bool(response.status == 200)
+
+    def signal(self, number: signal.Signals) -> None:
+        self.process.send_signal(number)
+
+    async def exited(self, timeout: float = 20.0) -> int:
+        """Wait for the process to end; its exit code."""
+        return await asyncio.to_thread(self.process.wait, timeout)
+
+    def output(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text()
+
+    def stop(self) -> None:
+        """Kill the process if it still runs (test cleanup)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
+        self._log.close()
+
+
+async def start_servers(redis_url: str, folder: Path, count: int, flags: Sequence[str] = (), *, first: int = 0) -> list[ServerProcess]:
+    """``count`` server processes on ``redis_url``, all ready (logs ``server-<n>.log`` in ``folder`` from ``first``)."""
+    servers = [ServerProcess(redis_url, folder / f"server-{first + index}.log", flags) for index in range(count)]
+    try:
+        await asyncio.gather(*(server.ready() for server in servers))
+    except BaseException:
+        for server in servers:
+            server.stop()
+        raise
+    return servers

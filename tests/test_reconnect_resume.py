@@ -1,0 +1,121 @@
+"""Reconnection through the real server and Redis: resuming with the token, missed events by sequence number,
+a move resent across the drop applied once, disconnected/back for the opponent, and the grace period."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from race_helpers import drop, events_until, play, seated_race, server_config
+from winning_lines import first_foundation_prefix, winning_deal
+
+from client import ConnectionLost, ServerError
+from server.app import RaceServer
+from server.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
+from server.store import RaceStore
+
+
+def store_of(server: RaceServer) -> RaceStore:
+    assert server.races is not None
+    return server.races.store
+
+
+async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    try:
+        await play(race.ann, race.race_id, line[:2])
+        await play(race.bob, race.race_id, line[:2])
+        await events_until(race.bob, lambda event: isinstance(event, MoveMade) and event.move_seq == 2)
+        seen_before = race.bob.last_seq[race.race_id]
+        drop(race.bob)
+        await race.ann.wait_for(Disconnected)
+        await play(race.ann, race.race_id, line[2:5])  # Bob misses these
+
+        resumed = await race.bob.reconnect()
+        synced = resumed.synced[race.race_id]
+        assert (synced.slot, synced.moves) == (1, list(line[:2]))
+        missed = await events_until(race.bob, lambda event: isinstance(event, Back))
+        # Everything after the last event Bob had, once each, in order: his own disconnection, Ann's three
+        # actions (as progress only), his return.
+        assert [event.seq for event in missed] == list(range(seen_before + 1, missed[-1].seq + 1))
+        kinds = [(event.TYPE, getattr(event, "slot", None)) for event in missed]
+        assert kinds[-4:] == [("progress", 0)] * 3 + [("back", 1)]
+        assert not any(isinstance(event, MoveMade) and event.slot == 0 for event in missed)
+        assert ("disconnected", 1) in kinds
+        assert (await race.bob.move(race.race_id, line[2])).seq == 3  # and plays on where it stopped
+    finally:
+        await race.close()
+
+
+async def test_a_move_sent_just_before_the_drop_and_resent_after_is_applied_once(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    store = store_of(race_server)
+    try:
+        # The reply is lost: Bob stops reading, the server applies the move, then the connection drops.
+        race.bob.connection.transport.pause_reading()
+        pending = asyncio.ensure_future(race.bob.move(race.race_id, line[0]))
+        progress = await race.ann.wait_for(Progress)
+        assert progress.slot == 1
+        drop(race.bob)
+        with pytest.raises(ConnectionLost):
+            await pending
+        resumed = await race.bob.reconnect()
+        resent = resumed.resent[race.race_id]
+        assert (resent.duplicate, resent.seq, resent.move) == (True, 1, line[0])
+        assert await store.actions(race.race_id, 1) == [line[0]]
+
+        # The move never left: the connection was already gone. Resent after reconnecting, it is applied then.
+        drop(race.bob)
+        with pytest.raises(ConnectionLost):
+            await race.bob.move(race.race_id, line[1])
+        resumed = await race.bob.reconnect()
+        resent = resumed.resent[race.race_id]
+        assert (resent.duplicate, resent.seq) == (False, 2)
+        assert await store.actions(race.race_id, 1) == list(line[:2])
+    finally:
+        await race.close()
+
+
+async def test_the_opponent_sees_disconnected_then_back_when_the_player_returns_on_another_process(redis_url: str) -> None:
+    seed, line = winning_deal()
+    async with RaceServer(server_config(redis_url)) as first, RaceServer(server_config(redis_url)) as second:
+        race = await seated_race(first.url, RaceSettings(seed=seed, grace=20))
+        try:
+            drop(race.bob)
+            away = await race.ann.wait_for(Disconnected)
+            assert away.slot == 1 and away.grace_until == away.at + 20_000
+            seat = (await race.ann.sync(race.race_id)).race.players[1]
+            assert (seat.connected, seat.grace_until) == (False, away.grace_until)
+            await race.bob.reconnect(second.url)
+            back = await race.ann.wait_for(Back)
+            assert back.slot == 1 and back.seq > away.seq
+            seat = (await race.ann.sync(race.race_id)).race.players[1]
+            assert (seat.connected, seat.grace_until) == (True, None)
+            assert (await race.bob.move(race.race_id, line[0])).seq == 1
+        finally:
+            await race.close()
+
+
+async def test_a_player_away_past_the_grace_period_has_resigned(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, grace=1))
+    try:
+        await play(race.ann, race.race_id, first_foundation_prefix(seed, line, 1))
+        drop(race.bob)
+        seen: list[RaceEvent] = await events_until(race.ann, lambda event: isinstance(event, RaceResult))
+        away = next(event for event in seen if isinstance(event, Disconnected))
+        ended = next(event for event in seen if isinstance(event, AttemptEnded))
+        result = seen[-1]
+        assert isinstance(result, RaceResult)
+        assert away.grace_until == away.at + 1000
+        assert (ended.slot, ended.reason) == (1, "resigned") and ended.at >= away.grace_until
+        assert (result.winner, result.reason, [p.ended for p in result.players]) == (0, "count", ["race_over", "resigned"])
+        resumed = await race.bob.reconnect()
+        assert resumed.synced[race.race_id].race.players[1].state == "resigned"
+        with pytest.raises(ServerError) as refused:
+            await race.bob.move(race.race_id, line[0])
+        assert refused.value.code == "race_over"
+    finally:
+        await race.close()

@@ -1,0 +1,65 @@
+"""``flowergarden live``, ``watch`` and ``replay`` run as real processes against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+
+from race_helpers import play, seated_race
+from server_processes import flowergarden
+from winning_lines import winning_deal
+
+from server.app import RaceServer
+from server.protocol import RaceResult, RaceSettings, WatcherCount
+
+
+async def run_to_end(*args: str) -> tuple[int, str]:
+    process = flowergarden(*args)
+    output, _ = await asyncio.to_thread(process.communicate, timeout=20)
+    return process.returncode, output
+
+
+def move_rows(output: str) -> list[tuple[str, str]]:
+    """(player, move) of each printed move line, in order (``  Ann   AS b>f   1/52  playing``)."""
+    rows = [row.split() for row in output.splitlines() if row.startswith("  ") and row.rstrip().endswith(("playing", "won", "blocked"))]
+    return [(parts[0], " ".join(parts[1:3])) for parts in rows]
+
+
+async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    url = race_server.url
+    race = await seated_race(url, RaceSettings(seed=seed, spectator_delay=0))
+    watcher = flowergarden("watch", race.race_id, "--server", url)
+    try:
+        await play(race.ann, race.race_id, line[:3])
+        code, listing = await run_to_end("live", "--server", url)
+        assert code == 0
+        assert f"{race.race_id}  running   Ann 3/52 (playing)  vs  Bob 0/52 (playing)" in listing
+
+        await race.ann.wait_for(WatcherCount)  # the watch command is subscribed
+        await play(race.bob, race.race_id, line[:2])
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        await race.ann.wait_for(RaceResult)
+        watched, _ = await asyncio.to_thread(watcher.communicate, timeout=20)
+        assert watcher.returncode == 0, watched
+        assert f"Watching race {race.race_id}" in watched
+        assert [row for row in move_rows(watched) if row[0] == "Bob"] == [("Bob", move) for move in line[:2]]
+        assert "Ann wins (count)." in watched and "--- Ann (3/52) ---" in watched and "--- Bob (2/52) ---" in watched
+
+        code, replayed = await run_to_end("replay", race.race_id, "--server", url)
+        assert code == 0, replayed
+        assert "Deal 15" in replayed and "Go!" in replayed and "Ann wins (count)." in replayed
+        assert move_rows(replayed) == [("Ann", move) for move in line[:3]] + [("Bob", move) for move in line[:2]]
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+        await race.close()
+
+
+async def test_replaying_a_race_still_running_is_refused(race_server: RaceServer) -> None:
+    race = await seated_race(race_server.url, RaceSettings(seed=3))
+    try:
+        code, output = await run_to_end("replay", race.race_id, "--server", race_server.url)
+        assert code == 1 and "[not_finished]" in output
+    finally:
+        await race.close()

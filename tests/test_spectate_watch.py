@@ -1,0 +1,215 @@
+"""Spectators through the real server and Redis: every move of both players in order, late joiners, the fair-play
+delay, no actions from spectators, the live list, and watcher counts the players see (also across processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from race_helpers import events_until, play, player, seated_race, server_config
+from winning_lines import winning_deal
+
+from client import RaceClient, ServerError
+from server.app import RaceServer
+from server.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, Started, WatcherCount, Watching
+from server.services.race import replay
+from server.store import RaceStore
+from shared import Board, card_text
+
+
+def store_of(server: RaceServer) -> RaceStore:
+    assert server.races is not None
+    return server.races.store
+
+
+def moves_seen(events: list[RaceEvent]) -> list[tuple[int, str, int]]:
+    return [(event.slot, event.move, event.move_seq) for event in events if isinstance(event, MoveMade)]
+
+
+def assert_boards_match(watching: Watching, seed: int, actions: dict[int, list[str]]) -> None:
+    """The snapshot's boards are the deal with exactly ``actions`` played, for each seat."""
+    assert [board.slot for board in watching.boards] == sorted(actions)
+    for board in watching.boards:
+        expected = replay(seed, Board.deal(seed).rules, actions[board.slot])
+        assert board.moves == actions[board.slot]
+        assert board.columns == [[card_text(card) for card in column] for column in expected.columns]
+        assert board.bouquet == [card_text(card) for card in expected.bouquet]
+        assert board.count == expected.foundation_count
+
+
+async def test_a_spectator_sees_every_move_of_both_players_in_order(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0), start=False)
+    eve = await player(race_server.url, "Eve")
+    try:
+        watching = await eve.watch(race.race_id)
+        assert watching.delay_ms == 0 and watching.race.status == "countdown" and watching.race.seed == seed
+        assert_boards_match(watching, seed, {0: [], 1: []})
+        await race.ann.wait_for(Started)
+        await race.bob.wait_for(Started)
+        for move in line[:6]:
+            await race.ann.move(race.race_id, move)
+            await race.bob.move(race.race_id, move)
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        seen = await events_until(eve, lambda event: isinstance(event, RaceResult))
+        # Every event once, in sequence, right after the snapshot; the moves of both players with their details.
+        assert [event.seq for event in seen] == list(range(watching.race.event_seq + 1, seen[-1].seq + 1))
+        assert moves_seen(seen) == [(slot, move, index + 1) for index, move in enumerate(line[:6]) for slot in (0, 1)]
+        stored = await store_of(race_server).events_after(race.race_id, watching.race.event_seq)
+        assert [(event.seq, event.TYPE) for event in seen] == [(event.seq, event.body["type"]) for event in stored]
+        assert [event.at for event in seen] == [event.body["at"] for event in stored]
+    finally:
+        await race.close()
+        await eve.close()
+
+
+async def test_a_late_spectator_gets_the_current_boards_then_the_moves_that_follow(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
+    eve = await player(race_server.url, "Eve")
+    try:
+        await play(race.ann, race.race_id, line[:7])
+        await play(race.bob, race.race_id, line[:3])
+        watching = await eve.watch(race.race_id)
+        assert watching.race.status == "running"
+        assert [(p.slot, p.count, p.state) for p in watching.race.players] == [
+            (0, replay(seed, Board.deal(seed).rules, list(line[:7])).foundation_count, "playing"),
+            (1, replay(seed, Board.deal(seed).rules, list(line[:3])).foundation_count, "playing"),
+        ]
+        assert_boards_match(watching, seed, {0: list(line[:7]), 1: list(line[:3])})
+        await play(race.bob, race.race_id, line[3:5])
+        await play(race.ann, race.race_id, line[7:8])
+        seen = await events_until(eve, lambda event: isinstance(event, MoveMade) and event.slot == 0)
+        assert [event.seq for event in seen] == list(range(watching.race.event_seq + 1, seen[-1].seq + 1))
+        assert moves_seen(seen) == [(1, line[3], 4), (1, line[4], 5), (0, line[7], 8)]
+    finally:
+        await race.close()
+        await eve.close()
+
+
+async def test_spectators_lag_by_the_delay_and_start_from_the_past_never_the_live_state(race_server: RaceServer) -> None:
+    """With a 1 s delay: the snapshot is the race as of ``as_of`` = now − 1 s (rebuilt from the stored events and
+    actions), and no later event reaches the spectator before its server time ``at`` + 1 s."""
+    seed, line = winning_deal()
+    delay_ms = 1000
+    store = store_of(race_server)
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=1))
+    eve = await player(race_server.url, "Eve")
+    try:
+        await play(race.ann, race.race_id, line[:2])
+        settled = (await store.events_after(race.race_id, 0))[-1].body["at"] + delay_ms
+        while await store.now_ms() <= settled:  # let those two moves fall behind the delay: the snapshot shows them
+            await asyncio.sleep(0.05)
+        await play(race.ann, race.race_id, line[2:4])
+        await play(race.bob, race.race_id, line[:2])
+        before = await store.now_ms()
+        watching = await eve.watch(race.race_id)
+        after = await store.now_ms()
+        assert watching.delay_ms == delay_ms and watching.race.settings.spectator_delay == 1
+        assert before - delay_ms <= watching.as_of <= after - delay_ms
+        # The snapshot holds exactly the events up to as_of, and the boards exactly the actions those events record.
+        history = await store.events_after(race.race_id, 0)
+        assert [event.seq for event in history if event.body["at"] <= watching.as_of] == list(range(1, watching.race.event_seq + 1))
+        actions = {0: 0, 1: 0}
+        for event in history[: watching.race.event_seq]:
+            if event.body["type"] == "move":
+                actions[event.body["slot"]] = event.body["move_seq"]
+        assert actions[0] >= 2
+        assert_boards_match(watching, seed, {slot: list(line[:count]) for slot, count in actions.items()})
+        await play(race.ann, race.race_id, line[4:6])
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        seen: list[RaceEvent] = []
+        arrival_ms: list[float] = []
+        while not seen or not isinstance(seen[-1], RaceResult):
+            delivered = await eve.next_event(timeout=10)
+            assert isinstance(delivered, RaceEvent)
+            arrival_ms.append(time.time() * 1000)  # Redis runs on this machine: its TIME is this clock
+            seen.append(delivered)
+        assert [event.seq for event in seen] == list(range(watching.race.event_seq + 1, seen[-1].seq + 1))
+        assert all(arrived >= event.at + delay_ms for event, arrived in zip(seen, arrival_ms))
+        assert moves_seen(seen)[-2:] == [(0, line[4], 5), (0, line[5], 6)]
+    finally:
+        await race.close()
+        await eve.close()
+
+
+async def test_spectators_cannot_act_in_the_race_they_watch(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
+    eve = await player(race_server.url, "Eve")
+    ann_watching = await RaceClient.connect(race_server.url)
+    try:
+        await ann_watching.hello("Ann", token=race.ann.token)  # Ann's own second connection, watching
+        await eve.watch(race.race_id)
+        await ann_watching.watch(race.race_id)
+        for spectator in (eve, ann_watching):
+            for action in (
+                spectator.move(race.race_id, line[0], seq=0),
+                spectator.resign(race.race_id),
+                spectator.stuck(race.race_id),
+            ):
+                with pytest.raises(ServerError) as refused:
+                    await action
+                assert refused.value.code == "spectating"
+        with pytest.raises(ServerError) as refused:
+            await race.ann.watch(race.race_id)  # a player's connection already follows its race
+        assert refused.value.code == "already_seated"
+        assert await store_of(race_server).actions(race.race_id, 0) == []
+        assert (await race.ann.move(race.race_id, line[0])).seq == 1  # the seat itself still plays
+    finally:
+        await race.close()
+        await eve.close()
+        await ann_watching.close()
+
+
+async def test_players_see_how_many_watch_across_processes(redis_url: str) -> None:
+    """Watchers on two server processes are counted together; unwatching and closing both count down."""
+    seed, _ = winning_deal()
+    async with RaceServer(server_config(redis_url)) as first, RaceServer(server_config(redis_url)) as second:
+        race = await seated_race(first.url, RaceSettings(seed=seed, spectator_delay=0))
+        eve = await player(first.url, "Eve")
+        finn = await player(second.url, "Finn")
+        try:
+            await eve.watch(race.race_id)
+            assert (await race.ann.wait_for(WatcherCount)).count == 1
+            watching = await finn.watch(race.race_id)
+            assert (await race.ann.wait_for(WatcherCount)).count == 2
+            assert watching.race.watchers == 1  # the count as the snapshot stood; Finn's own arrival follows
+            assert (await race.bob.sync(race.race_id)).race.watchers == 2
+            assert [info.watchers for info in await eve.live_races() if info.race == race.race_id] == [2]
+            await eve.unwatch(race.race_id)
+            assert (await race.ann.wait_for(WatcherCount)).count == 1
+            await finn.close()
+            assert (await race.ann.wait_for(WatcherCount)).count == 0
+        finally:
+            await race.close()
+            await eve.close()
+            await finn.close()
+
+
+async def test_the_live_list_shows_races_being_played_with_players_and_progress(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    waiting = await player(race_server.url, "Wes")
+    try:
+        open_race = (await waiting.create(RaceSettings(seed=seed))).race.race
+        await play(race.ann, race.race_id, line[:3])
+        listed = {info.race: info for info in await waiting.live_races(limit=100)}
+        assert open_race not in listed  # waiting for its second player: the lobby's business
+        info = listed[race.race_id]
+        assert info.status == "running" and info.seed == seed
+        assert [(p.name, p.count, p.state, p.connected) for p in info.players] == [
+            ("Ann", replay(seed, Board.deal(seed).rules, list(line[:3])).foundation_count, "playing", True),
+            ("Bob", 0, "playing", True),
+        ]
+        assert info.settings.spectator_delay == race_server.config.spectator_delay_seconds
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        await race.ann.wait_for(RaceResult)
+        assert race.race_id not in {info.race for info in await waiting.live_races(limit=100)}
+    finally:
+        await race.close()
+        await waiting.close()
