@@ -158,6 +158,7 @@ class RaceClient:
         if target is None:
             raise RuntimeError("no server URL to reconnect to")
         await self._stop_reading()
+        self._closed_here = False
         self.connection = await self._open(target, open_timeout)
         self.url = target
         self._events = _without_closings(self._events)

@@ -16,6 +16,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.protocol import (
+    MAX_WATCHED_PER_CONNECTION,
     PROTOCOL_VERSION,
     Create,
     Error,
@@ -207,6 +208,9 @@ class Dispatcher:
         current = state.subscriptions.get(request.race)
         if current is not None and current.viewer_slot is not SPECTATOR:
             raise ServiceError(ErrorCode.ALREADY_SEATED.value, "this connection plays in this race and receives its events already")
+        watched = sum(1 for subscription in state.subscriptions.values() if subscription.viewer_slot is SPECTATOR)
+        if current is None and watched >= MAX_WATCHED_PER_CONNECTION:
+            raise ServiceError(ErrorCode.WATCH_LIMIT.value, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
         snapshot = await self.spectate.watch(request.race)
         state.send(Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms))
         after = snapshot.info.event_seq if request.after is None else request.after

@@ -42,6 +42,8 @@ MAX_LIST_LIMIT: Final = 100
 """Most races one ``live_races`` reply lists."""
 MAX_REPLAY_PAGE: Final = 256
 """Most events one ``replay_page`` carries."""
+MAX_WATCHED_PER_CONNECTION: Final = 16
+"""Most races one connection watches at once (``watch_limit`` past it)."""
 
 # Bounds for unpacking untrusted input: msgpack bounds lengths by the input size,
 # but a 16 KiB frame of nils would still become a 16k-item list without these.
@@ -91,6 +93,8 @@ class ErrorCode(str, Enum):
     """This connection watches the race: it cannot act in it (move, resign, stuck)."""
     NOT_FINISHED = "not_finished"
     """A replay of a race that has no result yet (watch it instead)."""
+    WATCH_LIMIT = "watch_limit"
+    """The connection already watches :data:`MAX_WATCHED_PER_CONNECTION` races; unwatch one first."""
 
 
 ENGINE_CODES: Final = tuple(code.value for code in IllegalMoveCode) + tuple(code.value for code in NotationErrorCode)

@@ -4,6 +4,7 @@ delay, no actions from spectators, the live list, and watcher counts the players
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 import pytest
@@ -213,3 +214,42 @@ async def test_the_live_list_shows_races_being_played_with_players_and_progress(
     finally:
         await race.close()
         await waiting.close()
+
+
+async def test_spectators_coming_and_going_cannot_flood_the_players(race_server: RaceServer) -> None:
+    """Watcher counts are announced at most once a second (server times), and the last announcement is right."""
+    seed, _ = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
+    crowd = [await player(race_server.url, f"Fan{index}") for index in range(4)]
+    try:
+        for _ in range(3):
+            for fan in crowd:
+                await fan.watch(race.race_id)
+            for fan in crowd[2:]:
+                await fan.unwatch(race.race_id)
+        counts = [await race.ann.wait_for(WatcherCount)]
+        while counts[-1].count != 2:
+            counts.append(await race.ann.wait_for(WatcherCount))
+        assert counts[0].count == 1 and len(counts) <= 3  # a dozen changes, at most a few announcements
+        assert all(later.at - earlier.at >= 1000 for earlier, later in itertools.pairwise(counts))
+        assert (await race.ann.sync(race.race_id)).race.watchers == 2
+    finally:
+        await race.close()
+        for fan in crowd:
+            await fan.close()
+
+
+async def test_one_connection_watches_at_most_sixteen_races(race_server: RaceServer) -> None:
+    owner, fan = await player(race_server.url, "Owner"), await player(race_server.url, "Fan")
+    try:
+        races = [(await owner.create(RaceSettings(seed=index))).race.race for index in range(17)]
+        for race_id in races[:16]:
+            await fan.watch(race_id)
+        with pytest.raises(ServerError) as refused:
+            await fan.watch(races[16])
+        assert refused.value.code == "watch_limit"
+        await fan.unwatch(races[0])
+        assert (await fan.watch(races[16])).race.race == races[16]
+    finally:
+        await owner.close()
+        await fan.close()

@@ -122,6 +122,9 @@ local function open_for_play(now)
   return nil
 end
 
+local WATCHERS_EVERY = 1000
+local DEFAULT_GRACE = 30000  -- for races stored before they had their own 'grace'
+
 -- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
 -- last lease is gone (closed, or its process died and stopped renewing) is away: 'disconnected', and once the race
 -- is under way its grace period runs; a lease again: 'back'. Grace over while running: the attempt ends as resigned.
@@ -145,7 +148,10 @@ local function update_seat(slot, status, now)
   if get(pf(slot, 'seen')) ~= '1' then return false end  -- never connected yet: nothing was lost
   local starts_grace = grace_until == 0 and grace_applies(slot, status)
   if away == 0 or starts_grace then
-    if starts_grace then grace_until = now + geti('grace') end
+    if starts_grace then
+      local grace = geti('grace')
+      grace_until = now + ((grace > 0) and grace or DEFAULT_GRACE)
+    end
     redis.call('HSET', K_STATE, pf(slot, 'away'), (away > 0) and away or now, pf(slot, 'grace_until'), grace_until)
     local event = {type = 'disconnected', slot = slot}
     if grace_until > 0 then event['grace_until'] = grace_until end
@@ -168,8 +174,10 @@ local function update_presence(now)
   if ended and decide(now) then return end
   redis.call('ZREMRANGEBYSCORE', K_WATCHERS, '-inf', now)
   local count = redis.call('ZCARD', K_WATCHERS)
-  if count ~= geti('watchers') then
-    redis.call('HSET', K_STATE, 'watchers', count)
+  -- At most one 'watchers' event per WATCHERS_EVERY ms: spectators coming and going cannot flood the race;
+  -- a change held back is announced by the tick that next_due() schedules.
+  if count ~= geti('watchers') and now >= geti('watchers_at') + WATCHERS_EVERY then
+    redis.call('HSET', K_STATE, 'watchers', count, 'watchers_at', now)
     emit({type = 'watchers', count = count}, now)
   end
 end
@@ -191,5 +199,6 @@ local function next_due()
     local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
     if first[2] then consider(tonumber(first[2])) end
   end
+  if redis.call('ZCARD', K_WATCHERS) ~= geti('watchers') then consider(geti('watchers_at') + WATCHERS_EVERY) end
   return due
 end
