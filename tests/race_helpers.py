@@ -6,8 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from client import RaceClient
-from server.app import ServerConfig
+from server.app import RaceServer, ServerConfig
 from server.protocol import Countdown, RaceEvent, RaceSettings, Started
+from server.store import RaceStore
 from server.transport import TransportLimits
 
 
@@ -92,3 +93,9 @@ async def events_until(client: RaceClient, last: Callable[[RaceEvent], bool], ti
 def drop(client: RaceClient) -> None:
     """Cut the client's TCP connection without a closing handshake, as a network failure would."""
     client.connection.transport.abort()
+
+
+def store_of(server: RaceServer) -> RaceStore:
+    """The race store of an in-process server (to read what Redis holds)."""
+    assert server.races is not None
+    return server.races.store

@@ -6,18 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from race_helpers import drop, events_until, play, seated_race, server_config
+from race_helpers import drop, events_until, play, seated_race, server_config, store_of
 from winning_lines import first_foundation_prefix, winning_deal
 
 from client import ConnectionLost, ServerError
 from server.app import RaceServer
 from server.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
-from server.store import RaceStore
-
-
-def store_of(server: RaceServer) -> RaceStore:
-    assert server.races is not None
-    return server.races.store
 
 
 async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_server: RaceServer) -> None:

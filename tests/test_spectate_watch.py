@@ -8,20 +8,14 @@ import itertools
 import time
 
 import pytest
-from race_helpers import events_until, play, player, seated_race, server_config
+from race_helpers import events_until, play, player, seated_race, server_config, store_of
 from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
 from server.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, Started, WatcherCount, Watching
 from server.services.race import replay
-from server.store import RaceStore
 from shared import Board, card_text
-
-
-def store_of(server: RaceServer) -> RaceStore:
-    assert server.races is not None
-    return server.races.store
 
 
 def moves_seen(events: list[RaceEvent]) -> list[tuple[int, str, int]]:
