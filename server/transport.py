@@ -205,6 +205,9 @@ class Transport:
         return Response(status.value, status.phrase, headers, body)
 
     async def _handle(self, connection: ServerConnection) -> None:
+        if self.shutting_down:  # opened just as the shutdown began
+            await connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
+            return
         self.stats.connections += 1
         outbox = Outbox(connection, self.limits, self.stats)
         writer = asyncio.create_task(outbox.run())
