@@ -58,9 +58,14 @@ def best_first(
     estimate: Callable[[bytes], int],
     limits: Limits,
     weight: float,
-    max_stored: int = MAX_STORED_POSITIONS,
+    max_stored: int | None = None,
 ) -> SearchOutcome:
-    """Weighted A* (priority = steps + weight × estimate) from ``root`` until a goal, exhaustion or the budget."""
+    """Weighted A* (priority = steps + weight × estimate) from ``root`` until a goal, exhaustion or the budget.
+
+    At most ``max_stored`` positions (default MAX_STORED_POSITIONS) are kept; past that it stops without a verdict.
+    """
+    if max_stored is None:
+        max_stored = MAX_STORED_POSITIONS
     parents: dict[bytes, bytes] = {root: ROOT_PARENT}
     if is_goal(root):
         return SearchOutcome(goal_path=[root])
