@@ -1,4 +1,5 @@
-"""The reference the solver is checked against: exhaustive search with the engine's own moves and no pruning.
+"""The reference the solver is checked against (exhaustive search with the engine's own moves and no pruning),
+and random positions to check it on.
 
 Every legal move of ``Board.legal_moves()`` is tried (pointless ones too), positions are compared exactly
 (no column symmetry, no forced moves, no anonymous cards), so an answer here depends on nothing the solver
@@ -7,9 +8,11 @@ assumes. It is only feasible for small positions; past ``limit`` positions it an
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
-from shared import FOUNDATION, Board
+from shared import FOUNDATION, Board, Card, Rules, Suit
+from shared.cards import make_card, rank_of
 
 
 def _state(board: Board) -> tuple[object, ...]:
@@ -64,3 +67,22 @@ def has_foundation_move(board: Board) -> bool:
 def foundation_move_reachable(board: Board, limit: int = 60_000) -> bool | None:
     """Whether moves to columns alone can make a foundation move available (None when too big)."""
     return reachable(board, has_foundation_move, foundation_moves=False, limit=limit)
+
+
+def random_board(rng: random.Random, left: int, rules: Rules, *, bouquet_at_most: int, buried_low: float) -> Board:
+    """A legal position with ``left`` cards off the foundations on all six columns and a small bouquet; each
+    column is, with probability ``buried_low``, ordered low cards first so they lie under higher ones."""
+    while True:
+        tops = [rng.randint(0, 13) for _ in range(4)]
+        if sum(tops) == 52 - left:
+            break
+    rest = [make_card(rank, Suit(suit)) for suit in range(4) for rank in range(tops[suit] + 1, 14)]
+    rng.shuffle(rest)
+    in_bouquet = rng.randint(0, min(len(rest) - 6, bouquet_at_most))
+    columns: list[list[Card]] = [[] for _ in range(6)]
+    for index, card in enumerate(rest[in_bouquet:]):
+        columns[index if index < 6 else rng.randrange(6)].append(card)
+    for column in columns:
+        if rng.random() < buried_low:
+            column.sort(key=rank_of)
+    return Board(columns, rest[:in_bouquet], tops, rules)

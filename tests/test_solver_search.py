@@ -9,10 +9,9 @@ import pytest
 from engine_positions import position, snapshot
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from solver_brute_force import foundation_move_reachable, has_foundation_move, winnable
+from solver_brute_force import foundation_move_reachable, has_foundation_move, random_board, winnable
 
-from shared import Board, Card, Move, Profile, Rules, Suit
-from shared.cards import make_card, rank_of
+from shared import Board, Move, Profile, Rules
 from shared.solver import Budget, Liveness, Verdict, is_dead, solve
 
 BUDGET = Budget(nodes=200_000)
@@ -103,25 +102,6 @@ def test_foundation_only_wins_exactly_when_the_cards_come_out_in_order() -> None
 
 
 # --- random small positions ----------------------------------------------------------------------------------
-
-
-def random_board(rng: random.Random, left: int, rules: Rules, *, bouquet_at_most: int, buried_low: float) -> Board:
-    """A legal position with ``left`` cards off the foundations on all six columns and a small bouquet; each
-    column is, with probability ``buried_low``, ordered low cards first so they lie under higher ones."""
-    while True:
-        tops = [rng.randint(0, 13) for _ in range(4)]
-        if sum(tops) == 52 - left:
-            break
-    rest = [make_card(rank, Suit(suit)) for suit in range(4) for rank in range(tops[suit] + 1, 14)]
-    rng.shuffle(rest)
-    in_bouquet = rng.randint(0, min(len(rest) - 6, bouquet_at_most))
-    columns: list[list[Card]] = [[] for _ in range(6)]
-    for index, card in enumerate(rest[in_bouquet:]):
-        columns[index if index < 6 else rng.randrange(6)].append(card)
-    for column in columns:
-        if rng.random() < buried_low:
-            column.sort(key=rank_of)
-    return Board(columns, rest[:in_bouquet], tops, rules)
 
 
 @st.composite
