@@ -158,10 +158,11 @@ class Expander:
                     lifted = True
                 else:
                     child_cols[target] = child_cols[target] + TOKEN_BYTE[token]
-            moves = list(step)
             if forcing and (lifted or self._exposes_forced(step, child_found, child_cols, child_virtual)):
+                moves = list(step)
                 self.play_forced(child_found, child_cols, list(child_virtual), moves)
-            children.append((bytes(child_found) + SEPARATOR_BYTE.join(sorted(child_cols)), tuple(moves)))
+                step = tuple(moves)
+            children.append((bytes(child_found) + SEPARATOR_BYTE.join(sorted(child_cols)), step))
         return children
 
     def _exposes_forced(self, step: tuple[RawMove, ...], found: list[int], cols: list[bytes], virtual: list[int]) -> bool:
@@ -191,23 +192,23 @@ class Expander:
                 for suit in pools[rank]:
                     if found[suit] == rank - 1:
                         steps.append(((suit * 13 + rank - 1, index, FOUNDATION_DST),))
-        for rank in range(1, 14):
-            if free[rank] > 0:
-                for suit in pools[rank]:
-                    if found[suit] == rank - 1:
-                        steps.append(((suit * 13 + rank - 1, BOUQUET_SRC, FOUNDATION_DST),))
+        for suit in range(4):
+            rank = found[suit] + 1
+            if rank <= 13 and free[rank] > 0 and suit in pools[rank]:
+                steps.append(((suit * 13 + rank - 1, BOUQUET_SRC, FOUNDATION_DST),))
 
     def _column_steps(self, cols: list[bytes], free: list[int], steps: list[tuple[RawMove, ...]]) -> None:
-        top_rank = [TOKEN_RANK[column[-1]] if column else 0 for column in cols]
-        first_empty = top_rank.index(0) if 0 in top_rank else -1
+        targets: list[list[int]] = [[] for _ in range(15)]
+        for index, column in enumerate(cols):
+            targets[TOKEN_RANK[column[-1]] if column else 0].append(index)
+        first_empty = targets[0][0] if targets[0] else -1
         for source, column in enumerate(cols):
             if not column:
                 continue
             token = column[-1]
             rank = TOKEN_RANK[token]
-            for target in range(6):
-                if top_rank[target] == rank + 1 and target != source:
-                    steps.append(((token, source, target),))
+            for target in targets[rank + 1]:
+                steps.append(((token, source, target),))
             if first_empty >= 0 and len(column) > 1:
                 steps.append(((token, source, first_empty),))
             height = rank
@@ -215,8 +216,8 @@ class Expander:
             while height < 13 and free[height + 1] > 0:
                 height += 1
                 bridge = ((VIRTUAL + height - 1, BOUQUET_SRC, -1),) + bridge
-                for target in range(6):
-                    if top_rank[target] == height + 1 and target != source:
+                for target in targets[height + 1]:
+                    if target != source:
                         steps.append(tuple((bridged, BOUQUET_SRC, target) for bridged, _, _ in bridge) + ((token, source, target),))
 
     # --- scoring --------------------------------------------------------------------------
