@@ -92,7 +92,7 @@ def is_dead(board: Board, budget: Budget) -> DeadResult:
         return DeadResult(Liveness.ALIVE, 0, time.perf_counter() - start)
     expander = Expander(board.bouquet, board.rules.builds_on_columns, foundation_moves=False)
     root, _ = _root(board, expander, forced=False)
-    outcome = best_first(expander, root, _has_foundation_move, _no_estimate, Limits(budget.nodes, budget.seconds), 1.0)
+    outcome = best_first(expander, root, _has_foundation_move, _buried_depth, Limits(budget.nodes, budget.seconds), 1.0)
     if outcome.goal_path is not None:
         liveness = Liveness.ALIVE
     else:
@@ -100,8 +100,17 @@ def is_dead(board: Board, budget: Budget) -> DeadResult:
     return DeadResult(liveness, outcome.nodes, time.perf_counter() - start)
 
 
-def _no_estimate(key: bytes) -> int:
-    return 0
+def _buried_depth(key: bytes) -> int:
+    """The dead search's estimate: fewest cards lying on a card its foundation wants."""
+    found, cols = split_key(key)
+    wanted = [suit * 13 + height for suit, height in enumerate(found) if height < 13]
+    best = 52
+    for column in cols:
+        for card in wanted:
+            index = column.find(card)
+            if index >= 0:
+                best = min(best, len(column) - 1 - index)
+    return best
 
 
 def dead_check(budget: Budget) -> DeadCheck:
