@@ -7,7 +7,9 @@
             ...
 
 Requests return their reply or raise :class:`ServerError` with the server's
-code. Race events arrive through :meth:`RaceClient.events` in sequence order.
+code. Race events arrive through :meth:`RaceClient.events` in sequence order,
+lobby changes too while the client watches the lobby (:meth:`RaceClient.watch_lobby`);
+:attr:`RaceClient.lobby` is the lobby list kept up to date from them.
 The client keeps each race's next action number and gives every move a
 unique ``move_id``, so :meth:`RaceClient.move` can simply be called again
 after a lost reply: the server applies a move id once.
@@ -30,7 +32,7 @@ import contextlib
 import itertools
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -39,20 +41,33 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from server.protocol import (
     PROTOCOL_VERSION,
+    CancelQuickMatch,
     Create,
     Error,
     Hello,
     Join,
+    JoinInvite,
+    Leave,
     LiveRaces,
+    LobbyAdded,
+    LobbyChanged,
+    LobbyEntry,
+    LobbyEvent,
+    LobbyRemoved,
+    LobbyReset,
+    LobbySnapshot,
     Message,
     Moved,
     MoveRequest,
     Ok,
     ProtocolError,
+    Queued,
+    QuickMatch,
     RaceEvent,
     RaceInfo,
     RaceList,
     RaceSettings,
+    Rematch,
     Replay,
     ReplayPage,
     Request,
@@ -63,8 +78,10 @@ from server.protocol import (
     Sync,
     Synced,
     Unwatch,
+    UnwatchLobby,
     Watch,
     Watching,
+    WatchLobby,
     Welcome,
     decode_server_message,
     encode,
@@ -72,6 +89,7 @@ from server.protocol import (
 )
 
 M = TypeVar("M", bound=Message)
+N = TypeVar("N", bound=Message)
 
 
 class ServerError(Exception):
@@ -108,9 +126,11 @@ class Resumed:
     synced: dict[str, Synced] = field(default_factory=dict)
     watching: dict[str, Watching] = field(default_factory=dict)
     resent: dict[str, Moved] = field(default_factory=dict)
+    lobby: LobbySnapshot | None = None
+    """The lobby list again, if the client watched the lobby (:attr:`RaceClient.lobby` is replaced by it)."""
 
 
-Incoming = RaceEvent | Unsolicited | ServerShutdown
+Incoming = RaceEvent | LobbyEvent | Unsolicited | ServerShutdown
 """What :meth:`RaceClient.events` yields."""
 
 
@@ -133,6 +153,9 @@ class RaceClient:
         self._unacknowledged: dict[str, MoveRequest] = {}
         """Per race, the move sent whose reply has not arrived (resent by :meth:`reconnect`)."""
         self._closed_here = False
+        self.lobby: dict[str, LobbyEntry] = {}
+        """The open races while watching the lobby (race id -> entry, oldest first), updated as changes arrive."""
+        self._watching_lobby = False
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -171,6 +194,8 @@ class RaceClient:
             resumed.watching[race] = await self.watch(race, after=self.last_seq.get(race, 0))
         for race, pending in list(self._unacknowledged.items()):
             resumed.resent[race] = await self.move(race, pending.move, seq=pending.seq, move_id=pending.move_id)
+        if self._watching_lobby:
+            resumed = replace(resumed, lobby=await self.watch_lobby())
         return resumed
 
     async def close(self) -> None:
@@ -215,6 +240,53 @@ class RaceClient:
         seated = await self.request(Join(id=self._id(), token=self.token, race=race), Seated)
         self._follow(race, playing=True)
         return seated
+
+    async def join_invite(self, code: str) -> Seated:
+        """Take seat 1 of a private race by its invite code (case and dashes do not matter)."""
+        seated = await self.request(JoinInvite(id=self._id(), token=self.token, code=code), Seated)
+        self._follow(seated.race.race, playing=True)
+        return seated
+
+    async def leave(self, race: str) -> Ok:
+        """Give up a seat before the start (the creator closes the race; the second player frees its seat)."""
+        reply = await self.request(Leave(id=self._id(), token=self.token, race=race), Ok)
+        self._playing.discard(race)
+        return reply
+
+    async def watch_lobby(self) -> LobbySnapshot:
+        """The open races now; their changes follow as lobby events (and keep :attr:`lobby` current)."""
+        snapshot = await self.request(WatchLobby(id=self._id(), token=self.token), LobbySnapshot)
+        self.lobby = {entry.race: entry for entry in snapshot.races}
+        self._watching_lobby = True
+        return snapshot
+
+    async def unwatch_lobby(self) -> Ok:
+        """Stop receiving lobby changes."""
+        reply = await self.request(UnwatchLobby(id=self._id(), token=self.token), Ok)
+        self._watching_lobby = False
+        return reply
+
+    async def quick_match(self, settings: RaceSettings | None = None) -> Seated | Queued:
+        """Race the next player asking for the same settings: ``seated`` if one was waiting, else ``queued`` (then
+        ``player_joined`` and ``countdown`` arrive on the returned race once someone pairs with you)."""
+        request = QuickMatch(id=self._id(), token=self.token, settings=settings or RaceSettings())
+        reply = await self.request_either(request, Seated, Queued)
+        self._follow(reply.race.race, playing=True)
+        return reply
+
+    async def cancel_quick_match(self) -> Ok:
+        """Leave the quick-match queue (``not_queued`` if you were paired meanwhile)."""
+        return await self.request(CancelQuickMatch(id=self._id(), token=self.token), Ok)
+
+    async def rematch(self, race: str) -> Seated | Ok:
+        """After a finished race: ``ok`` for an offer, ``seated`` in the new race once both players sent it.
+
+        The player who offered first learns the new race from a ``rematch`` event: :meth:`sync` it to receive its events.
+        """
+        reply = await self.request_either(Rematch(id=self._id(), token=self.token, race=race), Seated, Ok)
+        if isinstance(reply, Seated):
+            self._follow(reply.race.race, playing=True)
+        return reply
 
     async def move(self, race: str, move: str, *, seq: int | None = None, move_id: str | None = None) -> Moved:
         """Play an action (a move in notation, ``undo`` or ``redeal``); ``seq`` defaults to the next one."""
@@ -305,6 +377,20 @@ class RaceClient:
 
     async def request(self, message: Request, expect: type[M]) -> M:
         """Send a request and wait for its reply of type ``expect``; ServerError on an ``error`` reply."""
+        reply = await self._exchange(message)
+        if not isinstance(reply, expect):
+            raise TypeError(f"expected {expect.TYPE}, got {reply.TYPE}")
+        return reply
+
+    async def request_either(self, message: Request, first: type[M], second: type[N]) -> M | N:
+        """A request answered by one of two reply types."""
+        reply = await self._exchange(message)
+        if not isinstance(reply, first | second):
+            raise TypeError(f"expected {first.TYPE} or {second.TYPE}, got {reply.TYPE}")
+        return reply
+
+    async def _exchange(self, message: Request) -> Message:
+        """Send a request and wait for its reply; ServerError on an ``error`` reply."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._waiting[message.id] = future
         try:
@@ -318,8 +404,6 @@ class RaceClient:
             self._waiting.pop(message.id, None)
         if isinstance(reply, Error):
             raise ServerError(reply)
-        if not isinstance(reply, expect):
-            raise TypeError(f"expected {expect.TYPE}, got {reply.TYPE}")
         return reply
 
     async def send_raw(self, data: bytes | str | dict[str, Any]) -> None:
@@ -387,6 +471,14 @@ class RaceClient:
         await asyncio.shield(self._reader)
         return self._lost()
 
+    def _apply_lobby_change(self, event: LobbyEvent) -> None:
+        if isinstance(event, LobbyAdded | LobbyChanged):
+            self.lobby[event.entry.race] = event.entry
+        elif isinstance(event, LobbyRemoved):
+            self.lobby.pop(event.race, None)
+        elif isinstance(event, LobbyReset):
+            self.lobby = {entry.race: entry for entry in event.races}
+
     def _lost(self) -> ConnectionLost:
         return ConnectionLost(self.connection.close_code, self.connection.close_reason or "")
 
@@ -405,6 +497,9 @@ class RaceClient:
                     future.set_result(message)
                 elif isinstance(message, RaceEvent):
                     self.last_seq[message.race] = max(self.last_seq.get(message.race, 0), message.seq)
+                    self._events.put_nowait(message)
+                elif isinstance(message, LobbyEvent):
+                    self._apply_lobby_change(message)
                     self._events.put_nowait(message)
                 elif isinstance(message, Error):
                     self._events.put_nowait(Unsolicited(message))

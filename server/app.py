@@ -10,21 +10,36 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Self
+from typing import Protocol, Self
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from server.dispatch import Dispatcher
+from server.dispatch import Dispatcher, LobbyServices
 from server.services.clock import ServerClock
+from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
+from server.services.lobby import LobbyLimits, LobbyService
+from server.services.lobby_feed import LobbyFeed
 from server.services.policy import RacePolicy
 from server.services.presence import PresenceService
+from server.services.quick_match import QuickMatchService
 from server.services.race import RaceService
+from server.services.rematch import RematchService
+from server.services.seed_pool import SeedPool
 from server.services.sessions import SessionService
 from server.services.spectate import SpectateService
 from server.services.timers import TimerSweeper
-from server.store import EventReader, RaceStore, SessionStore, connect_redis
+from server.store import (
+    EventReader,
+    LobbyFeedReader,
+    LobbyStore,
+    QuickMatchStore,
+    RaceStore,
+    SeedPoolStore,
+    SessionStore,
+    connect_redis,
+)
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
 from shared.solver import Budget, dead_check
@@ -71,6 +86,17 @@ class ServerConfig:
             min_spectator_delay_ms=round(self.min_spectator_delay_seconds * 1000),
             grace_ms=round(self.grace_seconds * 1000),
         )
+    seed_pool_target: int = 20
+    """Proven seeds kept ready per offered profile for ``solvable_only`` races (0: never fill)."""
+    seed_pool_seconds: float = 1.0
+    """Solver budget per candidate seed; most classic deals (about 3 in 4 measured) are proven within a second."""
+    seed_pool_workers: int = 1
+    """Worker processes that prove seeds (each one is busy only while the pool is below its target)."""
+    solvable_profiles: tuple[str, ...] = ("classic",)
+    """Profiles offered as ``solvable_only`` (foundation-only deals are almost never winnable)."""
+    lobby_max_listed: int = 500
+    """Open public races the lobby lists at most; more get ``lobby_full``."""
+    lobby: LobbyLimits = field(default_factory=LobbyLimits)
 
 
 def make_dead_check(config: ServerConfig) -> DeadCheck | None:
@@ -78,6 +104,14 @@ def make_dead_check(config: ServerConfig) -> DeadCheck | None:
     if config.dead_check_seconds <= 0:
         return None
     return dead_check(Budget(seconds=config.dead_check_seconds, nodes=config.dead_check_nodes))
+
+
+class BackgroundService(Protocol):
+    """A loop the server runs for its lifetime."""
+
+    async def run(self) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 class RaceServer:
@@ -91,6 +125,9 @@ class RaceServer:
         self.reader_redis: Redis | None = None
         self.races: RaceService | None = None
         self.presence: PresenceService | None = None
+        self.lobby: LobbyService | None = None
+        self.seed_pool: SeedPool | None = None
+        self.lobby_feed: LobbyFeed | None = None
         self.transport: Transport | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []
@@ -101,8 +138,8 @@ class RaceServer:
         """Connect to Redis, start the background tasks and listen."""
         config = self.config
         self.redis = connect_redis(config.redis_url, max_connections=config.redis_pool_size)
-        # Blocking reads need their own connection; XREAD BLOCK stays below this socket timeout.
-        self.reader_redis = connect_redis(config.redis_url, max_connections=2, socket_timeout=10.0)
+        # Blocking reads (race events, lobby feed) need their own connections; XREAD BLOCK stays below this socket timeout.
+        self.reader_redis = connect_redis(config.redis_url, max_connections=4, socket_timeout=10.0)
         await self.redis.ping()
         store = RaceStore(
             self.redis,
@@ -118,13 +155,41 @@ class RaceServer:
         clock = ServerClock(store)
         await clock.calibrate()
         hub = EventHub(store, EventReader(self.reader_redis, process_id), block_ms=1000)
-        sweeper = TimerSweeper(store, interval=config.timer_interval)
         self.presence = PresenceService(store, clock, process_id=process_id, lease_ms=round(config.presence_lease_seconds * 1000))
-        self._stoppers = [hub.stop, sweeper.stop, self.presence.stop]
+        self.seed_pool = SeedPool(
+            SeedPoolStore(self.redis),
+            profiles=config.solvable_profiles,
+            target=config.seed_pool_target,
+            budget_seconds=config.seed_pool_seconds,
+            workers=config.seed_pool_workers,
+        )
+        dealer = Dealer(self.seed_pool)
+        lobby_store = LobbyStore(self.redis, max_listed=config.lobby_max_listed)
+        queue_store = QuickMatchStore(self.redis, stale_ms=round(config.lobby.stale_seconds * 1000))
+        self.lobby = LobbyService(
+            self.races, lobby_store, queue_store, dealer, config.lobby, invite_ttl_ms=config.live_ttl_seconds * 1000
+        )
+        feed = self.lobby_feed = LobbyFeed(lobby_store, LobbyFeedReader(self.reader_redis), block_ms=1000)
+        await feed.start()
+        lobby = LobbyServices(
+            lobby=self.lobby,
+            feed=feed,
+            quick_match=QuickMatchService(self.races, self.lobby, queue_store, dealer),
+            rematch=RematchService(self.races, dealer),
+        )
+        sweeper = TimerSweeper(store, interval=config.timer_interval, after_tick=self.lobby.race_ticked)
+        background: tuple[BackgroundService, ...] = (hub, sweeper, self.presence, feed, self.lobby, self.seed_pool)
+        self._stoppers = [service.stop for service in background]
         self._hub = hub
-        self._tasks = [asyncio.create_task(task.run()) for task in (hub, sweeper, self.presence)]
+        self._tasks = [asyncio.create_task(service.run(), name=type(service).__name__) for service in background]
         dispatcher = Dispatcher(
-            sessions, self.races, hub, presence=self.presence, spectate=SpectateService(store, self.races), clock=clock
+            sessions,
+            self.races,
+            hub,
+            presence=self.presence,
+            spectate=SpectateService(store, self.races),
+            clock=clock,
+            lobby=lobby,
         )
         self.transport = Transport(dispatcher, config.limits, self._healthy)
         server = await self.transport.start(config.host, config.port)
@@ -156,6 +221,8 @@ class RaceServer:
             log.error("background task %s did not stop", task.get_name())
         if self.races is not None:
             await self.races.close()
+        if self.seed_pool is not None:
+            await self.seed_pool.close()
         for client in (self.redis, self.reader_redis):
             if client is not None:
                 await client.aclose()

@@ -18,17 +18,25 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.protocol import (
     MAX_WATCHED_PER_CONNECTION,
     PROTOCOL_VERSION,
+    CancelQuickMatch,
     Create,
     Error,
     ErrorCode,
     Hello,
     Join,
+    JoinInvite,
+    Leave,
     LiveRaces,
+    LobbyEntry,
+    LobbySnapshot,
     Message,
     Moved,
     MoveRequest,
     Ok,
+    Queued,
+    QuickMatch,
     RaceList,
+    Rematch,
     Replay,
     ReplayPage,
     Request,
@@ -38,15 +46,21 @@ from server.protocol import (
     Sync,
     Synced,
     Unwatch,
+    UnwatchLobby,
     Watch,
     Watching,
+    WatchLobby,
     Welcome,
 )
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription
+from server.services.lobby import LobbyService, Owner
+from server.services.lobby_feed import LobbyFeed, LobbyWatcher
 from server.services.presence import PresenceService
-from server.services.race import RaceService
+from server.services.quick_match import QuickMatchService
+from server.services.race import RaceService, SeatedRace
+from server.services.rematch import RematchService
 from server.services.sessions import Session, SessionService
 from server.services.spectate import SpectateService
 from server.services.views import SPECTATOR
@@ -70,6 +84,19 @@ class ConnectionState:
     """Unique across server processes; names the connection's presence leases."""
     session: Session | None = None
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
+    owner: Owner = field(default_factory=Owner)
+    """The races this connection holds open before their start, and its quick-match entry."""
+    lobby_watcher: LobbyWatcher | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyServices:
+    """The services behind the lobby requests."""
+
+    lobby: LobbyService
+    feed: LobbyFeed
+    quick_match: QuickMatchService
+    rematch: RematchService
 
 
 class Dispatcher:
@@ -84,6 +111,7 @@ class Dispatcher:
         presence: PresenceService,
         spectate: SpectateService,
         clock: ServerClock,
+        lobby: LobbyServices,
     ) -> None:
         self.sessions = sessions
         self.races = races
@@ -91,6 +119,7 @@ class Dispatcher:
         self.presence = presence
         self.spectate = spectate
         self.clock = clock
+        self.lobby = lobby
 
     def connect(self, send: Send) -> ConnectionState:
         """The state of a new connection whose messages go to ``send``."""
@@ -109,8 +138,10 @@ class Dispatcher:
             log.exception("internal error handling %s", request.TYPE)
             state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR.value, message="internal server error"))
 
-    async def disconnect(self, state: ConnectionState) -> None:
-        """Forget a closed connection's subscriptions and drop its presence leases (the seats it played go away)."""
+    async def disconnect(self, state: ConnectionState, *, going_away: bool = False) -> None:
+        """Forget a closed connection's subscriptions and drop its presence leases (the seats it played go away); leave
+        its races still waiting for an opponent and its queue entry, unless the server is ``going_away`` (then their
+        creators may resume them on another process)."""
         subscriptions, state.subscriptions = state.subscriptions, {}
         for race_id, subscription in subscriptions.items():
             self.hub.unsubscribe(subscription)
@@ -118,6 +149,14 @@ class Dispatcher:
                 await self.presence.leave(race_id, subscription.viewer_slot, state.connection_id)
             except (RedisError, OSError) as error:
                 log.warning("presence: leaving race %s failed (%s); the lease will expire", race_id, error)
+        if state.lobby_watcher is not None:
+            self.lobby.feed.unwatch(state.lobby_watcher)
+            state.lobby_watcher = None
+        player = state.session.player if state.session is not None else None
+        try:
+            await self.lobby.lobby.disconnect(state.owner, player, going_away=going_away)
+        except Exception:  # the heartbeat sweep closes what could not be left now
+            log.warning("leaving the open races of a closed connection failed", exc_info=True)
 
     async def _route(self, state: ConnectionState, request: Request) -> None:
         if isinstance(request, Hello):
@@ -128,14 +167,40 @@ class Dispatcher:
             watching = state.subscriptions.get(request.race)
             if watching is not None and watching.viewer_slot is SPECTATOR:
                 raise ServiceError(ErrorCode.SPECTATING.value, "this connection watches the race; spectators cannot act in it")
+        lobby = self.lobby.lobby
         if isinstance(request, Create):
-            seated = await self.races.create(session, request.settings)
-            state.send(Seated(id=request.id, race=seated.info, slot=seated.slot))
-            await self._subscribe(state, seated.info.race, seated.slot, 0)
+            await self._seat(state, request.id, await lobby.create(session.player, session.name, request.settings, state.owner))
         elif isinstance(request, Join):
-            seated = await self.races.join(session, request.race)
-            state.send(Seated(id=request.id, race=seated.info, slot=seated.slot))
-            await self._subscribe(state, request.race, seated.slot, 0)
+            await self._seat(state, request.id, await lobby.join(request.race, session.player, session.name))
+        elif isinstance(request, JoinInvite):
+            await self._seat(state, request.id, await lobby.join_invite(request.code, session.player, session.name))
+        elif isinstance(request, Leave):
+            await lobby.leave(request.race, session.player, state.owner)
+            await self._unsubscribe(state, request.race)  # no longer seated: its presence lease must not hold the seat
+            state.send(Ok(id=request.id, race=request.race))
+        elif isinstance(request, QuickMatch):
+            seated, queued = await self.lobby.quick_match.quick_match(session.player, session.name, request.settings, state.owner)
+            if queued:
+                state.send(Queued(id=request.id, race=seated.info))
+                await self._subscribe(state, seated.info.race, seated.slot, 0)
+            else:
+                await self._seat(state, request.id, seated)
+        elif isinstance(request, CancelQuickMatch):
+            await self.lobby.quick_match.cancel(session.player, state.owner)
+            state.send(Ok(id=request.id))
+        elif isinstance(request, Rematch):
+            rematch = await self.lobby.rematch.rematch(request.race, session.player)
+            if rematch is None:
+                state.send(Ok(id=request.id, race=request.race))
+            else:
+                await self._seat(state, request.id, rematch)
+        elif isinstance(request, WatchLobby):
+            await self._watch_lobby(state, request.id)
+        elif isinstance(request, UnwatchLobby):
+            if state.lobby_watcher is not None:
+                self.lobby.feed.unwatch(state.lobby_watcher)
+                state.lobby_watcher = None
+            state.send(Ok(id=request.id))
         elif isinstance(request, MoveRequest):
             outcome = await self.races.move(session, request.race, seq=request.seq, move_id=request.move_id, text=request.move)
             state.send(
@@ -158,6 +223,7 @@ class Dispatcher:
             seated, moves = await self.races.sync(session, request.race)
             state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
             await self._subscribe(state, request.race, seated.slot, request.after)
+            await lobby.adopt(state.owner, seated.record, session.player)
         elif isinstance(request, LiveRaces):
             state.send(RaceList(id=request.id, races=await self.spectate.live_races(request.limit)))
         elif isinstance(request, Watch):
@@ -165,9 +231,7 @@ class Dispatcher:
         elif isinstance(request, Unwatch):
             watching = state.subscriptions.get(request.race)
             if watching is not None and watching.viewer_slot is SPECTATOR:
-                del state.subscriptions[request.race]
-                self.hub.unsubscribe(watching)
-                await self.presence.leave(request.race, SPECTATOR, state.connection_id)
+                await self._unsubscribe(state, request.race)
             state.send(Ok(id=request.id, race=request.race))
         elif isinstance(request, Replay):
             page = await self.spectate.replay_page(request.race, request.after, request.limit)
@@ -204,6 +268,27 @@ class Dispatcher:
             raise ServiceError(ErrorCode.BAD_TOKEN.value, "the token is not this connection's session token", field="token")
         return state.session
 
+    async def _seat(self, state: ConnectionState, request_id: int, seated: SeatedRace) -> None:
+        """Reply ``seated`` and deliver the race's events from the first on."""
+        state.send(Seated(id=request_id, race=seated.info, slot=seated.slot))
+        await self._subscribe(state, seated.info.race, seated.slot, 0)
+
+    async def _watch_lobby(self, state: ConnectionState, request_id: int) -> None:
+        """Reply with the lobby list, then send its changes (a second ``watch_lobby`` starts over)."""
+        if state.lobby_watcher is not None:
+            self.lobby.feed.unwatch(state.lobby_watcher)
+        watcher = state.lobby_watcher = LobbyWatcher(state.send)
+
+        def reply(races: list[LobbyEntry]) -> None:
+            state.send(LobbySnapshot(id=request_id, races=races))
+
+        try:
+            await self.lobby.feed.watch(watcher, reply)
+        except BaseException:
+            state.lobby_watcher = None
+            raise
+
+
     async def _watch(self, state: ConnectionState, request: Watch) -> None:
         current = state.subscriptions.get(request.race)
         if current is not None and current.viewer_slot is not SPECTATOR:
@@ -231,3 +316,9 @@ class Dispatcher:
         await self.hub.subscribe(subscription)
         await self.presence.enter(race_id, slot, state.connection_id)
 
+    async def _unsubscribe(self, state: ConnectionState, race_id: str) -> None:
+        """Stop delivering the race's events to this connection and drop its presence lease there."""
+        subscription = state.subscriptions.pop(race_id, None)
+        if subscription is not None:
+            self.hub.unsubscribe(subscription)
+            await self.presence.leave(race_id, subscription.viewer_slot, state.connection_id)

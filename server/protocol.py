@@ -34,6 +34,7 @@ MAX_TOKEN_LEN: Final = 64
 MAX_RACE_ID_LEN: Final = 32
 MAX_MOVE_ID_LEN: Final = 64
 MAX_MOVE_TEXT_LEN: Final = 16
+MAX_INVITE_LEN: Final = 16
 MAX_SEED: Final = 2**64 - 1
 MAX_TIME_LIMIT_SECONDS: Final = 24 * 3600
 MAX_SPECTATOR_DELAY_SECONDS: Final = 3600
@@ -92,9 +93,23 @@ class ErrorCode(str, Enum):
     SPECTATING = "spectating"
     """This connection watches the race: it cannot act in it (move, resign, stuck)."""
     NOT_FINISHED = "not_finished"
-    """A replay of a race that has no result yet (watch it instead)."""
+    """A replay (watch the race instead) or a ``rematch`` of a race that has no result yet."""
     WATCH_LIMIT = "watch_limit"
     """The connection already watches :data:`MAX_WATCHED_PER_CONNECTION` races; unwatch one first."""
+    SEED_POOL_EMPTY = "seed_pool_empty"
+    """No solver-proven deal is ready for ``solvable_only``; nothing was created, retry in a few seconds."""
+    UNKNOWN_INVITE = "unknown_invite"
+    """No race waiting for its second player has this invite code."""
+    ALREADY_STARTED = "already_started"
+    """``leave`` after the start time: resign instead."""
+    RACE_CLOSED = "race_closed"
+    """The race was closed before it started (its creator left)."""
+    NOT_QUEUED = "not_queued"
+    """``cancel_quick_match`` without a queue entry (perhaps it was just matched: watch your race's events)."""
+    LOBBY_FULL = "lobby_full"
+    """The lobby lists as many open races as it may; create a private race or try later."""
+    TOO_MANY_OPEN_RACES = "too_many_open_races"
+    """This connection already has as many races waiting for an opponent (and queue entries) as it may."""
 
 
 ENGINE_CODES: Final = tuple(code.value for code in IllegalMoveCode) + tuple(code.value for code in NotationErrorCode)
@@ -161,10 +176,16 @@ class Request(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class RaceRequest(Request):
-    """A request about one race, authenticated by the session token."""
+class SessionRequest(Request):
+    """A request authenticated by the session token."""
 
     token: str = bounded(max_len=MAX_TOKEN_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRequest(SessionRequest):
+    """A request about one race, authenticated by the session token."""
+
     race: str = bounded(max_len=MAX_RACE_ID_LEN)
 
 
@@ -184,6 +205,10 @@ class RaceSettings:
     """Seconds spectators lag behind the race (fair play); None: the server's default. Never below the server's minimum."""
     grace: int | None = bounded(low=1, high=MAX_GRACE_SECONDS, default=None)
     """Seconds a disconnected player keeps its seat before its attempt ends as resigned; None: the server's default."""
+    solvable_only: bool = False
+    """Deal only a seed the solver proved winnable (from the server's pool); not together with ``seed``."""
+    private: bool = False
+    """Never listed in the lobby; the creator gets an invite code to share (``join_invite``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +249,8 @@ class RaceInfo:
     """The sequence number of the race's latest event (for a spectator's snapshot: the last event it includes)."""
     watchers: int = 0
     """How many connections watch the race."""
+    invite: str | None = None
+    """A private race's invite code (shown to its players only)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +271,25 @@ class BoardView:
     redeal_used: bool
 
 
+@dataclass(frozen=True, slots=True)
+class LobbyEntry:
+    """An open race as the lobby lists it: public, not started yet."""
+
+    race: str
+    creator: str
+    """The creator's display name."""
+    player: str
+    """The creator's player id."""
+    settings: RaceSettings
+    """As created (``seed`` always nil, ``private`` always false)."""
+    seats: int
+    """Seats taken: 1 while waiting, 2 during the countdown (then it leaves the list)."""
+    status: str
+    """``waiting`` (joinable) or ``countdown`` (full, about to start)."""
+    created_at: int
+    """Server time (ms) of the creation: the entry's age."""
+
+
 # --- requests ------------------------------------------------------------------------
 
 
@@ -258,11 +304,10 @@ class Hello(Request):
 
 
 @dataclass(frozen=True, slots=True)
-class Create(Request):
+class Create(SessionRequest):
     """Open a race and take its first seat."""
 
     TYPE: ClassVar[str] = "create"
-    token: str = bounded(max_len=MAX_TOKEN_LEN)
     settings: RaceSettings = field(default_factory=RaceSettings)
 
 
@@ -271,6 +316,57 @@ class Join(RaceRequest):
     """Take the second seat of a waiting race; the countdown starts at once."""
 
     TYPE: ClassVar[str] = "join"
+
+
+@dataclass(frozen=True, slots=True)
+class JoinInvite(SessionRequest):
+    """Take the second seat of a private race by its invite code."""
+
+    TYPE: ClassVar[str] = "join_invite"
+    code: str = bounded(max_len=MAX_INVITE_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Leave(RaceRequest):
+    """Give up a seat before the start: the creator closes the race, the second player frees its seat."""
+
+    TYPE: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchLobby(SessionRequest):
+    """Receive the list of open races, then every change of it."""
+
+    TYPE: ClassVar[str] = "watch_lobby"
+
+
+@dataclass(frozen=True, slots=True)
+class UnwatchLobby(SessionRequest):
+    """Stop receiving lobby changes."""
+
+    TYPE: ClassVar[str] = "unwatch_lobby"
+
+
+@dataclass(frozen=True, slots=True)
+class QuickMatch(SessionRequest):
+    """Race the next player who asks for the same settings; wait in the queue until one does."""
+
+    TYPE: ClassVar[str] = "quick_match"
+    settings: RaceSettings = field(default_factory=RaceSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class CancelQuickMatch(SessionRequest):
+    """Leave the quick-match queue."""
+
+    TYPE: ClassVar[str] = "cancel_quick_match"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(RaceRequest):
+    """After a finished race: offer (or accept) a new race with the same settings and a new deal."""
+
+    TYPE: ClassVar[str] = "rematch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,11 +404,10 @@ class Sync(RaceRequest):
 
 
 @dataclass(frozen=True, slots=True)
-class LiveRaces(Request):
+class LiveRaces(SessionRequest):
     """List the races being played now (countdown or running), newest first, with players and progress."""
 
     TYPE: ClassVar[str] = "live_races"
-    token: str = bounded(max_len=MAX_TOKEN_LEN)
     limit: int = bounded(low=1, high=MAX_LIST_LIMIT, default=50)
 
 
@@ -390,11 +485,31 @@ class Moved(Message):
 
 @dataclass(frozen=True, slots=True)
 class Ok(Message):
-    """Reply to ``resign``, ``stuck`` and ``unwatch``."""
+    """Reply to ``resign``, ``stuck``, ``unwatch``, ``leave``, ``rematch`` (an offer), ``unwatch_lobby`` and
+    ``cancel_quick_match``."""
 
     TYPE: ClassVar[str] = "ok"
     id: int
-    race: str
+    race: str | None = None
+    """The race the request was about (nil for requests about no race)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued(Message):
+    """Reply to ``quick_match`` when nobody is waiting yet: the player waits in seat 0 of an unlisted race."""
+
+    TYPE: ClassVar[str] = "queued"
+    id: int
+    race: RaceInfo
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySnapshot(Message):
+    """Reply to ``watch_lobby``: every open race, oldest first; changes follow as lobby events."""
+
+    TYPE: ClassVar[str] = "lobby"
+    id: int
+    races: list[LobbyEntry]
 
 
 @dataclass(frozen=True, slots=True)
@@ -593,6 +708,32 @@ class Back(RaceEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class PlayerLeft(RaceEvent):
+    """A player gave up its seat before the start (``leave``, or its connection closed while waiting)."""
+
+    TYPE: ClassVar[str] = "player_left"
+    slot: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class RaceClosed(RaceEvent):
+    """The race ended before it started: ``left`` (the creator left), ``abandoned`` (the creator's connection or
+    server went away), ``cancelled`` (quick-match entry cancelled) or ``lobby_full``."""
+
+    TYPE: ClassVar[str] = "race_closed"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOffered(RaceEvent):
+    """A player of the finished race offers a rematch; the other accepts by sending ``rematch`` too."""
+
+    TYPE: ClassVar[str] = "rematch_offered"
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
 class WatcherCount(RaceEvent):
     """The number of spectators changed."""
 
@@ -600,16 +741,75 @@ class WatcherCount(RaceEvent):
     count: int
 
 
+class RematchStarted(RaceEvent):
+    """Both players agreed: ``new_race`` holds both of them (same seats and settings, a new deal), counting down."""
+
+    TYPE: ClassVar[str] = "rematch"
+    new_race: str
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyEvent(Message):
+    """A change of the lobby list, sent to connections that watch the lobby."""
+
+    at: int
+    """Server time of the change, ms since the Unix epoch."""
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyAdded(LobbyEvent):
+    """A race opened (or an open race was not listed on this watcher's list)."""
+
+    TYPE: ClassVar[str] = "lobby_added"
+    entry: LobbyEntry
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyChanged(LobbyEvent):
+    """A listed race changed: its second seat was taken (countdown) or freed again."""
+
+    TYPE: ClassVar[str] = "lobby_changed"
+    entry: LobbyEntry
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyRemoved(LobbyEvent):
+    """A race left the list: it started, or was closed."""
+
+    TYPE: ClassVar[str] = "lobby_removed"
+    race: str
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyReset(LobbyEvent):
+    """The whole list again, replacing the watcher's copy (after the server lost track of changes)."""
+
+    TYPE: ClassVar[str] = "lobby_reset"
+    races: list[LobbyEntry]
+
+
 REQUEST_TYPES: Final[dict[str, type[Request]]] = {
-    cls.TYPE: cls for cls in (Hello, Create, Join, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay)
-}
+    cls.TYPE: cls
+    for cls in (
+        Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
+        UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch,
+    )
+}  # fmt: skip
 EVENT_TYPES: Final[dict[str, type[RaceEvent]]] = {
     cls.TYPE: cls
-    for cls in (PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult, Disconnected, Back, WatcherCount)
-}
+    for cls in (
+        PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult, Disconnected, Back, WatcherCount, PlayerLeft,
+        RaceClosed, RematchOffered, RematchStarted,
+    )
+}  # fmt: skip
+LOBBY_EVENT_TYPES: Final[dict[str, type[LobbyEvent]]] = {cls.TYPE: cls for cls in (LobbyAdded, LobbyChanged, LobbyRemoved, LobbyReset)}
 SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
-    **{cls.TYPE: cls for cls in (Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Error)},
+    **{
+        cls.TYPE: cls
+        for cls in (Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Queued, LobbySnapshot, Error)
+    },
     **EVENT_TYPES,
+    **LOBBY_EVENT_TYPES,
 }
 
 
@@ -625,6 +825,12 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "__dataclass_fields__"):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     return value
+
+
+def as_map(value: Any) -> dict[str, Any]:
+    """A dataclass of this module as the plain map it travels as (to store a :class:`LobbyEntry`)."""
+    document: dict[str, Any] = _plain(value)
+    return document
 
 
 def encode(message: Message) -> bytes:

@@ -152,6 +152,7 @@ class Transport:
         self.stats = TransportStats()
         self.server: Server | None = None
         self.shutting_down = False
+        """Set once the server shuts down: closing connections then keep their open races for a takeover elsewhere."""
         self._live: set[LiveConnection] = set()
 
     async def start(self, host: str, port: int) -> Server:
@@ -255,4 +256,4 @@ class Transport:
         finally:
             self._live.discard(live)
             writer.cancel()
-            await self.dispatcher.disconnect(state)
+            await self.dispatcher.disconnect(state, going_away=self.shutting_down)

@@ -13,13 +13,14 @@ from server.transport import TransportLimits
 
 
 def server_config(redis_url: str, **overrides: object) -> ServerConfig:
-    """Server settings for tests: a free port, a short countdown, fast timers."""
+    """Server settings for tests: a free port, a short countdown, fast timers, no solver filling the seed pool."""
     settings: dict[str, object] = {
         "redis_url": redis_url,
         "port": 0,
         "countdown_seconds": 0.05,
         "timer_interval": 0.05,
         "limits": TransportLimits(),
+        "seed_pool_target": 0,
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]

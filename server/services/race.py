@@ -1,4 +1,4 @@
-"""The race service: create, join, move, resign, stuck, sync — each checked with the engine, stored in Redis.
+"""The race service: create, join, leave, move, resign, stuck, sync, rematch — each stored in Redis by one script.
 
 A move is validated against the player's own position with the shared engine,
 then stored by one Lua script (sequence check, idempotency on ``move_id``,
@@ -19,12 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.protocol import ErrorCode, RaceInfo, RaceSettings
+from server.protocol import ErrorCode, RaceInfo
 from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
 from server.services.sessions import Session
 from server.services.views import race_info
-from server.store import RaceRecord, RaceStore, StoreRefusal
+from server.store import NewRace, RaceRecord, RaceStore, RematchOffer, StoreRefusal
 from shared import Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
 
 log = logging.getLogger(__name__)
@@ -49,10 +49,11 @@ class MoveOutcome:
 
 @dataclass(frozen=True, slots=True)
 class SeatedRace:
-    """What a player gets when it takes or finds its seat."""
+    """What a player gets when it takes or finds its seat: the race as players see it, the seat, the stored record."""
 
     info: RaceInfo
     slot: int
+    record: RaceRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,11 @@ def replay(seed: int, rules: Rules, actions: list[str]) -> Board:
     for text in actions:
         board.play(parse_action(text))
     return board
+
+
+def new_race_id() -> str:
+    """A fresh random race id (64 bits, URL-safe)."""
+    return secrets.token_urlsafe(8)
 
 
 def attempt_can_end_by_position(board: Board) -> bool:
@@ -127,55 +133,72 @@ class RaceService:
 
     # --- creating and joining -------------------------------------------------------------
 
-    async def create(self, session: Session, settings: RaceSettings) -> SeatedRace:
-        """Open a race with ``session`` in seat 0; the seed is fixed now (random unless given)."""
+    async def create(self, race_id: str, player: str, name: str, race: NewRace) -> SeatedRace:
+        """Open race ``race_id`` (drawn with :func:`new_race_id`) with ``player`` in seat 0; the seed is fixed now."""
         try:
-            profile = Profile(settings.profile)
-        except ValueError:
-            choices = ", ".join(p.value for p in Profile)
-            raise ServiceError(ErrorCode.BAD_FIELD.value, f"profile must be one of {choices}", field="settings.profile") from None
-        seed = settings.seed if settings.seed is not None else secrets.randbits(64)
-        while True:
-            race_id = secrets.token_urlsafe(8)
-            try:
-                await self.store.create_race(
-                    race_id,
-                    session.player,
-                    session.name,
-                    profile=profile.value,
-                    undo=settings.undo,
-                    redeal_once=settings.redeal_once,
-                    time_limit=settings.time_limit,
-                    seed=seed,
-                    spectator_delay_ms=self.policy.delay_for(settings.spectator_delay),
-                    grace_ms=self.policy.grace_for(settings.grace),
-                )
-                break
-            except StoreRefusal as refusal:
-                if refusal.code != "exists":
-                    raise
-        return SeatedRace(self.info(await self._record(race_id)), 0)
+            await self.store.create_race(
+                race_id,
+                player,
+                name,
+                race,
+                spectator_delay_ms=self.policy.delay_for(race.spectator_delay),
+                grace_ms=self.policy.grace_for(race.grace),
+            )
+        except StoreRefusal as refusal:  # a 64-bit id drawn twice
+            raise ServiceError(ErrorCode.INTERNAL_ERROR.value, f"race id collision ({refusal.code})") from None
+        return self._seated(await self.record(race_id), 0)
 
-    async def join(self, session: Session, race_id: str) -> SeatedRace:
+    async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins."""
-        await self._record(race_id)
+        await self.record(race_id)
         # Indexed before the script runs so that a crash right after it cannot lose the deadline.
         await self.store.schedule(race_id, await self.store.now_ms() + self.countdown_ms)
         try:
-            start_at, _deadline = await self.store.join_race(race_id, session.player, session.name, self.countdown_ms)
+            start_at, _deadline = await self.store.join_race(race_id, player, name, self.countdown_ms)
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
         await self.store.schedule(race_id, start_at)
         await self.store.index_live(race_id, start_at)
-        return SeatedRace(self.info(await self._record(race_id)), 1)
+        return self._seated(await self.record(race_id), 1)
+
+    async def leave(self, race_id: str, player: str, *, next_seed: int, reason: str, only_waiting: bool = False) -> str:
+        """Give up ``player``'s seat before the start: ``closed`` (seat 0 closes the race) or ``waiting`` (seat 1 freed).
+
+        ``next_seed`` deals the race when it waits again; ``only_waiting`` refuses once a second player sits.
+        """
+        try:
+            return await self.store.leave_race(race_id, player, next_seed=next_seed, reason=reason, only_waiting=only_waiting)
+        except StoreRefusal as refusal:
+            raise _refused(refusal) from None
+
+    async def discard(self, race_id: str) -> None:
+        """Delete a race nobody was told about."""
+        await self.store.discard_race(race_id)
+
+    async def offer_rematch(self, race_id: str, player: str) -> RematchOffer:
+        """Record a rematch offer of a finished race's player."""
+        await self.record(race_id)
+        try:
+            return await self.store.offer_rematch(race_id, player)
+        except StoreRefusal as refusal:
+            raise _refused(refusal) from None
+
+    async def link_rematch(self, race_id: str, new_race_id: str) -> str:
+        """Announce the rematch race to both players; returns the one linked (an earlier concurrent one wins)."""
+        return await self.store.link_rematch(race_id, new_race_id)
+
+    async def seated(self, race_id: str, player: str) -> SeatedRace:
+        """The race and ``player``'s seat in it (``not_seated`` if it has none)."""
+        record = await self.record(race_id)
+        slot = record.slot_of(player)
+        if slot is None:
+            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+        return self._seated(record, slot)
 
     async def sync(self, session: Session, race_id: str) -> tuple[SeatedRace, list[str]]:
         """The race, the player's seat and its stored actions (to rebuild its board after a reconnect)."""
-        record = await self._record(race_id)
-        slot = record.slot_of(session.player)
-        if slot is None:
-            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
-        return SeatedRace(self.info(record), slot), await self.store.actions(race_id, slot)
+        seated = await self.seated(race_id, session.player)
+        return seated, await self.store.actions(race_id, seated.slot)
 
     # --- playing -----------------------------------------------------------------------------
 
@@ -242,7 +265,7 @@ class RaceService:
 
     async def rebuild(self, race_id: str) -> list[Board]:
         """Both players' positions rebuilt from Redis alone (settings, seed, stored actions)."""
-        record = await self._record(race_id)
+        record = await self.record(race_id)
         rules = rules_of(record)
         return [replay(record.seed, rules, await self.store.actions(race_id, seat.slot)) for seat in record.seats]
 
@@ -257,11 +280,11 @@ class RaceService:
         """The race as players and lists show it, with the spectator delay in force."""
         return race_info(record, spectator_delay_ms=self.policy.delay_of(record))
 
+    def _seated(self, record: RaceRecord, slot: int) -> SeatedRace:
+        return SeatedRace(self.info(record), slot, record)
+
     async def record(self, race_id: str) -> RaceRecord:
         """The race's stored record; ServiceError ``unknown_race`` if there is none."""
-        return await self._record(race_id)
-
-    async def _record(self, race_id: str) -> RaceRecord:
         record = await self.store.load_race(race_id) if RACE_ID_PATTERN.fullmatch(race_id) else None
         if record is None:
             raise ServiceError(ErrorCode.UNKNOWN_RACE.value, f"there is no race {race_id[:32]!r}")
@@ -271,7 +294,7 @@ class RaceService:
         """The race's fixed facts, checking that ``session`` sits in it and that both seats are taken."""
         facts = self._facts.get(race_id)
         if facts is None:
-            record = await self._record(race_id)
+            record = await self.record(race_id)
             if record.slot_of(session.player) is None:
                 raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
             if len(record.seats) < 2:
@@ -348,5 +371,9 @@ def _refused(refusal: StoreRefusal) -> ServiceError:
         "attempt_over": "your attempt has ended",
         "out_of_sequence": f"your next action number is {refusal.expected}",
         "too_many_moves": "this attempt has reached the action limit",
+        "not_seated": "you have no seat in this race",
+        "race_closed": "the race was closed before it started",
+        "already_started": "the race has started: resign instead",
+        "not_finished": "the race has no result yet",
     }
     return ServiceError(refusal.code, messages.get(refusal.code, refusal.code), expected=refusal.expected)

@@ -39,6 +39,10 @@ class EventPage:
     complete: bool
 
 
+LIVE_STATUSES = frozenset({"countdown", "running"})
+"""A race is live while it counts down or runs; finished ones, and ones left before the start, leave the list."""
+
+
 class SpectateService:
     """Lists, snapshots and replays for people without a seat; never changes a race."""
 
@@ -47,11 +51,11 @@ class SpectateService:
         self.races = races
 
     async def live_races(self, limit: int) -> list[RaceInfo]:
-        """Races in countdown or running, latest start first; finished or expired ones leave the index here."""
+        """Races in countdown or running, latest start first; finished, closed or expired ones leave the index here."""
         while True:
             race_ids = await self.store.live_race_ids(limit)
             records = [await self.store.load_race(race_id) for race_id in race_ids]
-            stale = [race_id for race_id, record in zip(race_ids, records) if record is None or record.status == "finished"]
+            stale = [race_id for race_id, record in zip(race_ids, records) if record is None or record.status not in LIVE_STATUSES]
             if not stale:
                 return [self.races.info(record) for record in records if record is not None]
             await self.store.unindex_live(stale)

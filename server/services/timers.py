@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from redis.exceptions import RedisError
 
@@ -21,9 +22,11 @@ log = logging.getLogger(__name__)
 class TimerSweeper:
     """Polls the deadline index every ``interval`` seconds and fires what is due."""
 
-    def __init__(self, store: RaceStore, *, interval: float = 0.1) -> None:
+    def __init__(self, store: RaceStore, *, interval: float = 0.1, after_tick: Callable[[str], Awaitable[None]] | None = None) -> None:
+        """``after_tick`` runs after each fired race (the lobby drops races that started)."""
         self.store = store
         self.interval = interval
+        self.after_tick = after_tick
         self._running = True
 
     async def sweep_once(self) -> int:
@@ -35,6 +38,8 @@ class TimerSweeper:
                 await self.store.unschedule(race_id)
             else:
                 await self.store.schedule(race_id, next_due)
+            if self.after_tick is not None:
+                await self.after_tick(race_id)
         return len(due)
 
     def stop(self) -> None:

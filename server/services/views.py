@@ -11,8 +11,23 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from server.protocol import BoardView, MoveMade, PlayerInfo, Progress, RaceEvent, RaceInfo, RaceSettings, event_from_map
-from server.store import RaceRecord, StoredEvent
+from server.protocol import (
+    BoardView,
+    LobbyAdded,
+    LobbyChanged,
+    LobbyEntry,
+    LobbyEvent,
+    LobbyRemoved,
+    MoveMade,
+    PlayerInfo,
+    Progress,
+    RaceEvent,
+    RaceInfo,
+    RaceSettings,
+    event_from_map,
+    from_map,
+)
+from server.store import LobbyChange, RaceRecord, StoredEvent
 from shared import Board, Suit, card_text, deal, make_card
 
 SPECTATOR = None
@@ -39,24 +54,31 @@ def event_for(race_id: str, stored: StoredEvent, viewer_slot: int | None) -> Rac
     return event
 
 
-def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceInfo:
-    """The race as its players see it; a random seed stays hidden until the countdown starts.
+def settings_of(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceSettings:
+    """The race's settings as clients see them (the seed is never among them).
 
     ``spectator_delay_ms`` is the delay in force (the server's minimum may exceed the race's own).
     """
     delay_ms = record.spectator_delay_ms if spectator_delay_ms is None else spectator_delay_ms
+    return RaceSettings(
+        profile=record.profile,
+        undo=record.undo,
+        redeal_once=record.redeal_once,
+        time_limit=record.time_limit,
+        seed=None,
+        spectator_delay=None if delay_ms is None else -(-delay_ms // 1000),
+        grace=None if record.grace_ms is None else -(-record.grace_ms // 1000),
+        solvable_only=record.solvable_only,
+        private=record.private,
+    )
+
+
+def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceInfo:
+    """The race as its players see it; a random seed stays hidden until the countdown starts."""
     return RaceInfo(
         race=record.race_id,
         status=record.status,
-        settings=RaceSettings(
-            profile=record.profile,
-            undo=record.undo,
-            redeal_once=record.redeal_once,
-            time_limit=record.time_limit,
-            seed=None,
-            spectator_delay=None if delay_ms is None else -(-delay_ms // 1000),
-            grace=None if record.grace_ms is None else -(-record.grace_ms // 1000),
-        ),
+        settings=settings_of(record, spectator_delay_ms=spectator_delay_ms),
         players=[
             PlayerInfo(
                 slot=seat.slot,
@@ -70,11 +92,12 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
             )
             for seat in record.seats
         ],
-        seed=None if record.status == "waiting" else record.seed,
+        seed=None if record.status in ("waiting", "closed") else record.seed,
         start_at=record.start_at,
         deadline=record.deadline,
         event_seq=record.event_seq,
         watchers=record.watchers,
+        invite=record.invite,
     )
 
 
@@ -115,6 +138,12 @@ def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_dela
             players[slot] = replace(players[slot], connected=True, grace_until=None)
         elif kind == "watchers":
             watchers = body["count"]
+        elif kind == "player_left" and slot == 1:  # back to waiting for a second player, with a new deal
+            players.pop(slot, None)
+            actions.pop(slot, None)
+            status, seed, start_at, deadline = "waiting", None, None, None
+        elif kind == "race_closed":
+            status, seed = "closed", None
     as_of = replace(
         info,
         status=status,
@@ -141,3 +170,27 @@ def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
         undos=board.undos,
         redeal_used=board.redeal_used,
     )
+
+
+def lobby_entry(record: RaceRecord) -> LobbyEntry:
+    """The race as the lobby lists it."""
+    creator = record.seats[0]
+    return LobbyEntry(
+        race=record.race_id,
+        creator=creator.name,
+        player=creator.player,
+        settings=settings_of(record),
+        seats=len(record.seats),
+        status=record.status,
+        created_at=record.created_at,
+    )
+
+
+def lobby_event(change: LobbyChange) -> LobbyEvent:
+    """A change of the lobby feed as watchers receive it."""
+    if change.entry is None:
+        return LobbyRemoved(at=change.at, race=change.race)
+    entry = from_map(LobbyEntry, change.entry)
+    if change.op == LobbyAdded.TYPE:
+        return LobbyAdded(at=change.at, entry=entry)
+    return LobbyChanged(at=change.at, entry=entry)

@@ -1,19 +1,25 @@
 """The Redis store: the only package that knows key names and Lua scripts (docs/STORAGE.md)."""
 
 from server.store.connection import connect_redis
+from server.store.lobby_store import LobbyChange, LobbyFeedReader, LobbyStore
+from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_store import (
     ApplyResult,
     EventReader,
+    NewRace,
     RaceRecord,
     RaceStore,
+    RematchOffer,
     SeatRecord,
     StoredEvent,
     StoreRefusal,
     presence_member,
 )
+from server.store.seed_pool_store import SeedPoolStore
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
-    "ApplyResult", "EventReader", "RaceRecord", "RaceStore", "SeatRecord", "SessionRecord", "SessionStore", "StoreRefusal", "StoredEvent",
-    "connect_redis", "presence_member",
+    "ApplyResult", "EventReader", "LobbyChange", "LobbyFeedReader", "LobbyStore", "NewRace", "Partner", "QueueEntry", "QuickMatchStore",
+    "RaceRecord", "RaceStore", "RematchOffer", "SeatRecord", "SeedPoolStore", "SessionRecord", "SessionStore", "StoreRefusal",
+    "StoredEvent", "connect_redis", "presence_member",
 ]

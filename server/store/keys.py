@@ -31,3 +31,52 @@ STATE, EVENTS, MOVES_0, MOVES_1, MOVE_IDS_0, MOVE_IDS_1, PRESENCE_0, PRESENCE_1,
 def session_key(token: str) -> str:
     """A session hash, keyed by the SHA-256 of its token so a leaked key list reveals no token."""
     return f"{PREFIX}:session:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+# --- lobby (one hash tag: the lobby scripts touch these keys together) ---------------------------
+
+LOBBY_TAG = f"{PREFIX}:{{lobby}}"
+LOBBY_OPEN = f"{LOBBY_TAG}:open"
+"""Sorted set: listed race id -> created_at (ms); the lobby list, oldest first."""
+LOBBY_ENTRIES = f"{LOBBY_TAG}:entries"
+"""Hash: listed race id -> its lobby entry (MessagePack map)."""
+LOBBY_ALIVE = f"{LOBBY_TAG}:alive"
+"""Sorted set: race id -> last heartbeat (ms) of every race waiting for an opponent with a connected owner."""
+LOBBY_FEED = f"{LOBBY_TAG}:feed"
+"""Stream of lobby changes (added / changed / removed), trimmed to about a thousand entries."""
+
+
+def invite_key(code: str) -> str:
+    """A private race's invite code -> its race id."""
+    return f"{LOBBY_TAG}:invite:{code}"
+
+
+def lobby_keys(invite: str | None = None) -> list[str]:
+    """The keys of the lobby scripts in the order they expect (lua/lobby_*.lua); the invite key last, if any."""
+    listed = [LOBBY_OPEN, LOBBY_ENTRIES, LOBBY_ALIVE, LOBBY_FEED]
+    return [*listed, invite_key(invite)] if invite else listed
+
+
+def invite_misses_key(player: str) -> str:
+    """Counter of a player's wrong invite codes in the current minute."""
+    return f"{PREFIX}:invite_misses:{player}"
+
+
+# --- quick match (one hash tag) -------------------------------------------------------------------
+
+QUICK_MATCH_TAG = f"{PREFIX}:{{qm}}"
+QUICK_MATCH_PLAYERS = f"{QUICK_MATCH_TAG}:players"
+"""Hash: player id -> ``<settings key>|<queue member>`` of its one queue entry."""
+
+
+def quick_match_queue(settings_key: str) -> str:
+    """Sorted set of the players waiting for these settings: ``<race id>:<player id>`` -> last heartbeat (ms)."""
+    return f"{QUICK_MATCH_TAG}:queue:{settings_key}"
+
+
+# --- solvable deals ----------------------------------------------------------------------------------
+
+
+def seed_pool(profile: str) -> str:
+    """Set of seeds (decimal) the solver proved winnable under ``profile``, not handed out yet."""
+    return f"{PREFIX}:seeds:{profile}"

@@ -54,11 +54,35 @@ class SeatRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class NewRace:
+    """What a race is created with: its settings, its seed and how it came to be."""
+
+    profile: str
+    undo: bool
+    redeal_once: bool
+    time_limit: int | None
+    seed: int
+    solvable_only: bool = False
+    private: bool = False
+    seed_fixed: bool = False
+    """The creator chose the seed (kept when a second player leaves the countdown)."""
+    origin: str = "create"
+    """``create``, ``quick_match`` or ``rematch``."""
+    invite: str | None = None
+    rematch_of: str | None = None
+    spectator_delay: int | None = None
+    """Seconds, as requested (None: the server's default)."""
+    grace: int | None = None
+    """Seconds, as requested (None: the server's default)."""
+
+
+@dataclass(frozen=True, slots=True)
 class RaceRecord:
     """A race's settings and state as stored (times in ms since the Unix epoch, by Redis' clock)."""
 
     race_id: str
     status: str
+    """``waiting``, ``countdown``, ``running``, ``finished`` or ``closed`` (left before the start)."""
     profile: str
     undo: bool
     redeal_once: bool
@@ -76,6 +100,13 @@ class RaceRecord:
     """None for races stored before spectator delays existed (the server's default applies)."""
     grace_ms: int | None = None
     watchers: int = 0
+    solvable_only: bool = False
+    private: bool = False
+    seed_fixed: bool = False
+    origin: str = "create"
+    invite: str | None = None
+    rematch_race: str | None = None
+    """The race both players agreed to play next, once created."""
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -88,6 +119,15 @@ class StoredEvent:
 
     seq: int
     body: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOffer:
+    """A stored rematch offer: the offering seat, whether both players have agreed, the rematch race if it exists."""
+
+    slot: int
+    agreed: bool
+    rematch_race: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +198,12 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         spectator_delay_ms=_optional_int(fields.get("spectator_delay")),
         grace_ms=_optional_int(fields.get("grace")),
         watchers=int(fields.get("watchers", 0)),
+        solvable_only=fields.get("solvable_only") == "1",
+        private=fields.get("private") == "1",
+        seed_fixed=fields.get("seed_fixed") == "1",
+        origin=fields.get("origin") or "create",
+        invite=fields.get("invite") or None,
+        rematch_race=fields.get("rematch_race") or None,
     )
 
 
@@ -184,25 +230,53 @@ class RaceStore:
 
     # --- changes (each one script) -----------------------------------------------------
 
-    async def create_race(
-        self,
-        race_id: str,
-        player: str,
-        name: str,
-        *,
-        profile: str,
-        undo: bool,
-        redeal_once: bool,
-        time_limit: int | None,
-        seed: int,
-        spectator_delay_ms: int,
-        grace_ms: int,
-    ) -> None:
-        """Store a new race with its creator in seat 0; StoreRefusal ``exists`` if the id is taken."""
-        await self._run(
-            self.scripts.create, race_id, race_id, player, name, profile, int(undo), int(redeal_once), time_limit or 0, str(seed),
-            spectator_delay_ms, grace_ms,
-        )  # fmt: skip
+    async def create_race(self, race_id: str, player: str, name: str, race: NewRace, *, spectator_delay_ms: int, grace_ms: int) -> int:
+        """Store a new race with its creator in seat 0; returns its creation time (ms). StoreRefusal ``exists`` if the id is taken."""
+        result = await self._run(
+            self.scripts.create,
+            race_id,
+            race_id,
+            player,
+            name,
+            race.profile,
+            int(race.undo),
+            int(race.redeal_once),
+            race.time_limit or 0,
+            str(race.seed),
+            spectator_delay_ms,
+            grace_ms,
+            int(race.solvable_only),
+            int(race.private),
+            int(race.seed_fixed),
+            race.origin,
+            race.invite or "",
+            race.rematch_of or "",
+        )
+        return int(result[1])
+
+    async def discard_race(self, race_id: str) -> None:
+        """Delete a race nobody was ever told about (a quick-match or rematch race made redundant by a concurrent one)."""
+        await self.redis.delete(*keys.race_keys(race_id))
+
+    async def leave_race(self, race_id: str, player: str, *, next_seed: int, reason: str, only_waiting: bool = False) -> str:
+        """Give up ``player``'s seat before the start: ``closed`` (the creator left) or ``waiting`` (the seat freed).
+
+        ``only_waiting`` refuses (``already_started``) once a second player sits: for leaving on a disconnect.
+        """
+        result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason, int(only_waiting))
+        return _text(result[1])
+
+    async def offer_rematch(self, race_id: str, player: str) -> RematchOffer:
+        """Record ``player``'s rematch offer for a finished race."""
+        result = await self._run(self.scripts.rematch_offer, race_id, player)
+        if result[0] == 2:
+            return RematchOffer(slot=int(result[1]), agreed=True, rematch_race=_text(result[2]))
+        return RematchOffer(slot=int(result[1]), agreed=bool(result[2]), rematch_race=None)
+
+    async def link_rematch(self, race_id: str, new_race_id: str) -> str:
+        """Announce ``new_race_id`` as the rematch of ``race_id``; returns the rematch actually linked (an earlier one wins)."""
+        result = await self._run(self.scripts.rematch_link, race_id, new_race_id)
+        return _text(result[1])
 
     async def join_race(self, race_id: str, player: str, name: str, countdown_ms: int) -> tuple[int, int | None]:
         """Seat ``player`` in seat 1 and start the countdown; returns (start_at, deadline)."""

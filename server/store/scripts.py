@@ -1,4 +1,4 @@
-"""Loads the Lua scripts: each race script is lua/common.lua followed by its own file."""
+"""Loads the Lua scripts: each race script is lua/common.lua followed by its own file; lobby, queue and pool scripts stand alone."""
 
 from __future__ import annotations
 
@@ -23,4 +23,14 @@ class Scripts:
         self.end_attempt: AsyncScript = redis.register_script(common + _source("end_attempt"))
         self.tick: AsyncScript = redis.register_script(common + _source("tick"))
         self.presence: AsyncScript = redis.register_script(common + _source("presence"))
+        self.leave: AsyncScript = redis.register_script(common + _source("leave"))
+        self.rematch_offer: AsyncScript = redis.register_script(common + _source("rematch_offer"))
+        self.rematch_link: AsyncScript = redis.register_script(common + _source("rematch_link"))
         self.due_timers: AsyncScript = redis.register_script(_source("due_timers"))
+        self.lobby_open: AsyncScript = redis.register_script(_source("lobby_open"))
+        self.lobby_change: AsyncScript = redis.register_script(_source("lobby_change"))
+        self.lobby_close: AsyncScript = redis.register_script(_source("lobby_close"))
+        self.lobby_snapshot: AsyncScript = redis.register_script(_source("lobby_snapshot"))
+        self.quick_match: AsyncScript = redis.register_script(_source("quick_match"))
+        self.quick_match_cancel: AsyncScript = redis.register_script(_source("quick_match_cancel"))
+        self.seed_pool_add: AsyncScript = redis.register_script(_source("seed_pool_add"))

@@ -30,11 +30,25 @@ local function expire_all(ttl)
   for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 
+local SEAT_DEFAULTS = {{'count', 0}, {'left', 52}, {'moves', 0}, {'undos', 0}, {'status', 'playing'}, {'state', 'playing'},
+                       {'count_seq', 0}, {'ended_at', 0}, {'ended_seq', 0}, {'seen', 0}, {'away', 0}, {'grace_until', 0},
+                       {'rematch', 0}}
+
+-- HSET arguments of a fresh seat.
 local function seat_fields(slot, player, name)
-  return {pf(slot, 'player'), player, pf(slot, 'name'), name, pf(slot, 'count'), 0, pf(slot, 'left'), 52,
-          pf(slot, 'moves'), 0, pf(slot, 'undos'), 0, pf(slot, 'status'), 'playing', pf(slot, 'state'), 'playing',
-          pf(slot, 'count_seq'), 0, pf(slot, 'ended_at'), 0, pf(slot, 'ended_seq'), 0,
-          pf(slot, 'seen'), 0, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0}
+  local fields = {pf(slot, 'player'), player, pf(slot, 'name'), name}
+  for _, default in ipairs(SEAT_DEFAULTS) do
+    fields[#fields + 1] = pf(slot, default[1])
+    fields[#fields + 1] = default[2]
+  end
+  return fields
+end
+
+-- HDEL arguments that empty a seat.
+local function seat_names(slot)
+  local names = {pf(slot, 'player'), pf(slot, 'name')}
+  for _, default in ipairs(SEAT_DEFAULTS) do names[#names + 1] = pf(slot, default[1]) end
+  return names
 end
 
 local function end_attempt(slot, reason, now)
@@ -108,6 +122,7 @@ local function open_for_play(now)
   local status = get('status')
   if status == false then return 'unknown_race' end
   if status == 'finished' then return 'race_over' end
+  if status == 'closed' then return 'race_closed' end
   if status == 'waiting' then return 'not_started' end
   if status == 'countdown' then
     if now < geti('start_at') then return 'not_started' end
@@ -166,7 +181,7 @@ end
 
 local function update_presence(now)
   local status = get('status')
-  if status == false or status == 'finished' then return end
+  if status == false or status == 'finished' or status == 'closed' then return end
   local ended = false
   for slot = 0, 1 do
     if get(pf(slot, 'player')) and update_seat(slot, status, now) then ended = true end
@@ -185,7 +200,7 @@ end
 -- The race's next deadline (ms; 0 for none): start, time limit, a grace period, the first lease to expire.
 local function next_due()
   local status = get('status')
-  if status == false or status == 'finished' then return 0 end
+  if status == false or status == 'finished' or status == 'closed' then return 0 end
   local due = 0
   local function consider(t)
     if t > 0 and (due == 0 or t < due) then due = t end

@@ -2,6 +2,7 @@
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
 if get('p0_player') == ARGV[3] or get('p1_player') == ARGV[3] then return {0, 'already_seated'} end
+if status == 'closed' then return {0, 'race_closed'} end
 if status ~= 'waiting' then return {0, 'race_full'} end
 local now = now_ms()
 redis.call('HSET', K_STATE, unpack(seat_fields(1, ARGV[3], ARGV[4])))

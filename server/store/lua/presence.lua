@@ -3,7 +3,7 @@
 -- (a seat) or 'w' (a spectator). Returns the race's next deadline (ms, 0 for none); a finished or unknown race
 -- is left alone.
 local status = get('status')
-if status == false or status == 'finished' then return 0 end
+if status == false or status == 'finished' or status == 'closed' then return 0 end
 local now = now_ms()
 local expiry = now + tonumber(ARGV[3])
 for i = 5, #ARGV do

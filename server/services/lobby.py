@@ -1,0 +1,289 @@
+"""The lobby: open races listed live, private races with invite codes, leaving before the start, and the
+heartbeats that close races whose creator's connection or server went away.
+
+A race waiting for an opponent belongs to the connection that opened it (its
+:class:`Owner`): closing that connection leaves the race (it closes), and the
+owner's process refreshes a heartbeat in Redis every few seconds. If a process
+dies, its races' heartbeats go stale and any other process closes them. A
+server that shuts down gracefully leaves its races alone: their creators may
+reconnect to another process and ``sync`` the race within the staleness period
+to take it over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from dataclasses import dataclass, replace
+
+from redis.exceptions import RedisError
+
+from server.protocol import ErrorCode, RaceSettings, as_map
+from server.services.dealer import Dealer
+from server.services.errors import ServiceError
+from server.services.race import RaceService, SeatedRace, new_race_id
+from server.services.views import lobby_entry
+from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord
+
+log = logging.getLogger(__name__)
+
+INVITE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+"""32 symbols without 0/O and 1/I, so a code read aloud or from a screen is unambiguous."""
+INVITE_LENGTH = 6
+"""32^6 = 2^30 codes; with at most a few thousand open private races and 20 wrong codes a minute per player,
+guessing one takes years."""
+
+
+def new_invite_code() -> str:
+    """A random invite code."""
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(INVITE_LENGTH))
+
+
+def normalized_invite(code: str) -> str | None:
+    """The code as stored (upper case, without spaces or dashes), or None if it cannot be one."""
+    cleaned = code.strip().upper().replace("-", "").replace(" ", "")
+    if len(cleaned) != INVITE_LENGTH or any(char not in INVITE_ALPHABET for char in cleaned):
+        return None
+    return cleaned
+
+
+class Owner:
+    """What one connection holds open before a start: races waiting for an opponent, and its quick-match entry."""
+
+    __slots__ = ("queue", "races")
+
+    def __init__(self) -> None:
+        self.races: set[str] = set()
+        self.queue: QueueEntry | None = None
+
+    def open_count(self) -> int:
+        """Races and queue entries held."""
+        return len(self.races) + (self.queue is not None)
+
+    def race_ids(self) -> set[str]:
+        """Every race held, including the one its queue entry waits in."""
+        return self.races | ({self.queue.race_id} if self.queue is not None else set())
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyLimits:
+    """Bounds and periods of the lobby (``flowergarden serve`` sets the list size)."""
+
+    max_open_per_owner: int = 3
+    """Races one connection may have waiting for an opponent at once (a quick-match entry counts)."""
+    heartbeat_seconds: float = 5.0
+    stale_seconds: float = 20.0
+    """A waiting race whose heartbeat is older than this is closed (its owner's process went away)."""
+    max_invite_misses: int = 20
+    """Wrong invite codes a player may send per minute; then ``rate_limited`` until the minute is over."""
+
+
+class LobbyService:
+    """Creating, joining and leaving races before their start, and the lobby list they appear in."""
+
+    def __init__(
+        self, races: RaceService, store: LobbyStore, queue: QuickMatchStore, dealer: Dealer, limits: LobbyLimits, *, invite_ttl_ms: int
+    ) -> None:
+        """``invite_ttl_ms`` bounds an invite code's life (a race is open at most as long as an unfinished race lives)."""
+        self.races = races
+        self.store = store
+        self.queue = queue
+        self.dealer = dealer
+        self.limits = limits
+        self.invite_ttl_ms = invite_ttl_ms
+        self._owners: set[Owner] = set()
+        self._running = True
+
+    # --- requests ----------------------------------------------------------------------------------
+
+    async def create(self, player: str, name: str, settings: RaceSettings, owner: Owner) -> SeatedRace:
+        """Open a race with ``player`` in seat 0: listed in the lobby, or private with an invite code."""
+        await self._make_room(owner)
+        race = await self.dealer.deal(settings, origin="create")
+        race_id = new_race_id()
+        try:
+            if race.private:
+                race = replace(race, invite=await self._claim_invite(race_id))
+            seated = await self.races.create(race_id, player, name, race)
+        except BaseException:
+            await self._undo_deal(race)
+            raise
+        record = seated.record
+        if not await self.store.open(race_id, as_map(lobby_entry(record)) if is_listed(record) else None, record.created_at):
+            await self.races.leave(race_id, player, next_seed=race.seed, reason="lobby_full")
+            await self._undo_deal(race)
+            raise ServiceError(ErrorCode.LOBBY_FULL.value, "the lobby is full; create a private race or try again later")
+        self.track(owner, race_id)
+        return seated
+
+    async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
+        """Take seat 1 of a waiting race (the countdown starts); the lobby shows the race as full."""
+        seated = await self.races.join(race_id, player, name)
+        if is_listed(seated.record):
+            await self.store.change(race_id, as_map(lobby_entry(seated.record)))
+        return seated
+
+    async def join_invite(self, code: str, player: str, name: str) -> SeatedRace:
+        """Join the private race of an invite code; wrong codes are counted and limited per player."""
+        if await self.store.invite_misses(player) >= self.limits.max_invite_misses:
+            raise ServiceError(ErrorCode.RATE_LIMITED.value, "too many wrong invite codes; wait a minute", field="code")
+        normalized = normalized_invite(code)
+        race_id = None if normalized is None else await self.store.race_of_invite(normalized)
+        if race_id is None:
+            await self.store.count_invite_miss(player)
+            raise ServiceError(ErrorCode.UNKNOWN_INVITE.value, "no open race has this invite code", field="code")
+        return await self.join(race_id, player, name)
+
+    async def leave(self, race_id: str, player: str, owner: Owner) -> None:
+        """Give up a seat before the start: the creator closes the race, the second player frees its seat."""
+        record = await self.races.record(race_id)
+        slot = record.slot_of(player)
+        if slot is None:
+            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+        if slot == 0 and record.origin == "quick_match":
+            entry = await self.queue.entry_of(player)
+            if entry is not None and entry.race_id == race_id:
+                await self.queue.cancel(entry)
+            if owner.queue is not None and owner.queue.race_id == race_id:
+                owner.queue = None
+        next_seed = await self.dealer.next_seed(record) if slot == 1 else record.seed
+        try:
+            outcome = await self.races.leave(race_id, player, next_seed=next_seed, reason="left")
+        except ServiceError:
+            if next_seed != record.seed and record.solvable_only:
+                await self.dealer.seeds.give_back(record.profile, next_seed)
+            raise
+        if outcome == "closed":
+            owner.races.discard(race_id)
+            await self.store.close(race_id, record.invite)
+        elif is_listed(record):
+            await self.store.change(race_id, as_map(lobby_entry(await self.races.record(race_id))))
+
+    # --- owners ------------------------------------------------------------------------------------
+
+    def track(self, owner: Owner, race_id: str) -> None:
+        """``owner``'s connection holds ``race_id`` open (it is closed when the connection goes)."""
+        owner.races.add(race_id)
+        self._owners.add(owner)
+
+    async def hold_queue(self, owner: Owner, entry: QueueEntry, record: RaceRecord) -> None:
+        """``owner``'s connection waits in the quick-match queue, in the unlisted race of ``record``."""
+        await self.store.open(record.race_id, None, record.created_at)
+        self._track_queue(owner, entry)
+
+    def _track_queue(self, owner: Owner, entry: QueueEntry) -> None:
+        owner.queue = entry
+        self._owners.add(owner)
+
+    async def adopt(self, owner: Owner, record: RaceRecord, player: str) -> None:
+        """A creator resumed its waiting race on this connection (after a reconnect): it holds the race again."""
+        if record.status != "waiting" or record.slot_of(player) != 0:
+            return
+        if record.origin == "quick_match":
+            entry = await self.queue.entry_of(player)
+            if entry is not None and entry.race_id == record.race_id:
+                self._track_queue(owner, entry)
+        else:
+            self.track(owner, record.race_id)
+
+    async def disconnect(self, owner: Owner, player: str | None, *, going_away: bool) -> None:
+        """The connection closed: leave its waiting races and queue entry, unless the server is going away."""
+        self._owners.discard(owner)
+        if going_away or player is None:
+            return  # the heartbeats stop: other processes close these races unless their creators come back in time
+        if owner.queue is not None and await self.queue.cancel(owner.queue):
+            await self.abandon(owner.queue.race_id, player, reason="cancelled")
+        for race_id in owner.races:
+            await self.abandon(race_id, player, reason="abandoned")
+        owner.races.clear()
+        owner.queue = None
+
+    async def abandon(self, race_id: str, player: str, *, reason: str) -> None:
+        """Close ``player``'s race if it still waits for an opponent (a race that found one goes ahead)."""
+        record = await self.races.store.load_race(race_id)
+        if record is None:
+            return
+        with contextlib.suppress(ServiceError):
+            await self.races.leave(race_id, player, next_seed=record.seed, reason=reason, only_waiting=True)
+            await self.store.close(race_id, record.invite)
+
+    async def race_ticked(self, race_id: str) -> None:
+        """After a deadline of the race fired: once it has started, it leaves the lobby and its invite code is freed."""
+        record = await self.races.store.load_race(race_id)
+        if record is None or record.status not in ("waiting", "countdown"):
+            await self.store.close(race_id, None if record is None else record.invite)
+
+    # --- heartbeats --------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Make :meth:`run` return."""
+        self._running = False
+
+    async def run(self) -> None:
+        """Refresh this process's heartbeats and close other processes' stale races, until stopped."""
+        while self._running:
+            await asyncio.sleep(self.limits.heartbeat_seconds)
+            try:
+                await self.heartbeat_once()
+                await self.close_stale_once()
+            except (RedisError, OSError) as error:
+                if not self._running:
+                    return
+                log.warning("lobby: heartbeat failed (%s); retrying", error)
+
+    async def heartbeat_once(self) -> None:
+        """Refresh the heartbeat of every race and queue entry held by a connection of this process."""
+        await self._forget_started()
+        now = await self.store.now_ms()
+        await self.store.heartbeat({race_id for owner in self._owners for race_id in owner.race_ids()})
+        await self.queue.heartbeat([owner.queue for owner in self._owners if owner.queue is not None], now)
+
+    async def close_stale_once(self) -> int:
+        """Close waiting races whose heartbeat went stale (any process may do it, any number of times)."""
+        now = await self.store.now_ms()
+        stale = await self.store.stale(now - round(self.limits.stale_seconds * 1000))
+        for race_id in stale:
+            record = await self.races.store.load_race(race_id)
+            if record is not None and record.status == "waiting" and record.seats:
+                log.info("lobby: closing race %s, its creator's server went away", race_id)
+                await self.abandon(race_id, record.seats[0].player, reason="abandoned")
+            await self.store.close(race_id, None if record is None else record.invite)
+        return len(stale)
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    async def _forget_started(self) -> None:
+        """Drop from the owners the races that are no longer open (they started or were closed elsewhere)."""
+        held = {race_id for owner in self._owners for race_id in owner.races}
+        still_open = await self.store.still_open(held)
+        for owner in self._owners:
+            owner.races &= still_open
+
+    async def _make_room(self, owner: Owner) -> None:
+        if owner.open_count() >= self.limits.max_open_per_owner:
+            owner.races &= await self.store.still_open(owner.races)
+        if owner.open_count() >= self.limits.max_open_per_owner:
+            raise ServiceError(
+                ErrorCode.TOO_MANY_OPEN_RACES.value, f"at most {self.limits.max_open_per_owner} races may wait for an opponent per connection"
+            )
+
+    async def _claim_invite(self, race_id: str) -> str:
+        for _ in range(10):
+            code = new_invite_code()
+            if await self.store.claim_invite(code, race_id, self.invite_ttl_ms):
+                return code
+        raise ServiceError(ErrorCode.INTERNAL_ERROR.value, "no free invite code found; try again")
+
+    async def _undo_deal(self, race: NewRace) -> None:
+        """Return what a race creation that failed had taken: its pool seed and its invite code."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.dealer.give_back(race)
+            if race.invite is not None:
+                await self.store.release_invite(race.invite)
+
+
+def is_listed(record: RaceRecord) -> bool:
+    """Whether the lobby lists the race: public races opened with ``create`` (not quick-match or rematch races)."""
+    return not record.private and record.origin == "create"

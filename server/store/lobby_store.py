@@ -1,0 +1,151 @@
+"""The lobby in Redis: the list of open races, its change feed, invite codes and the owners' heartbeats.
+
+These keys live outside the races' hash tags (one ``{lobby}`` tag for all of
+them), so the lobby is written by the services next to each race script, as
+the timer index is: the race script first, then the lobby script. Every lobby
+script is atomic and idempotent; a lost update is repaired by the heartbeat
+sweep (docs/STORAGE.md "Lobby").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+from redis.asyncio import Redis
+
+from server.store import keys
+from server.store.scripts import Scripts
+
+INVITE_MISS_WINDOW_MS = 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyChange:
+    """One entry of the lobby feed: ``op`` is ``lobby_added``, ``lobby_changed`` or ``lobby_removed``."""
+
+    feed_id: str
+    op: str
+    race: str
+    entry: dict[str, Any] | None
+    """The race's lobby entry as stored (None for a removal)."""
+    at: int
+    """Redis time of the change (ms), from the feed id."""
+
+
+def _change(entry_id: bytes, fields: dict[bytes, bytes]) -> LobbyChange:
+    feed_id = entry_id.decode()
+    raw = fields.get(b"entry")
+    return LobbyChange(
+        feed_id=feed_id,
+        op=fields[b"op"].decode(),
+        race=fields[b"race"].decode(),
+        entry=None if raw is None else msgpack.unpackb(raw, raw=False),
+        at=int(feed_id.split("-")[0]),
+    )
+
+
+class LobbyStore:
+    """Open races (listed or private) and the lobby list; ``max_listed`` bounds the list."""
+
+    def __init__(self, redis: Redis, *, max_listed: int = 500, feed_length: int = 1000) -> None:
+        self.redis = redis
+        self.scripts = Scripts(redis)
+        self.max_listed = max_listed
+        self.feed_length = feed_length
+
+    async def open(self, race_id: str, entry: dict[str, Any] | None, created_at: int) -> bool:
+        """A race waits for an opponent (listed with ``entry``, or unlisted with None); False if the list is full."""
+        packed = b"" if entry is None else msgpack.packb(entry, use_bin_type=True)
+        args = [race_id, int(entry is not None), packed, created_at, self.max_listed, self.feed_length]
+        return bool(await self.scripts.lobby_open(keys=keys.lobby_keys(), args=args))
+
+    async def change(self, race_id: str, entry: dict[str, Any]) -> bool:
+        """Replace a listed race's entry (and tell the watchers); False if it is not listed."""
+        packed = msgpack.packb(entry, use_bin_type=True)
+        return bool(await self.scripts.lobby_change(keys=keys.lobby_keys(), args=[race_id, packed, self.feed_length]))
+
+    async def close(self, race_id: str, invite: str | None = None) -> bool:
+        """The race is no longer open: out of the list and the heartbeat index, its invite freed; True if it was listed."""
+        return bool(await self.scripts.lobby_close(keys=keys.lobby_keys(invite), args=[race_id, self.feed_length]))
+
+    async def snapshot(self) -> tuple[str, list[dict[str, Any]]]:
+        """The id of the latest change and the listed entries, oldest race first, read at one instant."""
+        result: list[Any] = await self.scripts.lobby_snapshot(keys=keys.lobby_keys(), args=[self.max_listed])
+        last, *entries = result
+        return last.decode(), [msgpack.unpackb(raw, raw=False) for raw in entries]
+
+    async def heartbeat(self, race_ids: Iterable[str]) -> None:
+        """Races whose owner is still connected: refresh their heartbeat (only those still in the index)."""
+        race_ids = list(race_ids)
+        if not race_ids:
+            return
+        now = await self.now_ms()
+        await self.redis.zadd(keys.LOBBY_ALIVE, {race_id: now for race_id in race_ids}, xx=True)
+
+    async def still_open(self, race_ids: Iterable[str]) -> set[str]:
+        """Those of ``race_ids`` still open (waiting or counting down): the others have started or were closed."""
+        race_ids = list(race_ids)
+        if not race_ids:
+            return set()
+        scores: list[Any] = await self.redis.zmscore(keys.LOBBY_ALIVE, race_ids)
+        return {race_id for race_id, score in zip(race_ids, scores) if score is not None}
+
+    async def stale(self, older_than_ms: int, limit: int = 100) -> list[str]:
+        """Open races whose heartbeat is older than ``older_than_ms`` (their owner's process went away)."""
+        raw: list[Any] = await self.redis.zrangebyscore(keys.LOBBY_ALIVE, "-inf", f"({older_than_ms}", start=0, num=limit)
+        return [item.decode() for item in raw]
+
+    # --- invite codes ---------------------------------------------------------------------------
+
+    async def claim_invite(self, code: str, race_id: str, ttl_ms: int) -> bool:
+        """Reserve ``code`` for ``race_id``; False if another race holds it."""
+        return bool(await self.redis.set(keys.invite_key(code), race_id, nx=True, px=ttl_ms))
+
+    async def release_invite(self, code: str) -> None:
+        """Free a code whose race was never created."""
+        await self.redis.delete(keys.invite_key(code))
+
+    async def race_of_invite(self, code: str) -> str | None:
+        """The open race an invite code belongs to."""
+        value: Any = await self.redis.get(keys.invite_key(code))
+        return None if value is None else value.decode()
+
+    async def invite_misses(self, player: str) -> int:
+        """The player's wrong invite codes in the current minute."""
+        value: Any = await self.redis.get(keys.invite_misses_key(player))
+        return 0 if value is None else int(value)
+
+    async def count_invite_miss(self, player: str) -> int:
+        """Count a wrong invite code of ``player``; returns its wrong codes in the current minute."""
+        key = keys.invite_misses_key(player)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(key, 0, nx=True, px=INVITE_MISS_WINDOW_MS)
+            pipe.incr(key)
+            _, misses = await pipe.execute()
+        return int(misses)
+
+    async def now_ms(self) -> int:
+        """Redis' clock."""
+        seconds, micros = await self.redis.time()
+        return int(seconds) * 1000 + int(micros) // 1000
+
+
+class LobbyFeedReader:
+    """Blocking reads of the lobby feed on a dedicated connection (XREAD BLOCK stays below its socket timeout)."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+
+    async def latest_id(self) -> str:
+        """The id of the feed's latest change ('0-0' when empty): where a new reader starts."""
+        entries: Any = await self.redis.xrevrange(keys.LOBBY_FEED, count=1)
+        return entries[0][0].decode() if entries else "0-0"
+
+    async def read(self, after_id: str, block_ms: int) -> list[LobbyChange]:
+        """Changes after ``after_id``, waiting up to ``block_ms`` for one."""
+        response = await self.redis.xread({keys.LOBBY_FEED: after_id}, block=block_ms, count=500)
+        items: Sequence[Any] = list(response.items()) if isinstance(response, dict) else (response or [])
+        return [_change(entry_id, fields) for _key, entries in items for entry_id, fields in entries]

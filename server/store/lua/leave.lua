@@ -1,0 +1,29 @@
+-- A player gives up its seat before the start.
+-- ARGV: 3 player, 4 seed of the next deal (when seat 1 leaves a countdown), 5 reason the race closes with
+--       (when seat 0 leaves: 'left', 'abandoned', 'cancelled', 'lobby_full'), 6 only while waiting (0/1)
+-- Returns {1, 'closed' | 'waiting'} | {0, code}
+local status = get('status')
+if status == false then return {0, 'unknown_race'} end
+local slot
+if get('p0_player') == ARGV[3] then slot = 0 elseif get('p1_player') == ARGV[3] then slot = 1 else return {0, 'not_seated'} end
+if status == 'finished' then return {0, 'race_over'} end
+if status == 'closed' then return {0, 'race_closed'} end
+local now = now_ms()
+if status == 'running' or (status == 'countdown' and now >= geti('start_at')) then return {0, 'already_started'} end
+if ARGV[6] == '1' and status ~= 'waiting' then return {0, 'already_started'} end
+emit({type = 'player_left', slot = slot, player = ARGV[3]}, now)
+if slot == 0 then
+  -- The creator leaves: nobody can join any more; the record is kept like a finished race's.
+  redis.call('HSET', K_STATE, 'status', 'closed', 'finished_at', now, 'result_reason', ARGV[5])
+  emit({type = 'race_closed', reason = ARGV[5]}, now)
+  redis.call('DEL', K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS)
+  expire_all(RECORD_TTL)
+  return {1, 'closed'}
+end
+-- The second player leaves the countdown: its seat frees and the race waits again, with a new deal
+-- (the revealed one stays only when the creator fixed it).
+redis.call('HDEL', K_STATE, unpack(seat_names(1)))
+redis.call('DEL', K_PRESENCE[2])
+redis.call('HSET', K_STATE, 'status', 'waiting', 'start_at', 0, 'deadline', 0, 'seed', ARGV[4])
+expire_all(LIVE_TTL)
+return {1, 'waiting'}

@@ -1,0 +1,83 @@
+"""The quick-match queues in Redis: one sorted set per settings key, paired atomically by a Lua script.
+
+A waiting player's entry is ``<race id>:<player id>`` (the unlisted race it
+waits in) scored by its owner's last heartbeat; entries not refreshed for the
+staleness period (their server process went away) are dropped by the next
+pairing in that queue. A player has at most one entry (``players`` hash).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+
+from server.store import keys
+from server.store.scripts import Scripts
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEntry:
+    """Where a player waits: its queue (settings key) and its race."""
+
+    settings_key: str
+    race_id: str
+    player: str
+
+    @property
+    def member(self) -> str:
+        """The entry's member in its queue."""
+        return f"{self.race_id}:{self.player}"
+
+
+@dataclass(frozen=True, slots=True)
+class Partner:
+    """A waiting player taken off the queue by a pairing: join its race."""
+
+    race_id: str
+    player: str
+
+
+class QuickMatchStore:
+    """Queues of players waiting for an opponent with the same settings."""
+
+    def __init__(self, redis: Redis, *, stale_ms: int) -> None:
+        self.redis = redis
+        self.scripts = Scripts(redis)
+        self.stale_ms = stale_ms
+
+    async def pair_or_wait(self, settings_key: str, player: str, race_id: str | None) -> Partner | None:
+        """Take the waiting partner for these settings, if any; else queue ``race_id`` (when given) and return None."""
+        result: list[Any] = await self.scripts.quick_match(
+            keys=[keys.quick_match_queue(settings_key), keys.QUICK_MATCH_PLAYERS],
+            args=[player, race_id or "", settings_key, self.stale_ms],
+        )
+        if result[0] == 1:
+            return Partner(race_id=result[1].decode(), player=result[2].decode())
+        return None
+
+    async def entry_of(self, player: str) -> QueueEntry | None:
+        """The player's queue entry, if it has one."""
+        value: Any = await self.redis.hget(keys.QUICK_MATCH_PLAYERS, player)
+        if value is None:
+            return None
+        settings_key, member = value.decode().split("|", 1)
+        race_id = member.split(":", 1)[0]
+        return QueueEntry(settings_key=settings_key, race_id=race_id, player=player)
+
+    async def cancel(self, entry: QueueEntry) -> bool:
+        """Remove a waiting entry; False if it was paired (or dropped) meanwhile."""
+        removed = await self.scripts.quick_match_cancel(
+            keys=[keys.quick_match_queue(entry.settings_key), keys.QUICK_MATCH_PLAYERS],
+            args=[entry.player, entry.settings_key, entry.member],
+        )
+        return bool(removed)
+
+    async def heartbeat(self, entries: Iterable[QueueEntry], now_ms: int) -> None:
+        """Refresh entries whose owner is still connected (entries no longer queued stay out)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for entry in entries:
+                pipe.zadd(keys.quick_match_queue(entry.settings_key), {entry.member: now_ms}, xx=True)
+            await pipe.execute()

@@ -1,0 +1,110 @@
+"""Helpers of the lobby tests: waiting for conditions and events, and a race server in a separate process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from client import RaceClient, ServerError
+from server.embedded_redis import free_port
+from server.protocol import LobbyAdded, LobbyChanged, LobbyEvent, LobbyRemoved, Message
+
+ROOT = Path(__file__).resolve().parent.parent
+M = TypeVar("M", bound=Message)
+
+
+@contextmanager
+def refused(code: str) -> Iterator[None]:
+    """The block must raise ServerError with ``code``."""
+    with pytest.raises(ServerError) as error:
+        yield
+    assert error.value.code == code, f"expected {code}, got {error.value.code}: {error.value}"
+
+
+async def wait_until(condition: Callable[[], Awaitable[bool]], timeout: float = 10.0, what: str = "the condition") -> None:
+    """Poll ``condition`` until it holds; fail the test after ``timeout`` seconds."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not await condition():
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        raise AssertionError(f"gave up waiting for {what}") from None
+
+
+def _about(event: LobbyEvent) -> set[str]:
+    """The races a lobby event is about (a reset is about every race)."""
+    if isinstance(event, LobbyAdded | LobbyChanged):
+        return {event.entry.race}
+    if isinstance(event, LobbyRemoved):
+        return {event.race}
+    return {ANY_RACE}
+
+
+ANY_RACE = "*"
+
+
+async def next_lobby_event(client: RaceClient, race_id: str, timeout: float = 10.0) -> LobbyEvent:
+    """The client's next lobby event about ``race_id`` (or a reset). The lobby is shared by every test of the session,
+    so changes of other tests' races (closed by a stale-heartbeat sweep, say) and race events are skipped."""
+    async with asyncio.timeout(timeout):
+        while True:
+            event = await client.next_event(timeout)
+            if isinstance(event, LobbyEvent) and _about(event) & {race_id, ANY_RACE}:
+                return event
+
+
+async def no_lobby_event(client: RaceClient, race_id: str, wait: float = 0.3) -> None:
+    """Fail if a lobby event about ``race_id`` arrives within ``wait`` seconds."""
+    try:
+        event = await next_lobby_event(client, race_id, timeout=wait)
+    except TimeoutError:
+        return
+    raise AssertionError(f"unexpected lobby event {event}")
+
+
+@dataclass
+class ServerProcess:
+    """A race server running as a separate process."""
+
+    url: str
+    process: subprocess.Popen[str]
+
+
+@contextmanager
+def server_process(redis_url: str, *extra: str) -> Iterator[ServerProcess]:
+    """``flowergarden serve`` as a separate process on ``redis_url`` (this checkout's code); stopped on exit."""
+    port = free_port()
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "cli", "serve", "--redis", redis_url, "--port", str(port), "--countdown", "0.05", *extra]
+    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_healthy(port, process)
+        yield ServerProcess(f"ws://127.0.0.1:{port}", process)
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.communicate(timeout=20)
+
+
+def _wait_healthy(port: int, process: subprocess.Popen[str]) -> None:
+    for _ in range(400):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            if process.poll() is not None:
+                raise AssertionError(f"the server process exited: {process.communicate()[0]}") from None
+            time.sleep(0.05)
+    raise AssertionError("the server process did not become healthy")

@@ -1,0 +1,222 @@
+"""The lobby list: a snapshot, then live changes as races open, fill, start, close — also across server processes."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lobby_helpers import next_lobby_event, no_lobby_event, refused, server_process
+from race_helpers import player, server_config
+
+from client import RaceClient
+from server.app import RaceServer
+from server.protocol import (
+    Countdown,
+    LobbyAdded,
+    LobbyChanged,
+    LobbyRemoved,
+    PlayerLeft,
+    RaceClosed,
+    RaceSettings,
+    Started,
+)
+from server.services.lobby import LobbyLimits
+
+
+async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_server: RaceServer) -> None:
+    watcher = await player(race_server.url, "Wes")
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        await watcher.watch_lobby()
+        settings = RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=99)
+        seated = await ann.create(settings)
+        race_id = seated.race.race
+
+        added = await next_lobby_event(watcher, race_id)
+        assert isinstance(added, LobbyAdded)
+        entry = added.entry
+        assert (entry.race, entry.creator, entry.player, entry.seats, entry.status) == (race_id, "Ann", ann.session.player, 1, "waiting")  # type: ignore[union-attr]
+        assert entry.settings == RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=None)
+        assert entry.created_at <= added.at and watcher.lobby[race_id] == entry
+
+        await bob.join(race_id)
+        changed = await next_lobby_event(watcher, race_id)
+        assert isinstance(changed, LobbyChanged)
+        assert (changed.entry.race, changed.entry.seats, changed.entry.status) == (race_id, 2, "countdown")
+
+        await ann.wait_for(Started)
+        removed = await next_lobby_event(watcher, race_id)
+        assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+        assert race_id not in watcher.lobby
+        assert race_id not in {entry.race for entry in (await watcher.watch_lobby()).races}
+    finally:
+        for client in (watcher, ann, bob):
+            await client.close()
+
+
+async def test_the_snapshot_lists_open_races_oldest_first_and_not_private_ones(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    watcher = await player(race_server.url, "Wes")
+    try:
+        first = await ann.create(RaceSettings())
+        private = await bob.create(RaceSettings(private=True))
+        second = await bob.create(RaceSettings(undo=True))
+        snapshot = await watcher.watch_lobby()
+        ours = [entry for entry in snapshot.races if entry.race in (first.race.race, private.race.race, second.race.race)]
+        assert [entry.race for entry in ours] == [first.race.race, second.race.race]
+        assert [entry.creator for entry in ours] == ["Ann", "Bob"]
+        assert ours[0].created_at <= ours[1].created_at
+        assert snapshot.races == sorted(snapshot.races, key=lambda entry: entry.created_at)
+        await no_lobby_event(watcher, private.race.race)
+    finally:
+        for client in (watcher, ann, bob):
+            await client.close()
+
+
+async def test_leaving_before_the_start_frees_the_seat_or_closes_the_race(redis_url: str) -> None:
+    """A long countdown leaves time to leave: the joiner's seat frees (new deal), the creator's leave closes the race."""
+    async with RaceServer(server_config(redis_url, countdown_seconds=60)) as server:
+        watcher = await player(server.url, "Wes")
+        ann = await player(server.url, "Ann")
+        bob = await player(server.url, "Bob")
+        cid = await player(server.url, "Cid")
+        try:
+            await watcher.watch_lobby()
+            race_id = (await ann.create(RaceSettings())).race.race
+            assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
+            await bob.join(race_id)
+            first_deal = await ann.wait_for(Countdown)
+            assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
+
+            await bob.leave(race_id)
+            left = await ann.wait_for(PlayerLeft)
+            assert (left.slot, left.player) == (1, bob.session.player)  # type: ignore[union-attr]
+            back = await next_lobby_event(watcher, race_id)
+            assert isinstance(back, LobbyChanged) and (back.entry.seats, back.entry.status) == (1, "waiting")
+            with refused("not_seated"):
+                await bob.leave(race_id)
+
+            seated = await cid.join(race_id)
+            assert [p.name for p in seated.race.players] == ["Ann", "Cid"]
+            second_deal = await ann.wait_for(Countdown)
+            assert second_deal.seed != first_deal.seed  # the revealed deal is not dealt again
+            assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
+
+            await ann.leave(race_id)
+            closed = await cid.wait_for(RaceClosed)
+            assert closed.reason == "left"
+            removed = await next_lobby_event(watcher, race_id)
+            assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+            synced = await cid.sync(race_id)
+            assert synced.race.status == "closed"
+            with refused("race_closed"):
+                await bob.join(race_id)
+        finally:
+            for client in (watcher, ann, bob, cid):
+                await client.close()
+
+
+async def test_leave_is_refused_after_the_start_and_outside_the_race(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        race_id = (await ann.create(RaceSettings())).race.race
+        with refused("not_seated"):
+            await bob.leave(race_id)
+        with refused("unknown_race"):
+            await bob.leave("nosuchrace")
+        await bob.join(race_id)
+        await bob.wait_for(Started)
+        with refused("already_started"):
+            await ann.leave(race_id)
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_creator_who_disconnects_takes_its_waiting_race_off_the_list(race_server: RaceServer) -> None:
+    watcher = await player(race_server.url, "Wes")
+    ann = await player(race_server.url, "Ann")
+    try:
+        await watcher.watch_lobby()
+        race_id = (await ann.create(RaceSettings())).race.race
+        assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
+        await ann.close()
+        removed = await next_lobby_event(watcher, race_id)
+        assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+        record = await race_server.races.store.load_race(race_id)  # type: ignore[union-attr]
+        assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
+    finally:
+        await watcher.close()
+
+
+async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_server: RaceServer, redis_url: str) -> None:
+    """The lobby feed is a Redis Stream: a race created on this process shows up on a separate server process."""
+    with server_process(redis_url, "--seed-pool-target", "0") as other:
+        watcher = await player(other.url, "Wes")
+        ann = await player(race_server.url, "Ann")
+        bob = await player(race_server.url, "Bob")
+        try:
+            await watcher.watch_lobby()
+            race_id = (await ann.create(RaceSettings(time_limit=60))).race.race
+            added = await next_lobby_event(watcher, race_id)
+            assert isinstance(added, LobbyAdded) and (added.entry.race, added.entry.creator) == (race_id, "Ann")
+            await bob.join(race_id)
+            assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
+            removed = await next_lobby_event(watcher, race_id)
+            assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+        finally:
+            for client in (watcher, ann, bob):
+                await client.close()
+
+
+async def test_races_of_a_killed_server_process_are_closed_by_another(redis_url: str) -> None:
+    """Each process refreshes a heartbeat of its open races; when a process dies, another one closes them."""
+    fast = LobbyLimits(heartbeat_seconds=0.1, stale_seconds=1.0)
+    async with RaceServer(server_config(redis_url, lobby=fast)) as survivor:
+        watcher = await player(survivor.url, "Wes")
+        try:
+            await watcher.watch_lobby()
+            with server_process(redis_url, "--seed-pool-target", "0") as doomed:
+                ann = await player(doomed.url, "Ann")
+                race_id = (await ann.create(RaceSettings())).race.race
+                assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
+                doomed.process.kill()
+                doomed.process.wait()
+            removed = await next_lobby_event(watcher, race_id, timeout=15)
+            assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+            record = await survivor.races.store.load_race(race_id)  # type: ignore[union-attr]
+            assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
+        finally:
+            await watcher.close()
+
+
+async def test_a_graceful_stop_keeps_waiting_races_for_their_creators_to_resume_elsewhere(redis_url: str) -> None:
+    """Shutting down leaves open races alone; a creator who syncs on another process keeps its race (heartbeats),
+    a race whose creator does not come back within the staleness period is closed."""
+    slow_heartbeat = LobbyLimits(heartbeat_seconds=60, stale_seconds=0.5)  # heartbeats and sweeps run by hand below
+    async with RaceServer(server_config(redis_url, lobby=slow_heartbeat)) as second:
+        async with RaceServer(server_config(redis_url, lobby=slow_heartbeat)) as first:
+            ann = await player(first.url, "Ann")
+            bob = await player(first.url, "Bob")
+            kept = (await ann.create(RaceSettings())).race.race
+            dropped = (await bob.create(RaceSettings())).race.race
+        await ann.close()
+        await bob.close()
+        lobby = second.lobby
+        assert lobby is not None
+        assert [(await lobby.races.record(race)).status for race in (kept, dropped)] == ["waiting", "waiting"]
+
+        resumed = await RaceClient.connect(second.url)
+        try:
+            await resumed.hello("Ann", token=ann.token)
+            assert (await resumed.sync(kept)).race.status == "waiting"
+            await asyncio.sleep(0.7)  # longer than the staleness period
+            await lobby.heartbeat_once()
+            assert await lobby.close_stale_once() >= 1
+            assert (await lobby.races.record(kept)).status == "waiting"
+            closed = await lobby.races.record(dropped)
+            assert (closed.status, closed.result_reason) == ("closed", "abandoned")
+        finally:
+            await resumed.close()

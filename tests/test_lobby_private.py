@@ -1,0 +1,90 @@
+"""Private races: never listed, joined by a short invite code (or the race id); wrong codes refused and limited."""
+
+from __future__ import annotations
+
+from lobby_helpers import no_lobby_event, refused
+from race_helpers import player, server_config
+
+from server.app import RaceServer
+from server.protocol import Countdown, RaceSettings, Started
+from server.services.lobby import INVITE_ALPHABET, LobbyLimits
+
+
+async def test_a_private_race_is_never_listed_and_is_joined_by_its_invite_code(race_server: RaceServer) -> None:
+    watcher = await player(race_server.url, "Wes")
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        await watcher.watch_lobby()
+        seated = await ann.create(RaceSettings(private=True, undo=True))
+        code = seated.race.invite
+        assert code is not None and len(code) == 6 and set(code) <= set(INVITE_ALPHABET)
+        assert not set(code) & set("01OI")
+        assert seated.race.settings.private
+        await no_lobby_event(watcher, seated.race.race)
+        assert seated.race.race not in {entry.race for entry in (await watcher.watch_lobby()).races}
+
+        typed = f"{code[:3].lower()}-{code[3:]}"  # as a person might type it
+        joined = await bob.join_invite(typed)
+        assert (joined.race.race, joined.slot, joined.race.invite) == (seated.race.race, 1, code)
+        assert (await ann.wait_for(Countdown)).seed == (await bob.wait_for(Countdown)).seed
+        await ann.wait_for(Started)
+        await no_lobby_event(watcher, seated.race.race)
+        # The code is freed once the race has started.
+        cid = await player(race_server.url, "Cid")
+        with refused("unknown_invite"):
+            await cid.join_invite(code)
+        await cid.close()
+    finally:
+        for client in (watcher, ann, bob):
+            await client.close()
+
+
+async def test_wrong_invite_codes_are_refused_with_a_code(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        code = (await ann.create(RaceSettings(private=True))).race.invite
+        assert code is not None
+        wrong = next(c for c in INVITE_ALPHABET if c != code[0]) + code[1:]
+        for attempt in (wrong, "ABC", "OOOOOO", "ÄÖÜ123", code + "2"):
+            with refused("unknown_invite"):
+                await bob.join_invite(attempt)
+        assert (await bob.join_invite(code)).slot == 1
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_private_race_can_also_be_joined_by_its_id_and_closes_like_any_other(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        seated = await ann.create(RaceSettings(private=True))
+        code = seated.race.invite
+        assert code is not None
+        await ann.leave(seated.race.race)
+        with refused("unknown_invite"):
+            await bob.join_invite(code)
+        other = await ann.create(RaceSettings(private=True))
+        assert (await bob.join(other.race.race)).slot == 1
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_guessing_invite_codes_is_rate_limited_per_player(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, lobby=LobbyLimits(max_invite_misses=3))) as server:
+        ann = await player(server.url, "Ann")
+        guesser = await player(server.url, "Eve")
+        try:
+            code = (await ann.create(RaceSettings(private=True))).race.invite
+            assert code is not None
+            for guess in ("222222", "333333", "444444"):
+                with refused("unknown_invite"):
+                    await guesser.join_invite(guess)
+            with refused("rate_limited"):
+                await guesser.join_invite(code)  # even the right code, for the rest of the minute
+        finally:
+            await ann.close()
+            await guesser.close()

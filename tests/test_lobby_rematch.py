@@ -1,0 +1,78 @@
+"""Rematch: both players of a finished race agree and get a new race with a new deal and the same settings."""
+
+from __future__ import annotations
+
+from lobby_helpers import refused
+from race_helpers import Race, player, seated_race, server_config
+
+from server.app import RaceServer
+from server.protocol import Countdown, Ok, RaceResult, RaceSettings, RematchOffered, RematchStarted, Seated, Started
+from server.store import SeedPoolStore, keys
+
+
+async def finish(race: Race) -> None:
+    """Both players resign: a draw."""
+    await race.ann.resign(race.race_id)
+    await race.bob.resign(race.race_id)
+    await race.ann.wait_for(RaceResult)
+    await race.bob.wait_for(RaceResult)
+
+
+async def test_both_players_agree_and_get_a_new_race_with_a_new_deal_and_the_same_settings(race_server: RaceServer) -> None:
+    settings = RaceSettings(profile="classic", undo=True, redeal_once=True, time_limit=300, seed=77)
+    race = await seated_race(race_server.url, settings)
+    try:
+        with refused("not_finished"):
+            await race.ann.rematch(race.race_id)
+        await finish(race)
+
+        offered = await race.ann.rematch(race.race_id)
+        assert isinstance(offered, Ok) and offered.race == race.race_id
+        offer = await race.bob.wait_for(RematchOffered)
+        assert (offer.race, offer.slot) == (race.race_id, 0)
+
+        accepted = await race.bob.rematch(race.race_id)
+        assert isinstance(accepted, Seated) and accepted.slot == 1
+        new_race = accepted.race.race
+        assert new_race != race.race_id
+        for client in (race.ann, race.bob):
+            started = await client.wait_for(RematchStarted)
+            assert (started.race, started.new_race) == (race.race_id, new_race)
+
+        synced = await race.ann.sync(new_race)  # the offering player subscribes to the new race
+        assert synced.slot == 0 and [p.name for p in synced.race.players] == ["Ann", "Bob"]
+        old_settings, new_settings = race.countdown, await race.ann.wait_for(Countdown)
+        assert new_settings.race == new_race and new_settings.seed != old_settings.seed  # a new deal, not the fixed one
+        assert synced.race.settings == RaceSettings(profile="classic", undo=True, redeal_once=True, time_limit=300, seed=None)
+        await race.ann.wait_for(Started)
+        await race.bob.wait_for(Started)
+
+        again = await race.ann.rematch(race.race_id)  # asking again finds the same rematch
+        assert isinstance(again, Seated) and (again.race.race, again.slot) == (new_race, 0)
+        outsider = await player(race_server.url, "Eve")
+        with refused("not_seated"):
+            await outsider.rematch(race.race_id)
+        await outsider.close()
+    finally:
+        await race.close()
+
+
+async def test_a_solvable_only_rematch_gets_another_proven_seed(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, seed_pool_target=0)) as server:
+        assert server.redis is not None
+        await server.redis.delete(keys.seed_pool("classic"))
+        pool = SeedPoolStore(server.redis)
+        await pool.add("classic", 15, 5)  # proven winnable (tests/winning_lines.py)
+        race = await seated_race(server.url, RaceSettings(solvable_only=True))
+        try:
+            assert race.countdown.seed == 15
+            await finish(race)
+            await race.ann.rematch(race.race_id)
+            with refused("seed_pool_empty"):  # the pool is empty: the offer stands, accepting can be retried
+                await race.bob.rematch(race.race_id)
+            await pool.add("classic", 42, 5)
+            accepted = await race.bob.rematch(race.race_id)
+            assert isinstance(accepted, Seated) and accepted.race.settings.solvable_only
+            assert (await race.bob.wait_for(Countdown)).seed == 42
+        finally:
+            await race.close()

@@ -1,0 +1,113 @@
+"""Solvable-only races: seeds the solver proved winnable, from a pool in Redis filled in the background."""
+
+from __future__ import annotations
+
+from lobby_helpers import refused, wait_until
+from race_helpers import player, server_config
+
+from server.app import RaceServer
+from server.protocol import Countdown, RaceSettings
+from server.store import SeedPoolStore, keys
+from shared import Board
+from shared.solver import Budget, Verdict, solve
+
+
+async def empty_pool(server: RaceServer) -> None:
+    assert server.redis is not None
+    await server.redis.delete(keys.seed_pool("classic"))
+
+
+async def test_a_solvable_only_race_is_dealt_a_seed_the_solver_proved_winnable(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, seed_pool_target=2, seed_pool_seconds=1.0)) as server:
+        pool = server.seed_pool
+        assert pool is not None
+
+        async def pool_filled() -> bool:
+            return await pool.size("classic") >= 2
+
+        await wait_until(pool_filled, timeout=90, what="the seed pool to fill")
+        ready = {int(seed) for seed in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
+        assert pool.stats.proven >= 2 and pool.stats.tried >= pool.stats.proven
+
+        ann = await player(server.url, "Ann")
+        bob = await player(server.url, "Bob")
+        try:
+            seated = await ann.create(RaceSettings(solvable_only=True, undo=True))
+            assert seated.race.settings.solvable_only and seated.race.seed is None
+            await bob.join(seated.race.race)
+            seed = (await ann.wait_for(Countdown)).seed
+            assert seed in ready
+            assert seed not in {int(s) for s in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
+
+            board = Board.deal(seed)
+            result = solve(board, Budget(seconds=30))
+            assert result.verdict is Verdict.SOLVED
+            for move in result.moves:
+                board.push(move)
+            assert board.is_won()
+        finally:
+            await ann.close()
+            await bob.close()
+
+
+async def test_an_empty_pool_is_refused_with_seed_pool_empty_and_nothing_is_created(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, seed_pool_target=0)) as server:
+        await empty_pool(server)
+        ann = await player(server.url, "Ann")
+        watcher = await player(server.url, "Wes")
+        try:
+            await watcher.watch_lobby()
+            with refused("seed_pool_empty"):
+                await ann.create(RaceSettings(solvable_only=True))
+            with refused("seed_pool_empty"):
+                await ann.quick_match(RaceSettings(solvable_only=True))
+            assert ann.session is not None
+            assert ann.session.player not in {entry.player for entry in (await watcher.watch_lobby()).races}
+            with refused("not_queued"):
+                await ann.cancel_quick_match()
+        finally:
+            await ann.close()
+            await watcher.close()
+
+
+async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_back(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, seed_pool_target=0, lobby_max_listed=0)) as server:
+        await empty_pool(server)
+        store = SeedPoolStore(server.redis)  # type: ignore[arg-type]
+        assert await store.add("classic", 15, 5) == 1  # seed 15 has a known winning line (tests/winning_lines.py)
+        ann = await player(server.url, "Ann")
+        bob = await player(server.url, "Bob")
+        try:
+            with refused("lobby_full"):  # the list holds no public race: the seed goes back into the pool
+                await ann.create(RaceSettings(solvable_only=True))
+            assert await store.size("classic") == 1
+            seated = await ann.create(RaceSettings(solvable_only=True, private=True))
+            assert await store.size("classic") == 0
+            await bob.join(seated.race.race)
+            assert (await bob.wait_for(Countdown)).seed == 15
+            with refused("seed_pool_empty"):
+                await bob.create(RaceSettings(solvable_only=True, private=True))
+        finally:
+            await ann.close()
+            await bob.close()
+
+
+async def test_the_pool_never_grows_past_its_target_whoever_adds(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url)) as server:
+        await empty_pool(server)
+        store = SeedPoolStore(server.redis)  # type: ignore[arg-type]
+        sizes = [await store.add("classic", seed, 3) for seed in range(100, 106)]
+        assert sizes == [1, 2, 3, 3, 3, 3]
+        assert await store.size("classic") == 3
+        await empty_pool(server)
+
+
+async def test_solvable_only_refuses_a_fixed_seed_and_profiles_without_a_pool(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    try:
+        with refused("bad_field"):
+            await ann.create(RaceSettings(solvable_only=True, seed=3))
+        with refused("bad_field"):
+            await ann.create(RaceSettings(solvable_only=True, profile="foundation-only"))
+    finally:
+        await ann.close()
