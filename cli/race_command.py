@@ -15,11 +15,16 @@ from server.protocol import (
     Back,
     Countdown,
     Disconnected,
+    LobbyEvent,
     PlayerJoined,
+    PlayerLeft,
     Progress,
+    Queued,
+    RaceClosed,
     RaceEvent,
     RaceResult,
     RaceSettings,
+    Seated,
     ServerShutdown,
     Started,
 )
@@ -37,18 +42,26 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "race",
         help="race someone from the terminal",
-        description="Create a race (and tell your opponent its id) or join one, then play it from the terminal.",
+        description=(
+            "Create a race (and tell your opponent its id or invite code), join one, or be paired by quick match; "
+            "then play it from the terminal."
+        ),
         epilog=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
     parser.add_argument("--name", default="player", help="your display name")
-    parser.add_argument("--join", metavar="RACE_ID", help="join this race instead of creating one")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--join", metavar="RACE_ID", help="join this race instead of creating one")
+    how.add_argument("--invite", metavar="CODE", help="join the private race of this invite code")
+    how.add_argument("--quick", action="store_true", help="race the next player asking for the same settings (quick match)")
     parser.add_argument("--seed", type=seed_argument, help="deal this seed (created races only; default random)")
     add_profile_argument(parser)
     parser.add_argument("--undo", action="store_true", help="allow undo (counted)")
     parser.add_argument("--redeal-once", action="store_true", help="allow the one-time redeal house rule")
     parser.add_argument("--time-limit", type=int, metavar="SECONDS", help="end attempts still running after this long")
+    parser.add_argument("--solvable", action="store_true", help="deal only a deal the server's solver proved winnable")
+    parser.add_argument("--private", action="store_true", help="do not list the race in the lobby; share its invite code")
     parser.set_defaults(handler=run_race)
 
 
@@ -82,6 +95,7 @@ class TerminalRace:
         self.board: Board | None = None
         self.names: dict[int, str] = {}
         self.result: RaceResult | None = None
+        self.closed = False
         self.rules = Rules()
 
     async def run(self) -> None:
@@ -94,32 +108,48 @@ class TerminalRace:
             try:
                 async for event in client.follow():  # survives a dropped connection or a server shutdown
                     self._show(event)
-                    if self.result is not None:
+                    if self.result is not None or self.closed:
                         break
             finally:
                 lines.cancel()
-            if self.result is None:
+            if self.result is None and not self.closed:
                 print("The connection closed before the race ended.")
         finally:
             await client.close()
 
     async def _seat(self, client: RaceClient) -> None:
         args = self.args
+        settings = RaceSettings(
+            profile=args.profile,
+            undo=args.undo,
+            redeal_once=args.redeal_once,
+            time_limit=args.time_limit,
+            seed=args.seed,
+            solvable_only=args.solvable,
+            private=args.private,
+        )
+        seated: Seated | Queued
         if args.join:
             seated = await client.join(args.join)
+        elif args.invite:
+            seated = await client.join_invite(args.invite)
+        elif args.quick:
+            seated = await client.quick_match(settings)
+            if isinstance(seated, Queued):
+                print("Waiting for a player asking for the same settings …", flush=True)
         else:
-            settings = RaceSettings(
-                profile=args.profile, undo=args.undo, redeal_once=args.redeal_once, time_limit=args.time_limit, seed=args.seed
-            )
             seated = await client.create(settings)
             print(f"Race {seated.race.race} created. Your opponent joins with:")
-            print(f"  flowergarden race --server {args.server} --join {seated.race.race}")
+            if seated.race.invite is not None:
+                print(f"  flowergarden race --server {args.server} --invite {seated.race.invite}")
+            else:
+                print(f"  flowergarden race --server {args.server} --join {seated.race.race}")
             print("Waiting for an opponent …", flush=True)
-        self.race_id, self.slot = seated.race.race, seated.slot
+        self.race_id, self.slot = seated.race.race, seated.slot if isinstance(seated, Seated) else 0
         settings = seated.race.settings
         self.rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
 
-    def _show(self, event: RaceEvent | Unsolicited | ServerShutdown | Resumed) -> None:
+    def _show(self, event: RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Resumed) -> None:
         if isinstance(event, Unsolicited):
             print(f"server: [{event.error.code}] {event.error.message}")
         elif isinstance(event, ServerShutdown):
@@ -130,6 +160,11 @@ class TerminalRace:
             print(f"{self._name(event.slot)} disconnected.")
         elif isinstance(event, Back) and event.slot != self.slot:
             print(f"{self._name(event.slot)} is back.")
+        elif isinstance(event, PlayerLeft) and event.slot != self.slot:
+            print(f"{self._name(event.slot)} left before the start.")
+        elif isinstance(event, RaceClosed):
+            self.closed = True
+            print(f"The race was closed before it started ({event.reason}).")
         elif isinstance(event, PlayerJoined):
             self.names[event.slot] = event.name
             if event.slot != self.slot:

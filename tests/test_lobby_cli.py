@@ -1,0 +1,48 @@
+"""The lobby from the command line: ``flowergarden lobby`` lists open races, ``flowergarden race --invite`` joins one."""
+
+from __future__ import annotations
+
+import asyncio
+
+from race_helpers import player
+from test_cli_race_serve import flowergarden
+
+from server.app import RaceServer
+from server.protocol import Countdown, RaceResult, RaceSettings, Started
+
+
+async def test_lobby_command_lists_the_open_races(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    try:
+        seated = await ann.create(RaceSettings(undo=True, time_limit=60))
+        await ann.create(RaceSettings(private=True))
+        process = flowergarden("lobby", "--server", race_server.url, "--once")
+        output, _ = await asyncio.to_thread(process.communicate, timeout=20)
+    finally:
+        await ann.close()
+    assert process.returncode == 0, output
+    assert "1 open race(s)" in output
+    line = next(line for line in output.splitlines() if line.startswith(seated.race.race))
+    assert "Ann" in line and "1/2" in line and "classic, undo, 60 s" in line
+
+
+async def test_race_command_joins_a_private_race_by_invite_code(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    seated = await ann.create(RaceSettings(private=True, seed=15))
+    assert seated.race.invite is not None
+    bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--invite", seated.race.invite.lower())
+    try:
+        assert bob.stdin is not None
+        await ann.wait_for(Countdown)
+        await ann.wait_for(Started)
+        bob.stdin.write("resign\n")
+        bob.stdin.flush()
+        await ann.resign(seated.race.race)
+        result = await ann.wait_for(RaceResult, timeout=10)
+        output, _ = await asyncio.to_thread(bob.communicate, timeout=10)
+    finally:
+        if bob.poll() is None:
+            bob.kill()
+        await ann.close()
+    assert [standing.name for standing in result.players] == ["Ann", "Bob"]
+    assert "Deal 15" in output and "Draw." in output
