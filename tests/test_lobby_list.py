@@ -220,3 +220,20 @@ async def test_a_graceful_stop_keeps_waiting_races_for_their_creators_to_resume_
             assert (closed.status, closed.result_reason) == ("closed", "abandoned")
         finally:
             await resumed.close()
+
+
+async def test_a_connection_holds_at_most_three_races_waiting_for_an_opponent(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        first = await ann.create(RaceSettings())
+        await ann.create(RaceSettings(private=True))
+        await ann.quick_match(RaceSettings(time_limit=3600))
+        with refused("too_many_open_races"):
+            await ann.create(RaceSettings())
+        await bob.join(first.race.race)
+        await ann.wait_for(Started)  # no longer waiting: room for another
+        await ann.create(RaceSettings())
+    finally:
+        await ann.close()
+        await bob.close()

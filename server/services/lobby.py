@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from redis.exceptions import RedisError
@@ -28,6 +29,9 @@ from server.services.views import lobby_entry
 from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord
 
 log = logging.getLogger(__name__)
+
+OPEN_STATUSES = frozenset({"waiting", "countdown"})
+"""A race is open (listed, joinable by invite, held by its owner) until it starts or closes."""
 
 INVITE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 """32 symbols without 0/O and 1/I, so a code read aloud or from a screen is unambiguous."""
@@ -212,7 +216,7 @@ class LobbyService:
     async def race_ticked(self, race_id: str) -> None:
         """After a deadline of the race fired: once it has started, it leaves the lobby and its invite code is freed."""
         record = await self.races.store.load_race(race_id)
-        if record is None or record.status not in ("waiting", "countdown"):
+        if record is None or record.status not in OPEN_STATUSES:
             await self.store.close(race_id, None if record is None else record.invite)
 
     # --- heartbeats --------------------------------------------------------------------------------
@@ -254,16 +258,19 @@ class LobbyService:
 
     # --- helpers -----------------------------------------------------------------------------------
 
-    async def _forget_started(self) -> None:
-        """Drop from the owners the races that are no longer open (they started or were closed elsewhere)."""
-        held = {race_id for owner in self._owners for race_id in owner.races}
-        still_open = await self.store.still_open(held)
-        for owner in self._owners:
+    async def _forget_started(self, owners: Iterable[Owner] | None = None) -> None:
+        """Drop from the owners the races (and queue entries) no longer open: they started, or were closed elsewhere."""
+        owners = list(self._owners if owners is None else owners)
+        statuses = await self.races.store.statuses({race_id for owner in owners for race_id in owner.race_ids()})
+        still_open = {race_id for race_id, status in statuses.items() if status in OPEN_STATUSES}
+        for owner in owners:
             owner.races &= still_open
+            if owner.queue is not None and owner.queue.race_id not in still_open:
+                owner.queue = None
 
     async def _make_room(self, owner: Owner) -> None:
         if owner.open_count() >= self.limits.max_open_per_owner:
-            owner.races &= await self.store.still_open(owner.races)
+            await self._forget_started([owner])
         if owner.open_count() >= self.limits.max_open_per_owner:
             raise ServiceError(
                 ErrorCode.TOO_MANY_OPEN_RACES.value, f"at most {self.limits.max_open_per_owner} races may wait for an opponent per connection"

@@ -85,14 +85,6 @@ class LobbyStore:
         now = await self.now_ms()
         await self.redis.zadd(keys.LOBBY_ALIVE, {race_id: now for race_id in race_ids}, xx=True)
 
-    async def still_open(self, race_ids: Iterable[str]) -> set[str]:
-        """Those of ``race_ids`` still open (waiting or counting down): the others have started or were closed."""
-        race_ids = list(race_ids)
-        if not race_ids:
-            return set()
-        scores: list[Any] = await self.redis.zmscore(keys.LOBBY_ALIVE, race_ids)
-        return {race_id for race_id, score in zip(race_ids, scores) if score is not None}
-
     async def stale(self, older_than_ms: int, limit: int = 100) -> list[str]:
         """Open races whose heartbeat is older than ``older_than_ms`` (their owner's process went away)."""
         raw: list[Any] = await self.redis.zrangebyscore(keys.LOBBY_ALIVE, "-inf", f"({older_than_ms}", start=0, num=limit)

@@ -9,7 +9,7 @@ move that decides the race).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -333,6 +333,17 @@ class RaceStore:
         if not raw:
             return None
         return _record({key.decode(): value.decode() for key, value in raw.items()})
+
+    async def statuses(self, race_ids: Iterable[str]) -> dict[str, str | None]:
+        """Each race's status (None for a race that does not exist), in one round trip."""
+        race_ids = list(race_ids)
+        if not race_ids:
+            return {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_id in race_ids:
+                pipe.hget(keys.race_keys(race_id)[keys.STATE], "status")
+            values: list[Any] = await pipe.execute()
+        return {race_id: None if value is None else _text(value) for race_id, value in zip(race_ids, values)}
 
     async def actions(self, race_id: str, slot: int, limit: int | None = None) -> list[str]:
         """The player's stored actions in order (moves in notation, ``undo``, ``redeal``); the first ``limit`` if given."""
