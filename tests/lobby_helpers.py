@@ -8,13 +8,14 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from race_helpers import player
 
 from client import RaceClient, ServerError
 from server.embedded_redis import free_port
@@ -22,6 +23,19 @@ from server.protocol import LobbyAdded, LobbyChanged, LobbyEvent, LobbyRemoved, 
 
 ROOT = Path(__file__).resolve().parent.parent
 M = TypeVar("M", bound=Message)
+
+
+@asynccontextmanager
+async def players(url: str, *names: str) -> AsyncIterator[list[RaceClient]]:
+    """Connected clients that said hello with ``names``, closed at the end of the block."""
+    clients: list[RaceClient] = []
+    try:
+        for name in names:
+            clients.append(await player(url, name))
+        yield clients
+    finally:
+        for client in clients:
+            await client.close()
 
 
 @contextmanager

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lobby_helpers import next_lobby_event, no_lobby_event, refused, server_process
+from lobby_helpers import next_lobby_event, no_lobby_event, players, refused, server_process
 from race_helpers import player, server_config
 
 from client import RaceClient
@@ -23,10 +23,7 @@ from server.services.lobby import LobbyLimits
 
 
 async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_server: RaceServer) -> None:
-    watcher = await player(race_server.url, "Wes")
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Wes", "Ann", "Bob") as (watcher, ann, bob):
         await watcher.watch_lobby()
         settings = RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=99)
         seated = await ann.create(settings)
@@ -35,7 +32,8 @@ async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_s
         added = await next_lobby_event(watcher, race_id)
         assert isinstance(added, LobbyAdded)
         entry = added.entry
-        assert (entry.race, entry.creator, entry.player, entry.seats, entry.status) == (race_id, "Ann", ann.session.player, 1, "waiting")  # type: ignore[union-attr]
+        assert ann.session is not None
+        assert (entry.race, entry.creator, entry.player, entry.seats, entry.status) == (race_id, "Ann", ann.session.player, 1, "waiting")
         assert entry.settings == RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=None)
         assert entry.created_at <= added.at and watcher.lobby[race_id] == entry
 
@@ -49,16 +47,10 @@ async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_s
         assert isinstance(removed, LobbyRemoved) and removed.race == race_id
         assert race_id not in watcher.lobby
         assert race_id not in {entry.race for entry in (await watcher.watch_lobby()).races}
-    finally:
-        for client in (watcher, ann, bob):
-            await client.close()
 
 
 async def test_the_snapshot_lists_open_races_oldest_first_and_not_private_ones(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    watcher = await player(race_server.url, "Wes")
-    try:
+    async with players(race_server.url, "Ann", "Bob", "Wes") as (ann, bob, watcher):
         first = await ann.create(RaceSettings())
         private = await bob.create(RaceSettings(private=True))
         second = await bob.create(RaceSettings(undo=True))
@@ -69,58 +61,48 @@ async def test_the_snapshot_lists_open_races_oldest_first_and_not_private_ones(r
         assert ours[0].created_at <= ours[1].created_at
         assert snapshot.races == sorted(snapshot.races, key=lambda entry: entry.created_at)
         await no_lobby_event(watcher, private.race.race)
-    finally:
-        for client in (watcher, ann, bob):
-            await client.close()
 
 
 async def test_leaving_before_the_start_frees_the_seat_or_closes_the_race(redis_url: str) -> None:
     """A long countdown leaves time to leave: the joiner's seat frees (new deal), the creator's leave closes the race."""
-    async with RaceServer(server_config(redis_url, countdown_seconds=60)) as server:
-        watcher = await player(server.url, "Wes")
-        ann = await player(server.url, "Ann")
-        bob = await player(server.url, "Bob")
-        cid = await player(server.url, "Cid")
-        try:
-            await watcher.watch_lobby()
-            race_id = (await ann.create(RaceSettings())).race.race
-            assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
-            await bob.join(race_id)
-            first_deal = await ann.wait_for(Countdown)
-            assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
+    async with (
+        RaceServer(server_config(redis_url, countdown_seconds=60)) as server,
+        players(server.url, "Wes", "Ann", "Bob", "Cid") as (watcher, ann, bob, cid),
+    ):
+        await watcher.watch_lobby()
+        race_id = (await ann.create(RaceSettings())).race.race
+        assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
+        await bob.join(race_id)
+        first_deal = await ann.wait_for(Countdown)
+        assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
 
+        await bob.leave(race_id)
+        left = await ann.wait_for(PlayerLeft)
+        assert (left.slot, left.player) == (1, bob.session.player)  # type: ignore[union-attr]
+        back = await next_lobby_event(watcher, race_id)
+        assert isinstance(back, LobbyChanged) and (back.entry.seats, back.entry.status) == (1, "waiting")
+        with refused("not_seated"):
             await bob.leave(race_id)
-            left = await ann.wait_for(PlayerLeft)
-            assert (left.slot, left.player) == (1, bob.session.player)  # type: ignore[union-attr]
-            back = await next_lobby_event(watcher, race_id)
-            assert isinstance(back, LobbyChanged) and (back.entry.seats, back.entry.status) == (1, "waiting")
-            with refused("not_seated"):
-                await bob.leave(race_id)
 
-            seated = await cid.join(race_id)
-            assert [p.name for p in seated.race.players] == ["Ann", "Cid"]
-            second_deal = await ann.wait_for(Countdown)
-            assert second_deal.seed != first_deal.seed  # the revealed deal is not dealt again
-            assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
+        seated = await cid.join(race_id)
+        assert [p.name for p in seated.race.players] == ["Ann", "Cid"]
+        second_deal = await ann.wait_for(Countdown)
+        assert second_deal.seed != first_deal.seed  # the revealed deal is not dealt again
+        assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
 
-            await ann.leave(race_id)
-            closed = await cid.wait_for(RaceClosed)
-            assert closed.reason == "left"
-            removed = await next_lobby_event(watcher, race_id)
-            assert isinstance(removed, LobbyRemoved) and removed.race == race_id
-            synced = await cid.sync(race_id)
-            assert synced.race.status == "closed"
-            with refused("race_closed"):
-                await bob.join(race_id)
-        finally:
-            for client in (watcher, ann, bob, cid):
-                await client.close()
+        await ann.leave(race_id)
+        closed = await cid.wait_for(RaceClosed)
+        assert closed.reason == "left"
+        removed = await next_lobby_event(watcher, race_id)
+        assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+        synced = await cid.sync(race_id)
+        assert synced.race.status == "closed"
+        with refused("race_closed"):
+            await bob.join(race_id)
 
 
 async def test_leave_is_refused_after_the_start_and_outside_the_race(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Ann", "Bob") as (ann, bob):
         race_id = (await ann.create(RaceSettings())).race.race
         with refused("not_seated"):
             await bob.leave(race_id)
@@ -130,15 +112,10 @@ async def test_leave_is_refused_after_the_start_and_outside_the_race(race_server
         await bob.wait_for(Started)
         with refused("already_started"):
             await ann.leave(race_id)
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 async def test_a_creator_who_disconnects_takes_its_waiting_race_off_the_list(race_server: RaceServer) -> None:
-    watcher = await player(race_server.url, "Wes")
-    ann = await player(race_server.url, "Ann")
-    try:
+    async with players(race_server.url, "Wes", "Ann") as (watcher, ann):
         await watcher.watch_lobby()
         race_id = (await ann.create(RaceSettings())).race.race
         assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
@@ -147,17 +124,12 @@ async def test_a_creator_who_disconnects_takes_its_waiting_race_off_the_list(rac
         assert isinstance(removed, LobbyRemoved) and removed.race == race_id
         record = await race_server.races.store.load_race(race_id)  # type: ignore[union-attr]
         assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
-    finally:
-        await watcher.close()
 
 
 async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_server: RaceServer, redis_url: str) -> None:
     """The lobby feed is a Redis Stream: a race created on this process shows up on a separate server process."""
     with server_process(redis_url, "--seed-pool-target", "0") as other:
-        watcher = await player(other.url, "Wes")
-        ann = await player(race_server.url, "Ann")
-        bob = await player(race_server.url, "Bob")
-        try:
+        async with players(other.url, "Wes") as (watcher,), players(race_server.url, "Ann", "Bob") as (ann, bob):
             await watcher.watch_lobby()
             race_id = (await ann.create(RaceSettings(time_limit=60))).race.race
             added = await next_lobby_event(watcher, race_id)
@@ -166,30 +138,23 @@ async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_se
             assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
             removed = await next_lobby_event(watcher, race_id)
             assert isinstance(removed, LobbyRemoved) and removed.race == race_id
-        finally:
-            for client in (watcher, ann, bob):
-                await client.close()
 
 
 async def test_races_of_a_killed_server_process_are_closed_by_another(redis_url: str) -> None:
     """Each process refreshes a heartbeat of its open races; when a process dies, another one closes them."""
     fast = LobbyLimits(heartbeat_seconds=0.1, stale_seconds=1.0)
-    async with RaceServer(server_config(redis_url, lobby=fast)) as survivor:
-        watcher = await player(survivor.url, "Wes")
-        try:
-            await watcher.watch_lobby()
-            with server_process(redis_url, "--seed-pool-target", "0") as doomed:
-                ann = await player(doomed.url, "Ann")
+    async with RaceServer(server_config(redis_url, lobby=fast)) as survivor, players(survivor.url, "Wes") as (watcher,):
+        await watcher.watch_lobby()
+        with server_process(redis_url, "--seed-pool-target", "0") as doomed:
+            async with players(doomed.url, "Ann") as (ann,):
                 race_id = (await ann.create(RaceSettings())).race.race
                 assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
                 doomed.process.kill()
                 doomed.process.wait()
-            removed = await next_lobby_event(watcher, race_id, timeout=15)
-            assert isinstance(removed, LobbyRemoved) and removed.race == race_id
-            record = await survivor.races.store.load_race(race_id)  # type: ignore[union-attr]
-            assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
-        finally:
-            await watcher.close()
+        removed = await next_lobby_event(watcher, race_id, timeout=15)
+        assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+        record = await survivor.races.store.load_race(race_id)  # type: ignore[union-attr]
+        assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
 
 
 async def test_a_graceful_stop_keeps_waiting_races_for_their_creators_to_resume_elsewhere(redis_url: str) -> None:
@@ -223,9 +188,7 @@ async def test_a_graceful_stop_keeps_waiting_races_for_their_creators_to_resume_
 
 
 async def test_a_connection_holds_at_most_three_races_waiting_for_an_opponent(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Ann", "Bob") as (ann, bob):
         first = await ann.create(RaceSettings())
         await ann.create(RaceSettings(private=True))
         await ann.quick_match(RaceSettings(time_limit=3600))
@@ -234,6 +197,3 @@ async def test_a_connection_holds_at_most_three_races_waiting_for_an_opponent(ra
         await bob.join(first.race.race)
         await ann.wait_for(Started)  # no longer waiting: room for another
         await ann.create(RaceSettings())
-    finally:
-        await ann.close()
-        await bob.close()

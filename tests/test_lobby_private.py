@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lobby_helpers import no_lobby_event, refused
+from lobby_helpers import no_lobby_event, players, refused
 from race_helpers import player, server_config
 
 from server.app import RaceServer
@@ -11,10 +11,7 @@ from server.services.lobby import INVITE_ALPHABET, LobbyLimits
 
 
 async def test_a_private_race_is_never_listed_and_is_joined_by_its_invite_code(race_server: RaceServer) -> None:
-    watcher = await player(race_server.url, "Wes")
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Wes", "Ann", "Bob") as (watcher, ann, bob):
         await watcher.watch_lobby()
         seated = await ann.create(RaceSettings(private=True, undo=True))
         code = seated.race.invite
@@ -35,15 +32,10 @@ async def test_a_private_race_is_never_listed_and_is_joined_by_its_invite_code(r
         with refused("unknown_invite"):
             await cid.join_invite(code)
         await cid.close()
-    finally:
-        for client in (watcher, ann, bob):
-            await client.close()
 
 
 async def test_wrong_invite_codes_are_refused_with_a_code(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Ann", "Bob") as (ann, bob):
         code = (await ann.create(RaceSettings(private=True))).race.invite
         assert code is not None
         wrong = next(c for c in INVITE_ALPHABET if c != code[0]) + code[1:]
@@ -51,15 +43,10 @@ async def test_wrong_invite_codes_are_refused_with_a_code(race_server: RaceServe
             with refused("unknown_invite"):
                 await bob.join_invite(attempt)
         assert (await bob.join_invite(code)).slot == 1
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 async def test_a_private_race_can_also_be_joined_by_its_id_and_closes_like_any_other(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Ann", "Bob") as (ann, bob):
         seated = await ann.create(RaceSettings(private=True))
         code = seated.race.invite
         assert code is not None
@@ -68,23 +55,17 @@ async def test_a_private_race_can_also_be_joined_by_its_id_and_closes_like_any_o
             await bob.join_invite(code)
         other = await ann.create(RaceSettings(private=True))
         assert (await bob.join(other.race.race)).slot == 1
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 async def test_guessing_invite_codes_is_rate_limited_per_player(redis_url: str) -> None:
-    async with RaceServer(server_config(redis_url, lobby=LobbyLimits(max_invite_misses=3))) as server:
-        ann = await player(server.url, "Ann")
-        guesser = await player(server.url, "Eve")
-        try:
-            code = (await ann.create(RaceSettings(private=True))).race.invite
-            assert code is not None
-            for guess in ("222222", "333333", "444444"):
-                with refused("unknown_invite"):
-                    await guesser.join_invite(guess)
-            with refused("rate_limited"):
-                await guesser.join_invite(code)  # even the right code, for the rest of the minute
-        finally:
-            await ann.close()
-            await guesser.close()
+    async with (
+        RaceServer(server_config(redis_url, lobby=LobbyLimits(max_invite_misses=3))) as server,
+        players(server.url, "Ann", "Eve") as (ann, guesser),
+    ):
+        code = (await ann.create(RaceSettings(private=True))).race.invite
+        assert code is not None
+        for guess in ("222222", "333333", "444444"):
+            with refused("unknown_invite"):
+                await guesser.join_invite(guess)
+        with refused("rate_limited"):
+            await guesser.join_invite(code)  # even the right code, for the rest of the minute

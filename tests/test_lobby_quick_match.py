@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lobby_helpers import no_lobby_event, refused, wait_until
+from lobby_helpers import no_lobby_event, players, refused, wait_until
 from race_helpers import player, server_config
 
 from client import RaceClient
@@ -13,10 +13,7 @@ from server.protocol import Countdown, PlayerJoined, Queued, RaceClosed, RaceSet
 
 
 async def test_two_players_with_the_same_settings_are_paired_and_race(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    watcher = await player(race_server.url, "Wes")
-    try:
+    async with players(race_server.url, "Ann", "Bob", "Wes") as (ann, bob, watcher):
         await watcher.watch_lobby()
         settings = RaceSettings(undo=True, time_limit=90)
         waiting = await ann.quick_match(settings)
@@ -33,16 +30,10 @@ async def test_two_players_with_the_same_settings_are_paired_and_race(race_serve
         await no_lobby_event(watcher, waiting.race.race)
         with refused("not_queued"):
             await ann.cancel_quick_match()
-    finally:
-        for client in (ann, bob, watcher):
-            await client.close()
 
 
 async def test_players_with_different_settings_are_not_paired(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    cid = await player(race_server.url, "Cid")
-    try:
+    async with players(race_server.url, "Ann", "Bob", "Cid") as (ann, bob, cid):
         assert isinstance(await ann.quick_match(RaceSettings(profile="classic")), Queued)
         assert isinstance(await bob.quick_match(RaceSettings(profile="foundation-only")), Queued)
         assert isinstance(await cid.quick_match(RaceSettings(profile="classic", time_limit=60)), Queued)
@@ -50,9 +41,6 @@ async def test_players_with_different_settings_are_not_paired(race_server: RaceS
         paired = await dan.quick_match(RaceSettings(profile="foundation-only"))
         assert isinstance(paired, Seated) and paired.race.players[0].name == "Bob"
         await dan.close()
-    finally:
-        for client in (ann, bob, cid):
-            await client.close()
 
 
 async def test_a_cancelled_or_disconnected_player_leaves_the_queue(race_server: RaceServer) -> None:
@@ -86,9 +74,7 @@ async def test_a_cancelled_or_disconnected_player_leaves_the_queue(race_server: 
 
 
 async def test_asking_again_replaces_the_earlier_queue_entry(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Ann", "Bob") as (ann, bob):
         first = await ann.quick_match(RaceSettings(profile="foundation-only"))
         assert isinstance(first, Queued)
         second = await ann.quick_match(RaceSettings(undo=True))
@@ -97,9 +83,6 @@ async def test_asking_again_replaces_the_earlier_queue_entry(race_server: RaceSe
         assert isinstance(await bob.quick_match(RaceSettings(profile="foundation-only")), Queued)
         paired = await bob.quick_match(RaceSettings(undo=True))
         assert isinstance(paired, Seated) and paired.race.race == second.race.race
-    finally:
-        await ann.close()
-        await bob.close()
 
 
 async def test_concurrent_requests_on_two_processes_pair_every_player_exactly_once(redis_url: str) -> None:
@@ -126,14 +109,11 @@ async def test_concurrent_requests_on_two_processes_pair_every_player_exactly_on
 
 
 async def test_quick_match_refuses_settings_it_cannot_deal(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    try:
+    async with players(race_server.url, "Ann") as (ann,):
         with refused("bad_field"):
             await ann.quick_match(RaceSettings(profile="spider"))
         with refused("bad_field"):
             await ann.quick_match(RaceSettings(solvable_only=True, seed=5))
-    finally:
-        await ann.close()
 
 
 async def test_a_client_that_closes_while_queued_does_not_leave_a_ghost_entry_on_reconnect(race_server: RaceServer) -> None:
@@ -144,12 +124,8 @@ async def test_a_client_that_closes_while_queued_does_not_leave_a_ghost_entry_on
     assert isinstance(await ann.quick_match(settings), Queued)
     await ann.close()
     again = await RaceClient.connect(race_server.url)
-    bob = await player(race_server.url, "Bob")
-    try:
+    async with players(race_server.url, "Bob") as (bob,):
         await again.hello("Ann", token=token)
         queued = await again.quick_match(settings)
         paired = await bob.quick_match(settings)
         assert isinstance(paired, Seated) and paired.race.race == queued.race.race
-    finally:
-        await again.close()
-        await bob.close()

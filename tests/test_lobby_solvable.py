@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lobby_helpers import refused, wait_until
-from race_helpers import player, server_config
+from lobby_helpers import players, refused, wait_until
+from race_helpers import server_config
 
 from server.app import RaceServer
 from server.protocol import Countdown, RaceSettings
@@ -29,9 +29,7 @@ async def test_a_solvable_only_race_is_dealt_a_seed_the_solver_proved_winnable(r
         ready = {int(seed) for seed in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
         assert pool.stats.proven >= 2 and pool.stats.tried >= pool.stats.proven
 
-        ann = await player(server.url, "Ann")
-        bob = await player(server.url, "Bob")
-        try:
+        async with players(server.url, "Ann", "Bob") as (ann, bob):
             seated = await ann.create(RaceSettings(solvable_only=True, undo=True))
             assert seated.race.settings.solvable_only and seated.race.seed is None
             await bob.join(seated.race.race)
@@ -45,17 +43,12 @@ async def test_a_solvable_only_race_is_dealt_a_seed_the_solver_proved_winnable(r
             for move in result.moves:
                 board.push(move)
             assert board.is_won()
-        finally:
-            await ann.close()
-            await bob.close()
 
 
 async def test_an_empty_pool_is_refused_with_seed_pool_empty_and_nothing_is_created(redis_url: str) -> None:
     async with RaceServer(server_config(redis_url, seed_pool_target=0)) as server:
         await empty_pool(server)
-        ann = await player(server.url, "Ann")
-        watcher = await player(server.url, "Wes")
-        try:
+        async with players(server.url, "Ann", "Wes") as (ann, watcher):
             await watcher.watch_lobby()
             with refused("seed_pool_empty"):
                 await ann.create(RaceSettings(solvable_only=True))
@@ -65,9 +58,6 @@ async def test_an_empty_pool_is_refused_with_seed_pool_empty_and_nothing_is_crea
             assert ann.session.player not in {entry.player for entry in (await watcher.watch_lobby()).races}
             with refused("not_queued"):
                 await ann.cancel_quick_match()
-        finally:
-            await ann.close()
-            await watcher.close()
 
 
 async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_back(redis_url: str) -> None:
@@ -75,9 +65,7 @@ async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_ba
         await empty_pool(server)
         store = SeedPoolStore(server.redis)  # type: ignore[arg-type]
         assert await store.add("classic", 15, 5) == 1  # seed 15 has a known winning line (tests/winning_lines.py)
-        ann = await player(server.url, "Ann")
-        bob = await player(server.url, "Bob")
-        try:
+        async with players(server.url, "Ann", "Bob") as (ann, bob):
             with refused("lobby_full"):  # the list holds no public race: the seed goes back into the pool
                 await ann.create(RaceSettings(solvable_only=True))
             assert await store.size("classic") == 1
@@ -87,9 +75,6 @@ async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_ba
             assert (await bob.wait_for(Countdown)).seed == 15
             with refused("seed_pool_empty"):
                 await bob.create(RaceSettings(solvable_only=True, private=True))
-        finally:
-            await ann.close()
-            await bob.close()
 
 
 async def test_the_pool_never_grows_past_its_target_whoever_adds(redis_url: str) -> None:
@@ -103,11 +88,8 @@ async def test_the_pool_never_grows_past_its_target_whoever_adds(redis_url: str)
 
 
 async def test_solvable_only_refuses_a_fixed_seed_and_profiles_without_a_pool(race_server: RaceServer) -> None:
-    ann = await player(race_server.url, "Ann")
-    try:
+    async with players(race_server.url, "Ann") as (ann,):
         with refused("bad_field"):
             await ann.create(RaceSettings(solvable_only=True, seed=3))
         with refused("bad_field"):
             await ann.create(RaceSettings(solvable_only=True, profile="foundation-only"))
-    finally:
-        await ann.close()
