@@ -4,8 +4,8 @@ Creating a race with ``solvable_only`` pops a seed from the pool in Redis and
 never waits on the solver; an empty pool is answered ``seed_pool_empty``.
 Every server process runs a filler that deals random seeds and keeps those
 :func:`shared.solver.solve` answers ``SOLVED`` for within a budget, in a
-separate worker process at low priority (the solver is pure Python: in a
-thread it would hold the GIL against the event loop). The pool's add script
+separate worker process at low priority (``seed_prover``; the solver is pure
+Python: in a thread it would hold the GIL against the event loop). The pool's add script
 caps it at the target, so several processes fill one pool without
 over-filling it, and SPOP hands each seed out once.
 """
@@ -13,35 +13,71 @@ over-filling it, and SPOP hands each seed out once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import multiprocessing
 import os
 import secrets
-from concurrent.futures import ProcessPoolExecutor
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from redis.exceptions import RedisError
 
 from server.protocol import ErrorCode
 from server.services.errors import ServiceError
 from server.store import SeedPoolStore
-from shared import Board, Profile, Rules
-from shared.solver import Budget, Verdict, solve
+from shared import Profile
+from shared.solver import Verdict
 
 log = logging.getLogger(__name__)
 
 
-def proves_winnable(profile: str, seed: int, seconds: float) -> bool:
-    """Whether the solver proves the deal of ``seed`` winnable under ``profile`` within ``seconds`` (runs in a worker)."""
-    board = Board.deal(seed, Rules(Profile(profile)))
-    return solve(board, Budget(seconds=seconds)).verdict is Verdict.SOLVED
+class ProverFailed(Exception):
+    """The worker process died or answered nonsense; it is restarted for the next seed."""
 
 
-def _lower_priority() -> None:
-    """Worker initializer: the filler must not slow down moves."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)
+class ProverProcess:
+    """One ``python -m server.services.seed_prover`` worker, started on first use."""
+
+    def __init__(self) -> None:
+        self._process: asyncio.subprocess.Process | None = None
+
+    async def verdict(self, profile: str, seed: int, seconds: float) -> Verdict:
+        """The solver's verdict on ``seed`` (ProverFailed if the worker failed)."""
+        process = await self._running()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(f"{profile} {seed} {seconds}\n".encode())
+            await process.stdin.drain()
+            answer = (await process.stdout.readline()).split()
+        except (OSError, ValueError) as error:
+            await self.close()
+            raise ProverFailed(f"seed prover: {error}") from None
+        if len(answer) != 2 or answer[0] != str(seed).encode():
+            await self.close()
+            raise ProverFailed(f"seed prover answered {answer!r}")
+        return Verdict(answer[1].decode())
+
+    async def close(self) -> None:
+        """Stop the worker (at once: a solve in progress is abandoned)."""
+        process, self._process = self._process, None
+        if process is None or process.returncode is not None:
+            return
+        process.kill()
+        await process.wait()
+
+    async def _running(self) -> asyncio.subprocess.Process:
+        if self._process is None or self._process.returncode is not None:
+            source_root = str(Path(__file__).resolve().parents[2])  # the worker imports this checkout's engine
+            path = os.pathsep.join(filter(None, [source_root, os.environ.get("PYTHONPATH")]))
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "server.services.seed_prover",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": path},
+            )
+        return self._process
 
 
 @dataclass(slots=True)
@@ -73,7 +109,7 @@ class SeedPool:
         self.workers = workers
         self.idle_seconds = idle_seconds
         self.stats = FillStats()
-        self._executor: ProcessPoolExecutor | None = None
+        self._provers: list[ProverProcess] = []
         self._running = True
 
     def offers(self, profile: str) -> bool:
@@ -106,40 +142,38 @@ class SeedPool:
         self._running = False
 
     async def close(self) -> None:
-        """Stop the worker processes (a solve in progress ends within its budget)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+        """Stop the worker processes (a solve in progress is abandoned)."""
+        for prover in self._provers:
+            await prover.close()
 
     async def run(self) -> None:
-        """Fill every offered profile's pool to the target, then keep it there; survives Redis outages."""
+        """Fill every offered profile's pool to the target, then keep it there; survives Redis outages and worker crashes."""
         if self.target <= 0 or not self.profiles:
             return
-        self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority)
-        await asyncio.gather(*(self._fill() for _ in range(self.workers)))
+        self._provers = [ProverProcess() for _ in range(self.workers)]
+        await asyncio.gather(*(self._fill(prover) for prover in self._provers))
 
-    async def _fill(self) -> None:
+    async def _fill(self, prover: ProverProcess) -> None:
         while self._running:
             try:
                 busy = False
                 for profile in self.profiles:
                     if await self.store.size(profile) < self.target:
                         busy = True
-                        await self._try_one(profile)
+                        await self._try_one(prover, profile)
                 if not busy:
                     await asyncio.sleep(self.idle_seconds)
-            except (RedisError, OSError) as error:
+            except (RedisError, OSError, ProverFailed) as error:
                 if not self._running:
                     return
                 log.warning("seed pool: %s; retrying", error)
                 await asyncio.sleep(self.idle_seconds)
 
-    async def _try_one(self, profile: str) -> None:
-        assert self._executor is not None
+    async def _try_one(self, prover: ProverProcess, profile: str) -> None:
         seed = secrets.randbits(64)
-        proven = await asyncio.get_running_loop().run_in_executor(self._executor, proves_winnable, profile, seed, self.budget_seconds)
+        verdict = await prover.verdict(profile, seed, self.budget_seconds)
         self.stats.tried += 1
-        if not proven:
+        if verdict is not Verdict.SOLVED:
             return
         self.stats.proven += 1
         size = await self.store.add(profile, seed, self.target)
