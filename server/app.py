@@ -126,8 +126,8 @@ class RaceServer:
         self.races: RaceService | None = None
         self.presence: PresenceService | None = None
         self.lobby: LobbyService | None = None
-        self.seed_pool: SeedPool | None = None
         self.lobby_feed: LobbyFeed | None = None
+        self.seed_pool: SeedPool | None = None
         self.transport: Transport | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []

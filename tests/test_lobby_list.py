@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from lobby_helpers import next_lobby_event, no_lobby_event, players, refused, server_process
+from lobby_helpers import next_lobby_event, no_lobby_event, players, refused, server_process, wait_until
 from race_helpers import player, server_config
 
 from client import RaceClient
@@ -14,12 +14,14 @@ from server.protocol import (
     LobbyAdded,
     LobbyChanged,
     LobbyRemoved,
+    LobbyReset,
     PlayerLeft,
     RaceClosed,
     RaceSettings,
     Started,
 )
 from server.services.lobby import LobbyLimits
+from server.store import keys
 
 
 async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_server: RaceServer) -> None:
@@ -197,3 +199,27 @@ async def test_a_connection_holds_at_most_three_races_waiting_for_an_opponent(ra
         await bob.join(first.race.race)
         await ann.wait_for(Started)  # no longer waiting: room for another
         await ann.create(RaceSettings())
+
+
+async def test_after_the_feed_could_not_be_read_watchers_get_the_whole_list_again(race_server: RaceServer) -> None:
+    """The reader cannot know what it missed while reading failed, so every watcher gets a fresh snapshot, then changes."""
+    feed, redis = race_server.lobby_feed, race_server.redis
+    assert feed is not None and redis is not None
+    async with players(race_server.url, "Wes", "Ann") as (watcher, ann):
+        await watcher.watch_lobby()
+        earlier = (await ann.create(RaceSettings())).race.race
+        assert isinstance(await next_lobby_event(watcher, earlier), LobbyAdded)
+        failures = feed.read_failures
+        await redis.delete(keys.LOBBY_FEED)
+        await redis.set(keys.LOBBY_FEED, "not a stream")  # every read of the feed fails now (WRONGTYPE)
+
+        async def reading_failed() -> bool:
+            return feed.read_failures > failures
+
+        await wait_until(reading_failed, what="a failed read of the lobby feed")
+        await redis.delete(keys.LOBBY_FEED)
+        reset = await next_lobby_event(watcher, earlier)
+        assert isinstance(reset, LobbyReset) and earlier in {entry.race for entry in reset.races}
+        later = (await ann.create(RaceSettings())).race.race
+        added = await next_lobby_event(watcher, later)
+        assert isinstance(added, LobbyAdded) and {earlier, later} <= set(watcher.lobby)

@@ -81,6 +81,8 @@ class LobbyFeed:
         self._watchers: set[LobbyWatcher] = set()
         self._cursor: str | None = None
         self._running = True
+        self.read_failures = 0
+        """Failed reads of the feed so far (each one is followed by a fresh snapshot for every watcher)."""
 
     async def start(self) -> None:
         """Fix the reader's starting point; call before the first watcher can register."""
@@ -124,6 +126,7 @@ class LobbyFeed:
                 if not self._running:
                     return
                 log.warning("lobby feed: reading failed (%s); retrying", error)
+                self.read_failures += 1
                 lost = True
                 await asyncio.sleep(0.5)
                 continue
