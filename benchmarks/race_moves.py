@@ -57,7 +57,8 @@ async def run_race(url: str, index: int, actions: int, latencies: list[float]) -
 
 async def measure(redis_url: str, races: int, actions: int) -> None:
     limits = TransportLimits(rate_per_second=1e6, burst=1_000_000)
-    config = ServerConfig(redis_url=redis_url, port=0, countdown_seconds=0.05, limits=limits)
+    # No seed-pool filler: its solver worker would take a core from the measured server and clients.
+    config = ServerConfig(redis_url=redis_url, port=0, countdown_seconds=0.05, limits=limits, seed_pool_target=0)
     async with RaceServer(config) as server:
         latencies: list[float] = []
         started = time.perf_counter()
