@@ -138,10 +138,10 @@ class Dispatcher:
             log.exception("internal error handling %s", request.TYPE)
             state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR.value, message="internal server error"))
 
-    async def disconnect(self, state: ConnectionState, *, going_away: bool = False) -> None:
-        """Forget a closed connection's subscriptions and drop its presence leases (the seats it played go away); leave
-        its races still waiting for an opponent and its queue entry, unless the server is ``going_away`` (then their
-        creators may resume them on another process)."""
+    async def disconnect(self, state: ConnectionState, *, going_away: bool = False, deliberate: bool = False) -> None:
+        """Forget a closed connection's subscriptions and drop its presence leases (the seats it played go away), and
+        let go of its open races (see :meth:`LobbyService.disconnect`): ``deliberate`` when the client closed it,
+        ``going_away`` when this server shuts down."""
         subscriptions, state.subscriptions = state.subscriptions, {}
         for race_id, subscription in subscriptions.items():
             self.hub.unsubscribe(subscription)
@@ -154,7 +154,7 @@ class Dispatcher:
             state.lobby_watcher = None
         player = state.session.player if state.session is not None else None
         try:
-            await self.lobby.lobby.disconnect(state.owner, player, going_away=going_away)
+            await self.lobby.lobby.disconnect(state.owner, player, going_away=going_away, deliberate=deliberate)
         except Exception:  # the heartbeat sweep closes what could not be left now
             log.warning("leaving the open races of a closed connection failed", exc_info=True)
 

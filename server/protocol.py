@@ -250,7 +250,7 @@ class RaceInfo:
     watchers: int = 0
     """How many connections watch the race."""
     invite: str | None = None
-    """A private race's invite code (shown to its players only)."""
+    """A private race's invite code, while the race waits for its second player (nil otherwise)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -741,6 +741,7 @@ class WatcherCount(RaceEvent):
     count: int
 
 
+@dataclass(frozen=True, slots=True)
 class RematchStarted(RaceEvent):
     """Both players agreed: ``new_race`` holds both of them (same seats and settings, a new deal), counting down."""
 

@@ -139,6 +139,14 @@ async def close_discarding(connection: ServerConnection, code: int, reason: str)
     await closing
 
 
+def closed_by_client(connection: ServerConnection) -> bool:
+    """Whether the client ended the connection on purpose (it sent the first close frame, 1000 or 1001) rather
+    than dropping it (network, crash) or being closed by the server."""
+    protocol = connection.protocol
+    received = protocol.close_rcvd
+    return received is not None and bool(protocol.close_rcvd_then_sent) and received.code in (CloseCode.NORMAL, CloseCode.GOING_AWAY)
+
+
 HealthProbe = Callable[[], Awaitable[bool]]
 
 
@@ -256,4 +264,4 @@ class Transport:
         finally:
             self._live.discard(live)
             writer.cancel()
-            await self.dispatcher.disconnect(state, going_away=self.shutting_down)
+            await self.dispatcher.disconnect(state, going_away=self.shutting_down, deliberate=closed_by_client(connection))

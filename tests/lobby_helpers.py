@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TypeVar
 
 import pytest
 from race_helpers import player
 
 from client import RaceClient, ServerError
-from server.embedded_redis import free_port
 from server.protocol import LobbyAdded, LobbyChanged, LobbyEvent, LobbyRemoved, Message
 
-ROOT = Path(__file__).resolve().parent.parent
 M = TypeVar("M", bound=Message)
 
 
@@ -85,40 +76,3 @@ async def no_lobby_event(client: RaceClient, race_id: str, wait: float = 0.3) ->
     except TimeoutError:
         return
     raise AssertionError(f"unexpected lobby event {event}")
-
-
-@dataclass
-class ServerProcess:
-    """A race server running as a separate process."""
-
-    url: str
-    process: subprocess.Popen[str]
-
-
-@contextmanager
-def server_process(redis_url: str, *extra: str) -> Iterator[ServerProcess]:
-    """``flowergarden serve`` as a separate process on ``redis_url`` (this checkout's code); stopped on exit."""
-    port = free_port()
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "cli", "serve", "--redis", redis_url, "--port", str(port), "--countdown", "0.05", *extra]
-    process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        _wait_healthy(port, process)
-        yield ServerProcess(f"ws://127.0.0.1:{port}", process)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        process.communicate(timeout=20)
-
-
-def _wait_healthy(port: int, process: subprocess.Popen[str]) -> None:
-    for _ in range(400):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            if process.poll() is not None:
-                raise AssertionError(f"the server process exited: {process.communicate()[0]}") from None
-            time.sleep(0.05)
-    raise AssertionError("the server process did not become healthy")

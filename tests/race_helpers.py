@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.protocol import Countdown, RaceEvent, RaceSettings, Started
+from server.services.lobby import LobbyLimits
 from server.store import RaceStore
 from server.transport import TransportLimits
 
@@ -21,6 +22,7 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         "timer_interval": 0.05,
         "limits": TransportLimits(),
         "seed_pool_target": 0,
+        "lobby": LobbyLimits(max_open_per_owner=64),  # tests open many races on one connection
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]

@@ -24,8 +24,8 @@ def flowergarden(*args: str, **kwargs: object) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "cli", *args], env=environment, text=True, **options)  # type: ignore[call-overload, no-any-return]
 
 
-FAST_FLAGS = ("--countdown", "0.05", "--spectator-delay", "0", "--log-level", "WARNING")
-"""Short countdown and no spectator delay by default, so the tests stay fast."""
+FAST_FLAGS = ("--countdown", "0.05", "--spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING")
+"""Short countdown, no spectator delay and no solver filling the seed pool by default, so the tests stay fast."""
 
 
 class ServerProcess:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from race_helpers import player
-from test_cli_race_serve import flowergarden
+from server_processes import flowergarden
 
 from server.app import RaceServer
 from server.protocol import Countdown, RaceResult, RaceSettings, Started

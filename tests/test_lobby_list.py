@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from lobby_helpers import next_lobby_event, no_lobby_event, players, refused, server_process, wait_until
+from conftest import SpawnServers
+from lobby_helpers import next_lobby_event, no_lobby_event, players, refused, wait_until
 from race_helpers import player, server_config
 
 from client import RaceClient
@@ -36,7 +37,7 @@ async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_s
         entry = added.entry
         assert ann.session is not None
         assert (entry.race, entry.creator, entry.player, entry.seats, entry.status) == (race_id, "Ann", ann.session.player, 1, "waiting")
-        assert entry.settings == RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=None)
+        assert entry.settings == RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=None, spectator_delay=10, grace=30)
         assert entry.created_at <= added.at and watcher.lobby[race_id] == entry
 
         await bob.join(race_id)
@@ -128,31 +129,31 @@ async def test_a_creator_who_disconnects_takes_its_waiting_race_off_the_list(rac
         assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
 
 
-async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_server: RaceServer, redis_url: str) -> None:
+async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_server: RaceServer, spawn_servers: SpawnServers) -> None:
     """The lobby feed is a Redis Stream: a race created on this process shows up on a separate server process."""
-    with server_process(redis_url, "--seed-pool-target", "0") as other:
-        async with players(other.url, "Wes") as (watcher,), players(race_server.url, "Ann", "Bob") as (ann, bob):
-            await watcher.watch_lobby()
-            race_id = (await ann.create(RaceSettings(time_limit=60))).race.race
-            added = await next_lobby_event(watcher, race_id)
-            assert isinstance(added, LobbyAdded) and (added.entry.race, added.entry.creator) == (race_id, "Ann")
-            await bob.join(race_id)
-            assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
-            removed = await next_lobby_event(watcher, race_id)
-            assert isinstance(removed, LobbyRemoved) and removed.race == race_id
+    (other,) = await spawn_servers(1)
+    async with players(other.url, "Wes") as (watcher,), players(race_server.url, "Ann", "Bob") as (ann, bob):
+        await watcher.watch_lobby()
+        race_id = (await ann.create(RaceSettings(time_limit=60))).race.race
+        added = await next_lobby_event(watcher, race_id)
+        assert isinstance(added, LobbyAdded) and (added.entry.race, added.entry.creator) == (race_id, "Ann")
+        await bob.join(race_id)
+        assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
+        removed = await next_lobby_event(watcher, race_id)
+        assert isinstance(removed, LobbyRemoved) and removed.race == race_id
 
 
-async def test_races_of_a_killed_server_process_are_closed_by_another(redis_url: str) -> None:
+async def test_races_of_a_killed_server_process_are_closed_by_another(redis_url: str, spawn_servers: SpawnServers) -> None:
     """Each process refreshes a heartbeat of its open races; when a process dies, another one closes them."""
     fast = LobbyLimits(heartbeat_seconds=0.1, stale_seconds=1.0)
     async with RaceServer(server_config(redis_url, lobby=fast)) as survivor, players(survivor.url, "Wes") as (watcher,):
         await watcher.watch_lobby()
-        with server_process(redis_url, "--seed-pool-target", "0") as doomed:
-            async with players(doomed.url, "Ann") as (ann,):
-                race_id = (await ann.create(RaceSettings())).race.race
-                assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
-                doomed.process.kill()
-                doomed.process.wait()
+        (doomed,) = await spawn_servers(1)
+        async with players(doomed.url, "Ann") as (ann,):
+            race_id = (await ann.create(RaceSettings())).race.race
+            assert isinstance(await next_lobby_event(watcher, race_id), LobbyAdded)
+            doomed.process.kill()
+            doomed.process.wait()
         removed = await next_lobby_event(watcher, race_id, timeout=15)
         assert isinstance(removed, LobbyRemoved) and removed.race == race_id
         record = await survivor.races.store.load_race(race_id)  # type: ignore[union-attr]
@@ -189,8 +190,8 @@ async def test_a_graceful_stop_keeps_waiting_races_for_their_creators_to_resume_
             await resumed.close()
 
 
-async def test_a_connection_holds_at_most_three_races_waiting_for_an_opponent(race_server: RaceServer) -> None:
-    async with players(race_server.url, "Ann", "Bob") as (ann, bob):
+async def test_a_connection_holds_at_most_three_races_waiting_for_an_opponent(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, lobby=LobbyLimits())) as server, players(server.url, "Ann", "Bob") as (ann, bob):
         first = await ann.create(RaceSettings())
         await ann.create(RaceSettings(private=True))
         await ann.quick_match(RaceSettings(time_limit=3600))
@@ -223,3 +224,30 @@ async def test_after_the_feed_could_not_be_read_watchers_get_the_whole_list_agai
         later = (await ann.create(RaceSettings())).race.race
         added = await next_lobby_event(watcher, later)
         assert isinstance(added, LobbyAdded) and {earlier, later} <= set(watcher.lobby)
+
+
+async def test_a_dropped_creator_connection_keeps_its_race_open_for_a_resync(redis_url: str) -> None:
+    """A connection that drops (no close frame) is not a decision to leave: the race stays open while its creator
+    reconnects and syncs it; a race whose creator does not come back is closed once its heartbeat is stale."""
+    slow_heartbeat = LobbyLimits(heartbeat_seconds=60, stale_seconds=0.5)  # heartbeats and sweeps run by hand below
+    async with RaceServer(server_config(redis_url, lobby=slow_heartbeat)) as server, players(server.url, "Ann", "Bob") as (ann, bob):
+        lobby, redis = server.lobby, server.redis
+        assert lobby is not None and redis is not None
+        kept = (await ann.create(RaceSettings())).race.race
+        dropped = (await bob.create(RaceSettings())).race.race
+        for client in (ann, bob):
+            client.connection.transport.abort()  # the network goes away: no close frame
+
+        async def both_seats_gone() -> bool:  # the server has handled both drops
+            counts = [await redis.zcard(keys.race_keys(race)[keys.PRESENCE_0]) for race in (kept, dropped)]
+            return counts == [0, 0]
+
+        await wait_until(both_seats_gone, what="the server to see both connections drop")
+        assert [(await lobby.races.record(race)).status for race in (kept, dropped)] == ["waiting", "waiting"]
+        await ann.reconnect()  # hello with the token, sync of the race it plays
+        await asyncio.sleep(0.7)  # longer than the staleness period
+        await lobby.heartbeat_once()
+        await lobby.close_stale_once()
+        assert (await lobby.races.record(kept)).status == "waiting"
+        closed = await lobby.races.record(dropped)
+        assert (closed.status, closed.result_reason) == ("closed", "abandoned")

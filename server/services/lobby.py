@@ -2,12 +2,11 @@
 heartbeats that close races whose creator's connection or server went away.
 
 A race waiting for an opponent belongs to the connection that opened it (its
-:class:`Owner`): closing that connection leaves the race (it closes), and the
-owner's process refreshes a heartbeat in Redis every few seconds. If a process
-dies, its races' heartbeats go stale and any other process closes them. A
-server that shuts down gracefully leaves its races alone: their creators may
-reconnect to another process and ``sync`` the race within the staleness period
-to take it over.
+:class:`Owner`), whose process refreshes a heartbeat in Redis every few
+seconds. Closing that connection on purpose closes the race; a dropped
+connection, a process that dies or one that shuts down gracefully just stops
+the heartbeats: the creator may reconnect (to any process) and ``sync`` the race
+within the staleness period to hold it again, else any process closes it.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import logging
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from redis.exceptions import RedisError
 
@@ -115,7 +115,7 @@ class LobbyService:
             await self._undo_deal(race)
             raise
         record = seated.record
-        if not await self.store.open(race_id, as_map(lobby_entry(record)) if is_listed(record) else None, record.created_at):
+        if not await self.store.open(race_id, self._entry(record) if is_listed(record) else None, record.created_at):
             await self.races.leave(race_id, player, next_seed=race.seed, reason="lobby_full")
             await self._undo_deal(race)
             raise ServiceError(ErrorCode.LOBBY_FULL.value, "the lobby is full; create a private race or try again later")
@@ -126,7 +126,7 @@ class LobbyService:
         """Take seat 1 of a waiting race (the countdown starts); the lobby shows the race as full."""
         seated = await self.races.join(race_id, player, name)
         if is_listed(seated.record):
-            await self.store.change(race_id, as_map(lobby_entry(seated.record)))
+            await self.store.change(race_id, self._entry(seated.record))
         return seated
 
     async def join_invite(self, code: str, player: str, name: str) -> SeatedRace:
@@ -163,7 +163,7 @@ class LobbyService:
             owner.races.discard(race_id)
             await self.store.close(race_id, record.invite)
         elif is_listed(record):
-            await self.store.change(race_id, as_map(lobby_entry(await self.races.record(race_id))))
+            await self.store.change(race_id, self._entry(await self.races.record(race_id)))
 
     # --- owners ------------------------------------------------------------------------------------
 
@@ -192,17 +192,21 @@ class LobbyService:
         else:
             self.track(owner, record.race_id)
 
-    async def disconnect(self, owner: Owner, player: str | None, *, going_away: bool) -> None:
-        """The connection closed: leave its waiting races and queue entry, unless the server is going away."""
+    async def disconnect(self, owner: Owner, player: str | None, *, going_away: bool, deliberate: bool) -> None:
+        """The connection closed. Its quick-match entry is cancelled at once, and the races it waits in are closed if the
+        client closed the connection on purpose (``deliberate``). A dropped connection's races stay open: their
+        heartbeats stop, and any process closes them once stale, unless their creator reconnects and ``sync``s them
+        first. When this server is ``going_away`` everything is kept for a takeover by another process."""
         self._owners.discard(owner)
         if going_away or player is None:
-            return  # the heartbeats stop: other processes close these races unless their creators come back in time
+            return
         if owner.queue is not None and await self.queue.cancel(owner.queue):
             await self.abandon(owner.queue.race_id, player, reason="cancelled")
-        for race_id in owner.races:
-            await self.abandon(race_id, player, reason="abandoned")
-        owner.races.clear()
         owner.queue = None
+        if deliberate:
+            for race_id in owner.races:
+                await self.abandon(race_id, player, reason="abandoned")
+        owner.races.clear()
 
     async def abandon(self, race_id: str, player: str, *, reason: str) -> None:
         """Close ``player``'s race if it still waits for an opponent (a race that found one goes ahead)."""
@@ -267,6 +271,10 @@ class LobbyService:
             owner.races &= still_open
             if owner.queue is not None and owner.queue.race_id not in still_open:
                 owner.queue = None
+
+    def _entry(self, record: RaceRecord) -> dict[str, Any]:
+        """The race's lobby entry as stored, with the spectator delay in force."""
+        return as_map(lobby_entry(record, spectator_delay_ms=self.races.policy.delay_of(record)))
 
     async def _make_room(self, owner: Owner) -> None:
         if owner.open_count() >= self.limits.max_open_per_owner:

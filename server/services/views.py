@@ -97,7 +97,7 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
         deadline=record.deadline,
         event_seq=record.event_seq,
         watchers=record.watchers,
-        invite=record.invite,
+        invite=record.invite if record.status == "waiting" else None,  # only while it is of use: to be shared
     )
 
 
@@ -172,14 +172,14 @@ def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
     )
 
 
-def lobby_entry(record: RaceRecord) -> LobbyEntry:
-    """The race as the lobby lists it."""
+def lobby_entry(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> LobbyEntry:
+    """The race as the lobby lists it (``spectator_delay_ms``: the delay in force, as in :func:`race_info`)."""
     creator = record.seats[0]
     return LobbyEntry(
         race=record.race_id,
         creator=creator.name,
         player=creator.player,
-        settings=settings_of(record),
+        settings=settings_of(record, spectator_delay_ms=spectator_delay_ms),
         seats=len(record.seats),
         status=record.status,
         created_at=record.created_at,
