@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
-from cli.output import EXIT_OK, CommandError
-from client import ConnectionLost, RaceClient, ServerError
+from cli.connected import run_connected
+from client import RaceClient
 from server.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
 
@@ -25,16 +24,8 @@ def register(subparsers: Any) -> None:
 
 
 def run_lobby(args: argparse.Namespace) -> int:
-    """Print the lobby (and follow it)."""
-    try:
-        asyncio.run(watch(args))
-    except ServerError as error:
-        raise CommandError(error.code, str(error)) from None
-    except (OSError, ConnectionLost) as error:
-        raise CommandError("connection_failed", f"{args.server}: {error}") from None
-    except KeyboardInterrupt:
-        pass
-    return EXIT_OK
+    """Print the lobby (and follow it until Ctrl-C)."""
+    return run_connected(args, watch)
 
 
 def entry_line(entry: LobbyEntry, now_ms: int) -> str:

@@ -7,8 +7,8 @@ import asyncio
 import sys
 from typing import Any
 
+from cli.connected import run_connected
 from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import EXIT_OK, CommandError
 from client import ConnectionLost, RaceClient, Resumed, ServerError, Unsolicited
 from server.protocol import (
     AttemptEnded,
@@ -76,13 +76,7 @@ def standing_rows(result: RaceResult) -> list[str]:
 
 def run_race(args: argparse.Namespace) -> int:
     """Play one race interactively."""
-    try:
-        asyncio.run(TerminalRace(args).run())
-    except ServerError as error:
-        raise CommandError(error.code, str(error)) from None
-    except (OSError, ConnectionLost) as error:
-        raise CommandError("connection_failed", f"{args.server}: {error}") from None
-    return EXIT_OK
+    return run_connected(args, lambda args: TerminalRace(args).run())
 
 
 class TerminalRace:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Any
 
-from cli.output import EXIT_OK, CommandError, stdout_can_show
+from cli.connected import run_connected
+from cli.output import stdout_can_show
 from cli.race_command import standing_rows
-from client import ConnectionLost, RaceClient, ServerError
+from client import RaceClient
 from server.protocol import (
     AttemptEnded,
     Back,
@@ -44,29 +44,19 @@ def register(subparsers: Any) -> None:
         parser.set_defaults(handler=handler)
 
 
-def _run(args: argparse.Namespace, work: Any) -> int:
-    try:
-        asyncio.run(work(args))
-    except ServerError as error:
-        raise CommandError(error.code, str(error)) from None
-    except (OSError, ConnectionLost) as error:
-        raise CommandError("connection_failed", f"{args.server}: {error}") from None
-    return EXIT_OK
-
-
 def run_live(args: argparse.Namespace) -> int:
     """Print the races being played."""
-    return _run(args, _live)
+    return run_connected(args, _live)
 
 
 def run_watch(args: argparse.Namespace) -> int:
     """Follow a race until its result."""
-    return _run(args, _watch)
+    return run_connected(args, _watch)
 
 
 def run_replay(args: argparse.Namespace) -> int:
     """Print a finished race's events."""
-    return _run(args, _replay)
+    return run_connected(args, _replay)
 
 
 async def _spectator(url: str) -> RaceClient:
