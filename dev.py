@@ -11,6 +11,7 @@ into it (again whenever pyproject.toml changes), so nothing else is needed.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -42,8 +43,16 @@ def ensure_environment() -> None:
 
 
 def run(command: list[str]) -> int:
-    """Run a command from the project root and return its exit code."""
-    return subprocess.run(command, cwd=ROOT).returncode
+    """Run a command from the project root and return its exit code.
+
+    A SIGTERM sent to this launcher is passed on to the command, so stopping
+    ``dev.py serve`` stops the server (and its embedded Redis) cleanly. Ctrl-C
+    already reaches the command through the terminal, so the launcher only waits.
+    """
+    child = subprocess.Popen(command, cwd=ROOT)
+    signal.signal(signal.SIGTERM, lambda signum, _frame: child.send_signal(signum))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return child.wait()
 
 
 def main(argv: list[str]) -> int:
