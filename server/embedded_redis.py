@@ -8,7 +8,9 @@ file there (AOF, fsync every second), so races survive a restart.
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -51,6 +53,21 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
+def _is_redis_server(pid: int) -> bool:
+    """Whether ``pid`` is a live redis-server process (its command line is checked where /proc exists)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    if not Path("/proc").is_dir():
+        return True  # no /proc to check the command line with (macOS): trust the live pid
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    try:
+        return b"redis-server" in cmdline.read_bytes()
+    except OSError:
+        return False
+
+
 class EmbeddedRedis:
     """Starts redis-server on 127.0.0.1 and stops it (SIGTERM: it flushes its append-only file first)."""
 
@@ -73,10 +90,11 @@ class EmbeddedRedis:
             raise RedisUnavailable(HOW_TO_GET_REDIS)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self._lock_data_dir()
+        self._stop_orphan()
         persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistent else ["--appendonly", "no"]
         command = [
             binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir.resolve()),
-            "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log", *persistence,
+            "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log", "--pidfile", str(self._pid_file.resolve()), *persistence,
         ]  # fmt: skip
         # A session of its own: Ctrl-C in the terminal must not stop Redis before the server has shut down.
         self.process = subprocess.Popen(
@@ -113,6 +131,30 @@ class EmbeddedRedis:
             raise RedisUnavailable(
                 f"another process uses the Redis data folder {self.data_dir}; stop it, pass another --data-dir, or --redis URL"
             ) from None
+
+    @property
+    def _pid_file(self) -> Path:
+        return self.data_dir / "redis.pid"
+
+    def _stop_orphan(self) -> None:
+        """Stop a redis-server left running on this data folder by a server that died without stopping it.
+
+        Holding the folder lock proves its owner is gone; a second redis-server on
+        the same append-only file would corrupt it, so the orphan is stopped first
+        (SIGTERM: it flushes the file) and waited for.
+        """
+        try:
+            pid = int(self._pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return
+        if not _is_redis_server(pid):
+            return
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while _is_redis_server(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _is_redis_server(pid):
+            os.kill(pid, signal.SIGKILL)
 
     def _log_tail(self) -> str:
         log_path = self.data_dir / "redis.log"
