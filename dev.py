@@ -28,8 +28,11 @@ def venv_bin(name: str) -> Path:
 
 
 def ensure_environment() -> None:
-    """Create the virtual environment and install the project with its test extras when out of date."""
-    wanted = (ROOT / "pyproject.toml").read_bytes()
+    """Create the virtual environment and install the project with its test extras when out of date.
+
+    The install also compiles the solver's optional C search in place, so a change to its source counts too.
+    """
+    wanted = (ROOT / "pyproject.toml").read_bytes() + (ROOT / "shared" / "solver" / "_native.c").read_bytes()
     if STAMP.exists() and STAMP.read_bytes() == wanted:
         return
     if not venv_bin("python").exists():

@@ -16,6 +16,7 @@ from cli.engine_commands import add_profile_argument
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json
 from shared import Board, Profile, Rules, parse_seed
 from shared.solver import Budget, Verdict, solve
+from shared.solver import search as solver_search
 
 Z_95 = 1.959963984540054
 BAR_WIDTH = 30
@@ -39,6 +40,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--budget", type=float, default=10.0, metavar="S", help="seconds per deal (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="processes (default: all cores)")
     add_profile_argument(parser)
+    parser.add_argument(
+        "--engine", choices=["auto", "python"], default="auto",
+        help="auto: the compiled search when it was built, else Python; python: always the pure-Python reference",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON (with the unsolvable and unknown seeds)")
     parser.set_defaults(handler=run_bench)
 
@@ -57,9 +62,15 @@ def seed_range(text: str) -> tuple[int, int]:
     return low, high
 
 
-def solve_seed(task: tuple[int, str, float]) -> tuple[int, str, float, int, int]:
+def engine_name(choice: str) -> str:
+    """The search a run uses: "native" (compiled) or "python"."""
+    return "native" if choice == "auto" and solver_search.native_available() else "python"
+
+
+def solve_seed(task: tuple[int, str, float, str]) -> tuple[int, str, float, int, int]:
     """Solve one seed in a worker: (seed, verdict, seconds, nodes, peak RSS of this process in KiB)."""
-    seed, profile, seconds = task
+    seed, profile, seconds, engine = task
+    solver_search.PREFER_NATIVE = engine == "native"
     result = solve(Board.deal(seed, Rules(Profile(profile))), Budget(seconds=seconds))
     return seed, result.verdict.value, result.seconds, result.nodes, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -83,7 +94,7 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return sorted_values[rank - 1]
 
 
-def summarize(results: list[tuple[int, str, float, int, int]], budget: float, profile: str, jobs: int) -> dict[str, Any]:
+def summarize(results: list[tuple[int, str, float, int, int]], budget: float, profile: str, jobs: int, engine: str) -> dict[str, Any]:
     """The benchmark report from per-seed results."""
     decks = len(results)
     count = {verdict.value: sum(1 for r in results if r[1] == verdict.value) for verdict in Verdict}
@@ -98,6 +109,7 @@ def summarize(results: list[tuple[int, str, float, int, int]], budget: float, pr
     return {
         "seeds": f"{seeds[0]}..{seeds[-1]}" if seeds else "",
         "profile": profile,
+        "engine": engine,
         "budget_seconds": budget,
         "jobs": jobs,
         "decks": decks,
@@ -146,7 +158,8 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise CommandError("bad_usage", "--jobs must be at least 1", exit_code=EXIT_USAGE)
     low, high = args.seeds
-    tasks = [(seed, args.profile, args.budget) for seed in range(low, high + 1)]
+    engine = engine_name(args.engine)
+    tasks = [(seed, args.profile, args.budget, engine) for seed in range(low, high + 1)]
     counts = {verdict.value: 0 for verdict in Verdict}
     results: list[tuple[int, str, float, int, int]] = []
     started = time.perf_counter()
@@ -155,7 +168,7 @@ def run_bench(args: argparse.Namespace) -> int:
             results.append(result)
             counts[result[1]] += 1
             show_progress(len(results), len(tasks), counts, started)
-    report = summarize(results, args.budget, args.profile, args.jobs)
+    report = summarize(results, args.budget, args.profile, args.jobs, engine)
     report["wall_seconds"] = round(time.perf_counter() - started, 1)
     if args.json:
         emit_json(report)
@@ -173,8 +186,8 @@ def format_report(report: dict[str, Any]) -> str:
     worst, best = win["wilson95_unknowns_both_ways"]
     percent = report["percent"]
     return "\n".join([
-        (f"Seeds {report['seeds']} ({report['profile']}), budget {report['budget_seconds']} s, {report['jobs']} jobs, "
-        f"{report['wall_seconds']} s wall"),
+        (f"Seeds {report['seeds']} ({report['profile']}, {report['engine']} search), budget {report['budget_seconds']} s, "
+         f"{report['jobs']} jobs, {report['wall_seconds']} s wall"),
         f"Decks run:        {report['decks']}",
         f"Solved:           {report['solved']} ({percent['solved']} %)",
         f"Unsolvable:       {report['unsolvable']} ({percent['unsolvable']} %, proved)",

@@ -105,8 +105,8 @@ def test_bad_position_files_give_a_json_error(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_bench_reports_rates_winnability_and_times(capsys: pytest.CaptureFixture[str]) -> None:
-    code, report, err = run(capsys, "bench", "solver", "--seeds", "8..10", "--budget", "5", "--jobs", "2", "--json")
-    assert code == 0
+    code, report, err = run(capsys, "bench", "solver", "--seeds", "8..10", "--budget", "5", "--jobs", "2", "--engine", "python", "--json")
+    assert code == 0 and report["engine"] == "python"
     assert report["decks"] == 3 == report["solved"] + report["unsolvable"] + report["unknown"]
     assert report["unsolvable_seeds"] == [9] and report["solved"] == 2
     assert report["winnability"]["estimate"] == pytest.approx(2 / 3, abs=1e-4)

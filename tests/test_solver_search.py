@@ -1,9 +1,14 @@
-"""The solver agrees with exhaustive search, its lines replay to wins, and it never touches the caller's board."""
+"""The solver agrees with exhaustive search, its lines replay to wins, and it never touches the caller's board.
+
+These tests run the pure-Python search, the reference; tests/test_solver_native.py checks that the optional
+compiled search gives exactly the same answers.
+"""
 
 from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Iterator
 
 import pytest
 from engine_positions import position, snapshot
@@ -13,12 +18,22 @@ from solver_brute_force import foundation_move_reachable, has_foundation_move, r
 
 from shared import Board, Move, Profile, Rules
 from shared.solver import Budget, Liveness, Verdict, is_dead, solve
+from shared.solver import search as solver_search
 
 BUDGET = Budget(nodes=200_000)
 FOUNDATION_ONLY = Rules(Profile.FOUNDATION_ONLY)
 PROPERTY = settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 QUICK_SEEDS = (7, 10, 15, 20)
 """Deals the solver wins within a few hundred positions; their lines seed the mid-game positions below."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def pure_python_search() -> Iterator[None]:
+    """Run the reference search even where the compiled one was built."""
+    preferred = solver_search.PREFER_NATIVE
+    solver_search.PREFER_NATIVE = False
+    yield
+    solver_search.PREFER_NATIVE = preferred
 
 
 def replays_to_win(board: Board, moves: list[Move]) -> bool:

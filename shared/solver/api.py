@@ -6,16 +6,13 @@ import time
 
 from shared.board import Board, DeadCheck
 from shared.moves import Move
-from shared.solver.position import TOKEN_RANK, VIRTUAL, Expander, RawMove, make_key, split_key, virtual_counts
+from shared.solver.position import Expander, RawMove, make_key, virtual_counts
 from shared.solver.replay import replay_path
 from shared.solver.results import Budget, DeadResult, HintResult, Liveness, SolveResult, Verdict
-from shared.solver.search import Limits, SearchOutcome, best_first
+from shared.solver.search import Goal, Limits, SearchOutcome, search
 
 SOLVE_WEIGHT = 0.6
 """Weight of the estimate (in half moves) against steps taken: 0.6 weighs a move of estimate 1.2 times a step."""
-
-WON_KEY_PREFIX = bytes((13, 13, 13, 13))
-
 
 def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[RawMove]]:
     """The board's key after its forced moves (when ``forced``), and those moves in real column numbers."""
@@ -27,15 +24,11 @@ def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[R
     return make_key(found, cols), moves
 
 
-def _is_won(key: bytes) -> bool:
-    return key[:4] == WON_KEY_PREFIX
-
-
 def _search(board: Board, budget: Budget) -> tuple[Expander, list[RawMove], SearchOutcome, float]:
     start = time.perf_counter()
     expander = Expander(board.bouquet, board.rules.builds_on_columns)
     root, root_moves = _root(board, expander, forced=True)
-    outcome = best_first(expander, root, _is_won, expander.estimate, Limits(budget.nodes, budget.seconds), SOLVE_WEIGHT)
+    outcome = search(expander, root, Goal.WON, Limits(budget.nodes, budget.seconds), SOLVE_WEIGHT)
     return expander, root_moves, outcome, start
 
 
@@ -71,17 +64,6 @@ def hint(board: Board, budget: Budget) -> HintResult:
     return HintResult(move, verdict, outcome.nodes, time.perf_counter() - start)
 
 
-def _has_foundation_move(key: bytes) -> bool:
-    """Whether a real card at a column's end can go to its foundation (the dead search's goal)."""
-    found, cols = split_key(key)
-    for column in cols:
-        if column:
-            token = column[-1]
-            if token < VIRTUAL and found[token // 13] == TOKEN_RANK[token] - 1:
-                return True
-    return False
-
-
 def is_dead(board: Board, budget: Budget) -> DeadResult:
     """Whether no sequence of legal moves can bring another card to a foundation: DEAD (proved), ALIVE or UNKNOWN.
 
@@ -92,25 +74,12 @@ def is_dead(board: Board, budget: Budget) -> DeadResult:
         return DeadResult(Liveness.ALIVE, 0, time.perf_counter() - start)
     expander = Expander(board.bouquet, board.rules.builds_on_columns, foundation_moves=False)
     root, _ = _root(board, expander, forced=False)
-    outcome = best_first(expander, root, _has_foundation_move, _buried_depth, Limits(budget.nodes, budget.seconds), 1.0)
+    outcome = search(expander, root, Goal.FOUNDATION_MOVE, Limits(budget.nodes, budget.seconds), 1.0)
     if outcome.goal_path is not None:
         liveness = Liveness.ALIVE
     else:
         liveness = Liveness.DEAD if outcome.exhausted else Liveness.UNKNOWN
     return DeadResult(liveness, outcome.nodes, time.perf_counter() - start)
-
-
-def _buried_depth(key: bytes) -> int:
-    """The dead search's estimate: fewest cards lying on a card its foundation wants."""
-    found, cols = split_key(key)
-    wanted = [suit * 13 + height for suit, height in enumerate(found) if height < 13]
-    best = 52
-    for column in cols:
-        for card in wanted:
-            index = column.find(card)
-            if index >= 0:
-                best = min(best, len(column) - 1 - index)
-    return best
 
 
 def dead_check(budget: Budget) -> DeadCheck:

@@ -77,6 +77,10 @@ class Expander:
 
     # --- pool arithmetic ---------------------------------------------------------
 
+    def pool_masks(self) -> bytes:
+        """Per rank 0–14, a bit per suit the starting bouquet holds (the compiled search's form of the pool)."""
+        return bytes(sum(1 << suit for suit in self.pool_suits[rank]) for rank in range(15))
+
     def pool(self, found: list[int], rank: int) -> list[int]:
         """Suits of the rank's pool cards not yet on a foundation."""
         return [suit for suit in self.pool_suits[rank] if found[suit] < rank]
@@ -256,3 +260,35 @@ def _column_cost(column: bytes) -> int:
         if suit >= 0 and rank < lowest[suit]:
             lowest[suit] = rank
     return cost
+
+
+WON_PREFIX = bytes((13, 13, 13, 13))
+
+
+def is_won(key: bytes) -> bool:
+    """Whether every card of the key is on its foundation."""
+    return key[:4] == WON_PREFIX
+
+
+def has_foundation_move(key: bytes) -> bool:
+    """Whether a real card at a column's end can go to its foundation (the dead search's goal)."""
+    found, cols = split_key(key)
+    for column in cols:
+        if column:
+            token = column[-1]
+            if token < VIRTUAL and found[token // 13] == TOKEN_RANK[token] - 1:
+                return True
+    return False
+
+
+def buried_depth(key: bytes) -> int:
+    """The dead search's estimate: fewest cards lying on a card its foundation wants."""
+    found, cols = split_key(key)
+    wanted = [suit * 13 + height for suit, height in enumerate(found) if height < 13]
+    best = 52
+    for column in cols:
+        for card in wanted:
+            index = column.find(card)
+            if index >= 0:
+                best = min(best, len(column) - 1 - index)
+    return best

@@ -1,4 +1,11 @@
-"""Best-first search over canonical keys, within a node, time and memory budget."""
+"""Best-first search over canonical keys, within a node, time and memory budget.
+
+:func:`best_first` is the reference implementation. When the optional compiled
+module ``shared.solver._native`` was built (``pip install`` does it when a C
+compiler is present), :func:`search` runs its twin instead: the same keys,
+children, order and tie-breaking, so the same answers, nodes and paths, only
+faster. Without a compiler everything works in pure Python.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +13,37 @@ import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import IntEnum
+from types import ModuleType
 
-from shared.solver.position import Expander
+from shared.solver.position import Expander, buried_depth, has_foundation_move, is_won
+
+_native: ModuleType | None
+try:
+    from shared.solver import _native
+except ImportError:  # not compiled here: the pure-Python search is used
+    _native = None
 
 MAX_STORED_POSITIONS = 2_000_000
-"""Positions kept at most (about 250 bytes each); past it the search stops with no verdict instead of swapping."""
+"""Positions kept at most by the Python search (about 250 bytes each); past it the search stops with no verdict."""
+NATIVE_MAX_STORED_POSITIONS = 11_000_000
+"""Positions kept at most by the compiled search (about 75 bytes each, so under 900 MB)."""
+PREFER_NATIVE = True
+"""Use the compiled search when it is available (tests and benchmarks turn it off to run the reference)."""
+
+
+class Goal(IntEnum):
+    """What a search looks for."""
+
+    WON = 0
+    """Every card on its foundation (solve and hint)."""
+    FOUNDATION_MOVE = 1
+    """A real card at a column's end that its foundation wants (is_dead; no foundation moves are played)."""
+
+
+def native_available() -> bool:
+    """Whether the compiled search was built and may be used."""
+    return _native is not None
 
 ROOT_PARENT = b""
 
@@ -34,6 +67,10 @@ class Limits:
     def __init__(self, nodes: int | None, seconds: float | None) -> None:
         self.nodes = nodes
         self.deadline = None if seconds is None else time.perf_counter() + seconds
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (None without one)."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
 
     def spent(self, expanded: int) -> bool:
         """Whether the budget is spent after ``expanded`` expansions."""
@@ -93,3 +130,19 @@ def best_first(
             counter += 1
             push(heap, (child_steps + weight * child_estimate, child_estimate, counter, child_steps, child))
     return SearchOutcome(exhausted=True, nodes=expanded, best_path=_path(parents, best_key))
+
+
+def search(expander: Expander, root: bytes, goal: Goal, limits: Limits, weight: float) -> SearchOutcome:
+    """Search from ``root`` for ``goal`` with the compiled search when available and preferred, else in Python."""
+    if _native is not None and PREFER_NATIVE:
+        seconds = limits.remaining()
+        status, goal_path, nodes, best_path = _native.search(
+            root, expander.pool_masks(), expander.builds, expander.foundation_moves, int(goal), weight,
+            -1.0 if seconds is None else seconds, -1 if limits.nodes is None else limits.nodes, NATIVE_MAX_STORED_POSITIONS,
+        )
+        if status == 0:
+            return SearchOutcome(goal_path=goal_path, nodes=nodes)
+        return SearchOutcome(exhausted=status == 1, nodes=nodes, best_path=best_path)
+    if goal is Goal.WON:
+        return best_first(expander, root, is_won, expander.estimate, limits, weight)
+    return best_first(expander, root, has_foundation_move, buried_depth, limits, weight)

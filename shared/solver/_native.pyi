@@ -1,0 +1,14 @@
+"""Type stub of the optional compiled search (shared/solver/_native.c)."""
+
+def search(
+    root: bytes,
+    pool: bytes,
+    builds: bool,
+    foundation_moves: bool,
+    goal: int,
+    weight: float,
+    seconds: float,
+    max_nodes: int,
+    max_stored: int,
+    /,
+) -> tuple[int, list[bytes], int, list[bytes]]: ...

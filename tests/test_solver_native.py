@@ -1,0 +1,70 @@
+"""The optional compiled search gives exactly what the pure-Python reference gives: verdicts, nodes and lines."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from solver_brute_force import random_board
+
+from shared import Board, Profile, Rules
+from shared.solver import Budget, hint, is_dead, solve
+from shared.solver import search as solver_search
+
+pytestmark = pytest.mark.skipif(not solver_search.native_available(), reason="the compiled search was not built (no C compiler)")
+
+
+@pytest.fixture(autouse=True)
+def restore_preference() -> Iterator[None]:
+    preferred = solver_search.PREFER_NATIVE
+    yield
+    solver_search.PREFER_NATIVE = preferred
+
+
+def both(call: Callable[[], Any]) -> tuple[Any, Any]:
+    """``call()`` with the Python search, then with the compiled one."""
+    solver_search.PREFER_NATIVE = False
+    reference = call()
+    solver_search.PREFER_NATIVE = True
+    return reference, call()
+
+
+def assert_same_answers(board: Board, nodes: int) -> None:
+    budget = Budget(nodes=nodes)
+    python, native = both(lambda: solve(board, budget))
+    assert (native.verdict, native.nodes, native.moves) == (python.verdict, python.nodes, python.moves)
+    python, native = both(lambda: is_dead(board, budget))
+    assert (native.liveness, native.nodes) == (python.liveness, python.nodes)
+    python, native = both(lambda: hint(board, budget))
+    assert (native.move, native.verdict, native.nodes) == (python.move, python.verdict, python.nodes)
+
+
+@pytest.mark.parametrize("seed", range(1, 31))
+def test_deals_get_the_same_answers_nodes_and_lines(seed: int) -> None:
+    assert_same_answers(Board.deal(seed), 2_000)
+
+
+def test_a_long_search_expands_the_same_positions() -> None:
+    assert_same_answers(Board.deal(50), 30_000)
+
+
+def test_foundation_only_deals_get_the_same_answers() -> None:
+    for seed in range(1, 6):
+        assert_same_answers(Board.deal(seed, Rules(Profile.FOUNDATION_ONLY)), 2_000)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32), st.integers(6, 24), st.sampled_from([Profile.CLASSIC, Profile.CLASSIC, Profile.FOUNDATION_ONLY]))
+def test_random_positions_get_the_same_answers(seed: int, left: int, profile: Profile) -> None:
+    board = random_board(random.Random(seed), left, Rules(profile), bouquet_at_most=4, buried_low=0.5)
+    assert_same_answers(board, 3_000)
+
+
+def test_a_time_budget_stops_the_compiled_search_too() -> None:
+    solver_search.PREFER_NATIVE = True
+    result = solve(Board.deal(48), Budget(seconds=0.2))
+    assert result.verdict.value == "unknown" and result.nodes > 0
