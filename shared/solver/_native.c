@@ -38,6 +38,7 @@ typedef struct {
     uint8_t pool[15]; /* bit s: the search's starting bouquet holds suit s of this rank */
     int builds;
     int foundation_moves;
+    int weights[5]; /* position.ESTIMATE_WEIGHTS: lift, above, blocked, king, empty */
 } Rules;
 
 typedef struct {
@@ -257,27 +258,28 @@ static int is_goal(int goal, const Pos *pos) {
     return 0;
 }
 
-static int column_cost(const uint8_t *column, int size) {
-    if (!size) return 0;
+static int column_cost(const Rules *rules, const uint8_t *column, int size) {
+    if (!size) return -rules->weights[4];
     int ordered = 1;
     while (ordered < size && token_rank(column[ordered]) + 1 == token_rank(column[ordered - 1])) ordered++;
     int cost = 0, lowest[4] = {99, 99, 99, 99};
     for (int i = 0; i < size; i++) {
         int token = column[i], rank = token_rank(token), suit = token < VIRTUAL ? token / 13 : -1;
         if (i >= ordered) {
-            cost += 2;
-            if (suit >= 0 && lowest[suit] < rank) cost += 5;
+            cost += rules->weights[1];
+            if (suit >= 0 && lowest[suit] < rank) cost += rules->weights[2];
+            if (rank == 13) cost += rules->weights[3];
         }
         if (suit >= 0 && rank < lowest[suit]) lowest[suit] = rank;
     }
     return cost;
 }
 
-static int estimate(int goal, const Pos *pos) {
+static int estimate(const Rules *rules, int goal, const Pos *pos) {
     if (goal == GOAL_WON) {
-        int total = 2 * (52 - pos->found[0] - pos->found[1] - pos->found[2] - pos->found[3]);
-        for (int c = 0; c < 6; c++) total += column_cost(pos->col[c], pos->len[c]);
-        return total;
+        int total = rules->weights[0] * (52 - pos->found[0] - pos->found[1] - pos->found[2] - pos->found[3]);
+        for (int c = 0; c < 6; c++) total += column_cost(rules, pos->col[c], pos->len[c]);
+        return total > 0 ? total : 0;
     }
     int best = 52;
     for (int c = 0; c < 6; c++)
@@ -296,9 +298,8 @@ typedef struct {
     size_t arena_used, arena_capacity;
     uint32_t *offsets; /* arena offset of each key; its length follows from the next offset */
     uint32_t *parents;
-    uint32_t *hashes;
     size_t count, capacity;
-    uint32_t *slots; /* index + 1, 0 when free */
+    uint64_t *slots; /* (hash << 32) | (index + 1), 0 when free: most probes never touch the arena */
     size_t slot_mask;
 } Store;
 
@@ -316,12 +317,14 @@ static uint32_t hash_key(const uint8_t *key, int length) {
 
 static int store_grow_slots(Store *store) {
     size_t size = store->slot_mask ? (store->slot_mask + 1) * 2 : 1 << 16;
-    uint32_t *slots = calloc(size, sizeof(uint32_t));
+    uint64_t *slots = calloc(size, sizeof(uint64_t));
     if (!slots) return -1;
-    for (size_t i = 0; i < store->count; i++) {
-        size_t at = (size_t)store->hashes[i] & (size - 1);
+    for (size_t i = 0; i <= store->slot_mask && store->slots; i++) {
+        uint64_t slot = store->slots[i];
+        if (!slot) continue;
+        size_t at = (size_t)(slot >> 32) & (size - 1);
         while (slots[at]) at = (at + 1) & (size - 1);
-        slots[at] = (uint32_t)(i + 1);
+        slots[at] = slot;
     }
     free(store->slots);
     store->slots = slots;
@@ -337,9 +340,6 @@ static int store_grow_records(Store *store) {
     void *parents = realloc(store->parents, capacity * sizeof(uint32_t));
     if (!parents) return -1;
     store->parents = parents;
-    void *hashes = realloc(store->hashes, capacity * sizeof(uint32_t));
-    if (!hashes) return -1;
-    store->hashes = hashes;
     store->capacity = capacity;
     return 0;
 }
@@ -358,13 +358,14 @@ static int store_reserve_arena(Store *store, size_t extra) {
 /* 1 if inserted (index in *index), 0 if already present, -1 when out of memory. Load stays under 3/4. */
 static int store_insert(Store *store, const uint8_t *key, int length, uint32_t parent, uint32_t *index) {
     if ((store->count + 1) * 4 > (store->slot_mask + 1) * 3 && store_grow_slots(store)) return -1;
-    uint32_t h = hash_key(key, length);
+    uint64_t h = hash_key(key, length);
     size_t at = (size_t)h & store->slot_mask;
     while (store->slots[at]) {
-        uint32_t other = store->slots[at] - 1;
-        if (store->hashes[other] == h && store_length(store, other) == length &&
-            !memcmp(store_key(store, other), key, (size_t)length))
-            return 0;
+        uint64_t slot = store->slots[at];
+        if (slot >> 32 == h) {
+            uint32_t other = (uint32_t)slot - 1;
+            if (store_length(store, other) == length && !memcmp(store_key(store, other), key, (size_t)length)) return 0;
+        }
         at = (at + 1) & store->slot_mask;
     }
     if ((store->count == store->capacity && store_grow_records(store)) || store_reserve_arena(store, (size_t)length))
@@ -374,8 +375,7 @@ static int store_insert(Store *store, const uint8_t *key, int length, uint32_t p
     memcpy(store->arena + store->arena_used, key, (size_t)length);
     store->arena_used += (size_t)length;
     store->parents[i] = parent;
-    store->hashes[i] = h;
-    store->slots[at] = (uint32_t)(i + 1);
+    store->slots[at] = h << 32 | (uint64_t)(i + 1);
     *index = (uint32_t)i;
     return 1;
 }
@@ -384,18 +384,15 @@ static void store_free(Store *store) {
     free(store->arena);
     free(store->offsets);
     free(store->parents);
-    free(store->hashes);
     free(store->slots);
 }
 
-/* --- the open list: a binary heap ordered by (priority, estimate, counter) like the Python tuples ------------------- */
+/* --- the open list: a binary heap ordered by (priority, estimate, counter), the Python tuples' order ---------------------- */
 
 typedef struct {
-    double priority;
-    int32_t estimate;
-    uint32_t counter;
-    int32_t steps;
+    uint32_t priority; /* steps * denominator + estimate * numerator */
     uint32_t index;
+    uint64_t tie;      /* estimate << 32 | counter */
 } Entry;
 
 typedef struct {
@@ -404,9 +401,7 @@ typedef struct {
 } Heap;
 
 static inline int entry_less(const Entry *a, const Entry *b) {
-    if (a->priority != b->priority) return a->priority < b->priority;
-    if (a->estimate != b->estimate) return a->estimate < b->estimate;
-    return a->counter < b->counter;
+    return a->priority != b->priority ? a->priority < b->priority : a->tie < b->tie;
 }
 
 static int heap_push(Heap *heap, Entry entry) {
@@ -443,6 +438,12 @@ static Entry heap_pop(Heap *heap) {
     return top;
 }
 
+static inline Entry make_entry(long long steps, int estimate_, uint32_t counter, uint32_t index, int numerator, int denominator) {
+    long long priority = steps * denominator + (long long)estimate_ * numerator;
+    Entry entry = {(uint32_t)(priority > UINT32_MAX ? UINT32_MAX : priority), index, (uint64_t)(uint32_t)estimate_ << 32 | counter};
+    return entry;
+}
+
 /* --- the search ------------------------------------------------------------------------------------------------------- */
 
 static double now_seconds(void) {
@@ -474,12 +475,14 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
     Py_ssize_t root_length, pool_length;
     const char *pool;
     int builds, foundation_moves, goal;
-    double weight, seconds;
+    int numerator, denominator;
+    double seconds;
     long long max_nodes, max_stored;
-    if (!PyArg_ParseTuple(args, "y#y#ppiddLL", &root, &root_length, &pool, &pool_length, &builds, &foundation_moves,
-                          &goal, &weight, &seconds, &max_nodes, &max_stored))
-        return NULL;
     Rules rules;
+    if (!PyArg_ParseTuple(args, "y#y#ppi(ii)dLL(iiiii)", &root, &root_length, &pool, &pool_length, &builds,
+                          &foundation_moves, &goal, &numerator, &denominator, &seconds, &max_nodes, &max_stored,
+                          &rules.weights[0], &rules.weights[1], &rules.weights[2], &rules.weights[3], &rules.weights[4]))
+        return NULL;
     Pos pos;
     if (pool_length != 15 || root_length > MAX_KEY || parse_key((const uint8_t *)root, (int)root_length, &pos)) {
         PyErr_SetString(PyExc_ValueError, "not a search key and pool");
@@ -507,9 +510,9 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
         status = STATUS_GOAL;
         found_index = root_index;
     } else {
-        int root_estimate = estimate(goal, &pos), best_estimate = root_estimate;
+        int root_estimate = estimate(&rules, goal, &pos), best_estimate = root_estimate;
         uint32_t counter = 0;
-        if (heap_push(&heap, (Entry){weight * root_estimate, root_estimate, 0, 0, root_index})) failed = 1;
+        if (heap_push(&heap, make_entry(0, root_estimate, 0, root_index, numerator, denominator))) failed = 1;
         while (!failed && heap.size) {
             if ((max_nodes >= 0 && expanded >= max_nodes) ||
                 (seconds >= 0 && (expanded & 63) == 0 && now_seconds() > deadline) ||
@@ -525,8 +528,10 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
             }
             Entry entry = heap_pop(&heap);
             expanded++;
-            if (entry.estimate < best_estimate) {
-                best_estimate = entry.estimate;
+            int entry_estimate = (int)(entry.tie >> 32);
+            long long entry_steps = ((long long)entry.priority - (long long)entry_estimate * numerator) / denominator;
+            if (entry_estimate < best_estimate) {
+                best_estimate = entry_estimate;
                 best_index = entry.index;
             }
             Pos parent;
@@ -554,10 +559,9 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
                     found_index = index;
                     goto done;
                 }
-                int child_estimate = estimate(goal, &child);
+                int child_estimate = estimate(&rules, goal, &child);
                 counter++;
-                Entry next = {(double)(entry.steps + 1) + weight * child_estimate, child_estimate, counter, entry.steps + 1, index};
-                if (heap_push(&heap, next)) {
+                if (heap_push(&heap, make_entry(entry_steps + 1, child_estimate, counter, index, numerator, denominator))) {
                     failed = 1;
                     break;
                 }
@@ -585,7 +589,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"search", native_search, METH_VARARGS,
-     "search(root, pool, builds, foundation_moves, goal, weight, seconds, max_nodes, max_stored) -> "
+     "search(root, pool, builds, foundation_moves, goal, (numerator, denominator), seconds, max_nodes, max_stored, "
+     "weights) -> "
      "(status, goal_path, nodes, best_path): the compiled twin of shared.solver.search.best_first."},
     {NULL, NULL, 0, NULL},
 };

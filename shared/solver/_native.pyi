@@ -6,9 +6,10 @@ def search(
     builds: bool,
     foundation_moves: bool,
     goal: int,
-    weight: float,
+    weight: tuple[int, int],
     seconds: float,
     max_nodes: int,
     max_stored: int,
+    weights: tuple[int, int, int, int, int],
     /,
 ) -> tuple[int, list[bytes], int, list[bytes]]: ...

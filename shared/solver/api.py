@@ -11,8 +11,9 @@ from shared.solver.replay import replay_path
 from shared.solver.results import Budget, DeadResult, HintResult, Liveness, SolveResult, Verdict
 from shared.solver.search import Goal, Limits, SearchOutcome, search
 
-SOLVE_WEIGHT = 0.6
-"""Weight of the estimate (in half moves) against steps taken: 0.6 weighs a move of estimate 1.2 times a step."""
+SOLVE_WEIGHT = (3, 5)
+"""Weight of the estimate (in half moves) against steps taken: 3/5, so a move of estimate weighs 1.2 steps."""
+DEAD_WEIGHT = (1, 1)
 
 def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[RawMove]]:
     """The board's key after its forced moves (when ``forced``), and those moves in real column numbers."""
@@ -74,7 +75,7 @@ def is_dead(board: Board, budget: Budget) -> DeadResult:
         return DeadResult(Liveness.ALIVE, 0, time.perf_counter() - start)
     expander = Expander(board.bouquet, board.rules.builds_on_columns, foundation_moves=False)
     root, _ = _root(board, expander, forced=False)
-    outcome = search(expander, root, Goal.FOUNDATION_MOVE, Limits(budget.nodes, budget.seconds), 1.0)
+    outcome = search(expander, root, Goal.FOUNDATION_MOVE, Limits(budget.nodes, budget.seconds), DEAD_WEIGHT)
     if outcome.goal_path is not None:
         liveness = Liveness.ALIVE
     else:

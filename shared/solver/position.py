@@ -227,24 +227,27 @@ class Expander:
     # --- scoring --------------------------------------------------------------------------
 
     def estimate(self, key: bytes) -> int:
-        """Heuristic distance to a win, in half moves: each card still to lift counts 2; each card above its column's
-        ordered base (a run falling one rank at a time from the bottom card) counts 2 more, and 5 more again when a
-        lower card of its own suit lies beneath it, since it must then go to a column before it can go up."""
-        total = 2 * (52 - sum(key[:4]))
+        """Heuristic distance to a win (docs/SOLVER.md, "Estimate"), weighted by :data:`ESTIMATE_WEIGHTS`."""
+        lift, _, _, _, empty = ESTIMATE_WEIGHTS
+        total = lift * (52 - sum(key[:4]))
         cache = self._column_cost
         for column in key[4:].split(SEPARATOR_BYTE):
             cost = cache.get(column)
             if cost is None:
-                cost = cache[column] = _column_cost(column)
+                cost = cache[column] = _column_cost(column) if column else -empty
             total += cost
-        return total
+        return max(total, 0)
+
+
+ESTIMATE_WEIGHTS = (2, 2, 5, 0, 0)
+"""Weights of the estimate: per card not yet up; per card above its column's ordered base; more for such a card
+above a lower card of its own suit; more for such a king; less per empty column. The compiled search gets them too."""
 
 
 def _column_cost(column: bytes) -> int:
-    """The column's part of :meth:`Expander.estimate`."""
+    """A non-empty column's part of :meth:`Expander.estimate`."""
+    _, above, blocked, king, _ = ESTIMATE_WEIGHTS
     size = len(column)
-    if size == 0:
-        return 0
     ordered = 1
     while ordered < size and TOKEN_RANK[column[ordered]] + 1 == TOKEN_RANK[column[ordered - 1]]:
         ordered += 1
@@ -254,9 +257,11 @@ def _column_cost(column: bytes) -> int:
         suit = TOKEN_SUIT[token]
         rank = TOKEN_RANK[token]
         if index >= ordered:
-            cost += 2
+            cost += above
             if suit >= 0 and lowest[suit] < rank:
-                cost += 5
+                cost += blocked
+            if rank == 13:
+                cost += king
         if suit >= 0 and rank < lowest[suit]:
             lowest[suit] = rank
     return cost

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from types import ModuleType
 
+from shared.solver import position
 from shared.solver.position import Expander, buried_depth, has_foundation_move, is_won
 
 _native: ModuleType | None
@@ -30,6 +31,10 @@ NATIVE_MAX_STORED_POSITIONS = 11_000_000
 """Positions kept at most by the compiled search (about 75 bytes each, so under 900 MB)."""
 PREFER_NATIVE = True
 """Use the compiled search when it is available (tests and benchmarks turn it off to run the reference)."""
+
+
+Weight = tuple[int, int]
+"""(numerator, denominator): the estimate counts numerator/denominator of a step taken."""
 
 
 class Goal(IntEnum):
@@ -94,10 +99,12 @@ def best_first(
     is_goal: Callable[[bytes], bool],
     estimate: Callable[[bytes], int],
     limits: Limits,
-    weight: float,
+    weight: Weight,
     max_stored: int | None = None,
 ) -> SearchOutcome:
-    """Weighted A* (priority = steps + weight × estimate) from ``root`` until a goal, exhaustion or the budget.
+    """Weighted A* from ``root`` until a goal, exhaustion or the budget: the open list is ordered by the integer
+    ``steps × denominator + estimate × numerator`` (``weight`` = (numerator, denominator)), then by the lower
+    estimate, then first come first served.
 
     At most ``max_stored`` positions (default MAX_STORED_POSITIONS) are kept; past that it stops without a verdict.
     """
@@ -107,7 +114,8 @@ def best_first(
     if is_goal(root):
         return SearchOutcome(goal_path=[root])
     root_estimate = estimate(root)
-    heap: list[tuple[float, int, int, int, bytes]] = [(weight * root_estimate, root_estimate, 0, 0, root)]
+    numerator, denominator = weight
+    heap: list[tuple[int, int, int, int, bytes]] = [(numerator * root_estimate, root_estimate, 0, 0, root)]
     best_key, best_estimate = root, root_estimate
     expanded = 0
     counter = 0
@@ -128,17 +136,18 @@ def best_first(
                 return SearchOutcome(goal_path=_path(parents, child), nodes=expanded)
             child_estimate = estimate(child)
             counter += 1
-            push(heap, (child_steps + weight * child_estimate, child_estimate, counter, child_steps, child))
+            push(heap, (denominator * child_steps + numerator * child_estimate, child_estimate, counter, child_steps, child))
     return SearchOutcome(exhausted=True, nodes=expanded, best_path=_path(parents, best_key))
 
 
-def search(expander: Expander, root: bytes, goal: Goal, limits: Limits, weight: float) -> SearchOutcome:
+def search(expander: Expander, root: bytes, goal: Goal, limits: Limits, weight: Weight) -> SearchOutcome:
     """Search from ``root`` for ``goal`` with the compiled search when available and preferred, else in Python."""
     if _native is not None and PREFER_NATIVE:
         seconds = limits.remaining()
         status, goal_path, nodes, best_path = _native.search(
             root, expander.pool_masks(), expander.builds, expander.foundation_moves, int(goal), weight,
             -1.0 if seconds is None else seconds, -1 if limits.nodes is None else limits.nodes, NATIVE_MAX_STORED_POSITIONS,
+            position.ESTIMATE_WEIGHTS,
         )
         if status == 0:
             return SearchOutcome(goal_path=goal_path, nodes=nodes)
