@@ -63,7 +63,7 @@ async def test_a_solvable_only_rematch_gets_another_proven_seed(redis_url: str) 
         assert server.redis is not None
         await server.redis.delete(keys.seed_pool("classic"))
         pool = SeedPoolStore(server.redis)
-        await pool.add("classic", 15, 5)  # proven winnable (tests/winning_lines.py)
+        await pool.add("classic", 15, 5)  # proven winnable (tests/winning_lines.py solves it)
         race = await seated_race(server.url, RaceSettings(solvable_only=True))
         try:
             assert race.countdown.seed == 15

@@ -64,7 +64,7 @@ async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_ba
     async with RaceServer(server_config(redis_url, seed_pool_target=0, lobby_max_listed=0)) as server:
         await empty_pool(server)
         store = SeedPoolStore(server.redis)  # type: ignore[arg-type]
-        assert await store.add("classic", 15, 5) == 1  # seed 15 has a known winning line (tests/winning_lines.py)
+        assert await store.add("classic", 15, 5) == 1  # seed 15 is winnable (tests/winning_lines.py solves it)
         async with players(server.url, "Ann", "Bob") as (ann, bob):
             with refused("lobby_full"):  # the list holds no public race: the seed goes back into the pool
                 await ann.create(RaceSettings(solvable_only=True))
