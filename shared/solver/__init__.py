@@ -8,6 +8,10 @@ undo are player options, not moves: the solver searches plain moves only.
 """
 
 from shared.solver.api import dead_check, hint, is_dead, solve
+from shared.solver.replay import SolverBug
 from shared.solver.results import Budget, DeadResult, HintResult, Liveness, SolveResult, Verdict
 
-__all__ = ["Budget", "DeadResult", "HintResult", "Liveness", "SolveResult", "Verdict", "dead_check", "hint", "is_dead", "solve"]
+__all__ = [
+    "Budget", "DeadResult", "HintResult", "Liveness", "SolveResult", "SolverBug", "Verdict", "dead_check", "hint", "is_dead",
+    "solve",
+]
