@@ -14,6 +14,8 @@ from solver_brute_force import random_board
 from shared import Board, Profile, Rules
 from shared.solver import Budget, hint, is_dead, solve
 from shared.solver import search as solver_search
+from shared.solver.api import relaxed_search
+from shared.solver.search import Limits
 
 pytestmark = pytest.mark.skipif(not solver_search.native_available(), reason="the compiled search was not built (no C compiler)")
 
@@ -62,6 +64,13 @@ def test_foundation_only_deals_get_the_same_answers() -> None:
 def test_random_positions_get_the_same_answers(seed: int, left: int, profile: Profile) -> None:
     board = random_board(random.Random(seed), left, Rules(profile), bouquet_at_most=4, buried_low=0.5)
     assert_same_answers(board, 3_000)
+
+
+@pytest.mark.parametrize("seed", [188, 232, 2])
+def test_the_relaxed_game_gets_the_same_answers(seed: int) -> None:
+    # 188: exhausted after 14,474 positions; 232: still open after 40,000; 2: a relaxed win.
+    python, native = both(lambda: relaxed_search(Board.deal(seed), Limits(40_000, None)))
+    assert (native.exhausted, native.nodes, native.goal_path) == (python.exhausted, python.nodes, python.goal_path)
 
 
 def test_a_time_budget_stops_the_compiled_search_too() -> None:

@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 from solver_brute_force import foundation_move_reachable, has_foundation_move, random_board, winnable
 
 from shared import Board, Move, Profile, Rules
-from shared.solver import Budget, Liveness, Verdict, is_dead, solve
+from shared.solver import Budget, Liveness, Verdict, hint, is_dead, solve
 from shared.solver import search as solver_search
+from shared.solver.api import relaxed_search
+from shared.solver.search import Limits
 
 BUDGET = Budget(nodes=200_000)
 FOUNDATION_ONLY = Rules(Profile.FOUNDATION_ONLY)
@@ -149,6 +151,17 @@ def test_tight_classic_positions_agree_with_exhaustive_search(board: Board) -> N
     check_against_brute_force(board)
 
 
+@settings(PROPERTY, max_examples=60)
+@given(st.one_of(tight_positions(), small_positions()))
+def test_the_relaxed_game_is_exhausted_only_where_exhaustive_search_finds_no_win(board: Board) -> None:
+    expected_win = winnable(board)
+    assume(expected_win is not None)
+    relaxed = relaxed_search(board, Limits(BUDGET.nodes, None))
+    event(f"{'winnable' if expected_win else 'unwinnable'}, relaxed {'exhausted' if relaxed.exhausted else 'won or spent'}")
+    if relaxed.exhausted:
+        assert expected_win is False
+
+
 @pytest.mark.parametrize(("seed", "dead"), [(111, True), (314, True), (453, True), (255, False), (993, False), (1034, False)])
 def test_lost_tight_positions_are_proved_unsolvable_and_dead_only_when_dead(seed: int, dead: bool) -> None:
     # Found by scanning random_board(random.Random(seed), 16 + seed % 7, ...) for positions exhaustive search loses.
@@ -214,6 +227,15 @@ def test_mid_game_position_solutions_replay_from_that_position() -> None:
 @pytest.mark.parametrize("seed", [5, 41, 72, 100])
 def test_known_unsolvable_deals_are_proved_quickly(seed: int) -> None:
     assert solve(Board.deal(seed), Budget(nodes=2_000)).verdict is Verdict.UNSOLVABLE
+
+
+@pytest.mark.parametrize("seed", [172, 188])
+def test_the_relaxed_game_proves_lost_deals_the_real_search_cannot_finish(seed: int) -> None:
+    # The real search needs 207,175 (seed 172) and 122,356 (seed 188) positions to exhaust these deals.
+    assert hint(Board.deal(seed), Budget(nodes=50_000)).verdict is Verdict.UNKNOWN  # hint searches the real game only
+    assert relaxed_search(Board.deal(seed), Limits(25_000, None)).exhausted
+    assert solve(Board.deal(seed), Budget(nodes=50_000)).verdict is Verdict.UNSOLVABLE
+
 
 
 def test_a_node_budget_gives_the_same_answer_every_time() -> None:

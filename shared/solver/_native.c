@@ -38,6 +38,8 @@ typedef struct {
     uint8_t pool[15]; /* bit s: the search's starting bouquet holds suit s of this rank */
     int builds;
     int foundation_moves;
+    int anonymous; /* the relaxed game: moved column cards and lone cards become anonymous tokens */
+    int margin;    /* a real column card of rank r goes up by force when every rank r - margin card is up */
     int weights[5]; /* position.ESTIMATE_WEIGHTS: lift, above, blocked, king, empty */
 } Rules;
 
@@ -128,7 +130,7 @@ static void play_forced(const Rules *rules, Pos *pos, const int *virtual_) {
                 int token = pos->col[c][pos->len[c] - 1];
                 if (token >= VIRTUAL) break;
                 int rank = token % 13 + 1, suit = token / 13;
-                if (pos->found[suit] != rank - 1 || (builds && (rank > lowest + 2 || virtual_[rank - 1]))) break;
+                if (pos->found[suit] != rank - 1 || (builds && (rank > lowest + rules->margin || virtual_[rank - 1]))) break;
                 pos->len[c]--;
                 pos->found[suit] = (uint8_t)rank;
                 lowest = lowest_found(pos);
@@ -146,6 +148,9 @@ static void play_forced(const Rules *rules, Pos *pos, const int *virtual_) {
             }
         }
     }
+    if (rules->anonymous)
+        for (int c = 0; c < 6; c++)
+            if (pos->len[c] == 1 && pos->col[c][0] < VIRTUAL) pos->col[c][0] = (uint8_t)(VIRTUAL + pos->col[c][0] % 13);
 }
 
 static inline void add_step(Step *steps, int *count, const Move *moves, int length) {
@@ -158,10 +163,16 @@ static inline void add_step(Step *steps, int *count, const Move *moves, int leng
 /* Steps in the order of Expander.children: foundation steps, then column steps and bridges. */
 static int list_steps(const Rules *rules, const Pos *pos, const int *virtual_, Step *steps) {
     int count = 0, pools[15], free_[15];
+    uint64_t real = 0; /* relaxed game: cards lying on a column as themselves are not in the pool */
+    if (rules->anonymous)
+        for (int c = 0; c < 6; c++)
+            for (int i = 0; i < pos->len[c]; i++)
+                if (pos->col[c][i] < VIRTUAL) real |= 1ULL << pos->col[c][i];
     for (int rank = 0; rank < 15; rank++) {
         int mask = 0, size = 0;
         for (int suit = 0; suit < 4; suit++)
-            if (rank >= 1 && rank <= 13 && (rules->pool[rank] >> suit & 1) && pos->found[suit] < rank) {
+            if (rank >= 1 && rank <= 13 && pos->found[suit] < rank &&
+                (rules->anonymous ? !(real >> (suit * 13 + rank - 1) & 1) : (rules->pool[rank] >> suit & 1))) {
                 mask |= 1 << suit;
                 size++;
             }
@@ -229,7 +240,7 @@ static int list_steps(const Rules *rules, const Pos *pos, const int *virtual_, S
     return count;
 }
 
-static void apply_step(Pos *pos, int *virtual_, const Step *step) {
+static void apply_step(const Rules *rules, Pos *pos, int *virtual_, const Step *step) {
     for (int i = 0; i < step->count; i++) {
         const Move *m = &step->moves[i];
         if (m->source == BOUQUET_SRC) {
@@ -240,6 +251,9 @@ static void apply_step(Pos *pos, int *virtual_, const Step *step) {
         }
         if (m->target == FOUNDATION_DST) {
             pos->found[m->token / 13]++;
+        } else if (rules->anonymous && m->token < VIRTUAL) {
+            virtual_[m->token % 13 + 1]++;
+            pos->col[m->target][pos->len[m->target]++] = (uint8_t)(VIRTUAL + m->token % 13);
         } else {
             pos->col[m->target][pos->len[m->target]++] = m->token;
         }
@@ -474,13 +488,13 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
     const char *root;
     Py_ssize_t root_length, pool_length;
     const char *pool;
-    int builds, foundation_moves, goal;
+    int builds, foundation_moves, anonymous, goal;
     int numerator, denominator;
     double seconds;
     long long max_nodes, max_stored;
     Rules rules;
-    if (!PyArg_ParseTuple(args, "y#y#ppi(ii)dLL(iiiii)", &root, &root_length, &pool, &pool_length, &builds,
-                          &foundation_moves, &goal, &numerator, &denominator, &seconds, &max_nodes, &max_stored,
+    if (!PyArg_ParseTuple(args, "y#y#pppi(ii)dLL(iiiii)", &root, &root_length, &pool, &pool_length, &builds,
+                          &foundation_moves, &anonymous, &goal, &numerator, &denominator, &seconds, &max_nodes, &max_stored,
                           &rules.weights[0], &rules.weights[1], &rules.weights[2], &rules.weights[3], &rules.weights[4]))
         return NULL;
     Pos pos;
@@ -491,6 +505,8 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
     memcpy(rules.pool, pool, 15);
     rules.builds = builds;
     rules.foundation_moves = foundation_moves;
+    rules.anonymous = anonymous;
+    rules.margin = anonymous ? 1 : 2;
 
     Store store = {0};
     Heap heap = {0};
@@ -543,7 +559,7 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
                 Pos child = parent;
                 int child_virtual[15];
                 memcpy(child_virtual, virtual_, sizeof child_virtual);
-                apply_step(&child, child_virtual, &steps[s]);
+                apply_step(&rules, &child, child_virtual, &steps[s]);
                 if (rules.foundation_moves) play_forced(&rules, &child, child_virtual);
                 uint8_t key[MAX_KEY];
                 int length = make_key(&child, key);
@@ -589,7 +605,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"search", native_search, METH_VARARGS,
-     "search(root, pool, builds, foundation_moves, goal, (numerator, denominator), seconds, max_nodes, max_stored, "
+     "search(root, pool, builds, foundation_moves, anonymous, goal, (numerator, denominator), seconds, max_nodes, max_stored, "
      "weights) -> "
      "(status, goal_path, nodes, best_path): the compiled twin of shared.solver.search.best_first."},
     {NULL, NULL, 0, NULL},

@@ -5,6 +5,7 @@ def search(
     pool: bytes,
     builds: bool,
     foundation_moves: bool,
+    anonymous: bool,
     goal: int,
     weight: tuple[int, int],
     seconds: float,

@@ -26,33 +26,54 @@ def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[R
     return make_key(found, cols), moves
 
 
-def _search(board: Board, budget: Budget) -> tuple[Expander, list[RawMove], SearchOutcome, float]:
-    start = time.perf_counter()
+def _search(board: Board, limits: Limits) -> tuple[Expander, list[RawMove], SearchOutcome]:
     expander = Expander(board.bouquet, board.rules.builds_on_columns)
     root, root_moves = _root(board, expander, forced=True)
-    outcome = search(expander, root, Goal.WON, Limits(budget.nodes, budget.seconds), SOLVE_WEIGHT)
-    return expander, root_moves, outcome, start
+    return expander, root_moves, search(expander, root, Goal.WON, limits, SOLVE_WEIGHT)
+
+
+def relaxed_search(board: Board, limits: Limits) -> SearchOutcome:
+    """Search the relaxed game from ``board`` (docs/SOLVER.md, "The relaxed game"). When it is exhausted the real
+    position is proved unsolvable, usually with far fewer positions than the real search needs; a relaxed win
+    proves nothing (the relaxed game can be won where the real one cannot)."""
+    expander = Expander(board.bouquet, board.rules.builds_on_columns, anonymous=True)
+    root, _ = _root(board, expander, forced=True)
+    return search(expander, root, Goal.WON, limits, SOLVE_WEIGHT)
 
 
 def solve(board: Board, budget: Budget) -> SolveResult:
     """Decide whether ``board`` can be won: SOLVED with a winning move list, UNSOLVABLE (proved) or UNKNOWN.
 
-    The board is not modified. Only plain moves are searched: undo and the
-    redeal house rule are player options, not moves, so a position whose
-    redeal is still unused may be UNSOLVABLE here and still be won by redealing.
+    The relaxed game is searched first, with at most half the budget: when it
+    cannot be won the board cannot either. Otherwise the real game is searched
+    with what is left. The board is not modified. Only plain moves are searched:
+    undo and the redeal house rule are player options, not moves, so a position
+    whose redeal is still unused may be UNSOLVABLE here and still be won by redealing.
     """
-    expander, root_moves, outcome, start = _search(board, budget)
+    start = time.perf_counter()
+    spent = 0
+    if board.rules.builds_on_columns:
+        half = Limits(None if budget.nodes is None else budget.nodes // 2, None if budget.seconds is None else budget.seconds / 2)
+        relaxed = relaxed_search(board, half)
+        if relaxed.exhausted:
+            return SolveResult(Verdict.UNSOLVABLE, [], relaxed.nodes, time.perf_counter() - start)
+        spent = relaxed.nodes
+    seconds_left = None if budget.seconds is None else max(0.0, budget.seconds - (time.perf_counter() - start))
+    left = Limits(None if budget.nodes is None else budget.nodes - spent, seconds_left)
+    expander, root_moves, outcome = _search(board, left)
+    nodes = spent + outcome.nodes
     if outcome.goal_path is not None:
         moves = replay_path(board, root_moves, outcome.goal_path, expander)
-        return SolveResult(Verdict.SOLVED, moves, outcome.nodes, time.perf_counter() - start)
+        return SolveResult(Verdict.SOLVED, moves, nodes, time.perf_counter() - start)
     verdict = Verdict.UNSOLVABLE if outcome.exhausted else Verdict.UNKNOWN
-    return SolveResult(verdict, [], outcome.nodes, time.perf_counter() - start)
+    return SolveResult(verdict, [], nodes, time.perf_counter() - start)
 
 
 def hint(board: Board, budget: Budget) -> HintResult:
     """A next move: the first move of a winning line when the search finds one, else the first move toward the
     position the search rated closest to a win (None when the board has no legal move)."""
-    expander, root_moves, outcome, start = _search(board, budget)
+    start = time.perf_counter()
+    expander, root_moves, outcome = _search(board, Limits(budget.nodes, budget.seconds))
     if outcome.goal_path is not None:
         line = replay_path(board, root_moves, outcome.goal_path, expander)
         verdict = Verdict.SOLVED

@@ -48,6 +48,7 @@ def split_key(key: bytes) -> tuple[list[int], list[bytes]]:
 
 
 REAL_TOKENS = bytes(range(VIRTUAL))
+VIRTUAL_TOKENS = bytes(range(VIRTUAL, VIRTUAL + 13))
 
 
 def virtual_counts(cols: list[bytes]) -> list[int]:
@@ -66,12 +67,20 @@ class Expander:
     whether cards may go to columns (classic) or only to foundations;
     ``foundation_moves`` is False for the dead-position search, which looks
     for a position where a foundation move *becomes available* without playing one.
+    ``anonymous`` searches the *relaxed game* instead (docs/SOLVER.md, "The
+    relaxed game"): a column card that moves to a column forgets its suit, like
+    a bouquet card, and a lone card is always anonymous. It can win where the
+    real game cannot, never the other way round, so only its exhaustion is used:
+    as a proof that the real position is unsolvable.
     """
 
-    def __init__(self, pool: Iterable[int], builds: bool, foundation_moves: bool = True) -> None:
+    def __init__(self, pool: Iterable[int], builds: bool, foundation_moves: bool = True, anonymous: bool = False) -> None:
         self.pool_suits: list[tuple[int, ...]] = [tuple(sorted(card // 13 for card in pool if card % 13 + 1 == rank)) for rank in range(15)]
         self.builds = builds
         self.foundation_moves = foundation_moves
+        self.anonymous = anonymous
+        self._margin = 1 if anonymous else 2
+        """A real column card of rank r goes up by force when every rank r − margin card is up."""
         self._column_cost: dict[bytes, int] = {}
         self._pools: dict[bytes, list[list[int]]] = {}
 
@@ -84,6 +93,21 @@ class Expander:
     def pool(self, found: list[int], rank: int) -> list[int]:
         """Suits of the rank's pool cards not yet on a foundation."""
         return [suit for suit in self.pool_suits[rank] if found[suit] < rank]
+
+    def pools(self, found_bytes: bytes, found: list[int], cols: list[bytes]) -> list[list[int]]:
+        """Per rank 0–14, the suits an anonymous token or a bouquet card of that rank may go up as.
+
+        In the real game: the starting bouquet's suits not yet up. In the relaxed
+        game: every suit not yet up whose card does not lie on a column as itself
+        (it is in the bouquet or has become a token).
+        """
+        if self.anonymous:
+            real = set(b"".join(cols).translate(None, VIRTUAL_TOKENS))
+            return [[suit for suit in range(4) if found[suit] < rank and suit * 13 + rank - 1 not in real] if 1 <= rank <= 13 else [] for rank in range(15)]
+        pools = self._pools.get(found_bytes)
+        if pools is None:
+            pools = self._pools[found_bytes] = [self.pool(found, rank) for rank in range(15)]
+        return pools
 
     # --- forced moves ----------------------------------------------------------------
 
@@ -102,7 +126,7 @@ class Expander:
                         break
                     rank = token % 13 + 1
                     suit = token // 13
-                    if found[suit] != rank - 1 or (builds and (rank > lowest + 2 or virtual[rank - 1])):
+                    if found[suit] != rank - 1 or (builds and (rank > lowest + self._margin or virtual[rank - 1])):
                         break
                     column = column[:-1]
                     found[suit] = rank
@@ -120,6 +144,10 @@ class Expander:
                         progress = True
             if progress:
                 lowest = min(found)
+        if self.anonymous:
+            for index, column in enumerate(cols):
+                if len(column) == 1 and column[0] < VIRTUAL:
+                    cols[index] = TOKEN_BYTE[VIRTUAL + column[0] % 13]
 
     # --- children ----------------------------------------------------------------------
 
@@ -129,9 +157,7 @@ class Expander:
         found = list(found_bytes)
         cols = key[4:].split(SEPARATOR_BYTE)
         virtual = virtual_counts(cols)
-        pools = self._pools.get(found_bytes)
-        if pools is None:
-            pools = self._pools[found_bytes] = [self.pool(found, rank) for rank in range(15)]
+        pools = self.pools(found_bytes, found, cols)
         free = [len(pools[rank]) - virtual[rank] for rank in range(15)]
         steps: list[tuple[RawMove, ...]] = []
         if self.foundation_moves:
@@ -160,9 +186,14 @@ class Expander:
                 if target == FOUNDATION_DST:
                     child_found[token // 13] += 1
                     lifted = True
+                elif token < VIRTUAL and self.anonymous:
+                    if child_virtual is virtual:
+                        child_virtual = list(virtual)
+                    child_virtual[token % 13 + 1] += 1
+                    child_cols[target] = child_cols[target] + TOKEN_BYTE[VIRTUAL + token % 13]
                 else:
                     child_cols[target] = child_cols[target] + TOKEN_BYTE[token]
-            if forcing and (lifted or self._exposes_forced(step, child_found, child_cols, child_virtual)):
+            if forcing and (lifted or self.anonymous or self._exposes_forced(step, child_found, child_cols, child_virtual)):
                 moves = list(step)
                 self.play_forced(child_found, child_cols, list(child_virtual), moves)
                 step = tuple(moves)
@@ -171,7 +202,7 @@ class Expander:
 
     def _exposes_forced(self, step: tuple[RawMove, ...], found: list[int], cols: list[bytes], virtual: list[int]) -> bool:
         """Whether a step without foundation moves uncovered a card that must go up (only its sources can have)."""
-        limit = min(found) + 2
+        limit = min(found) + self._margin
         for _, source, _ in step:
             if source != BOUQUET_SRC and cols[source]:
                 token = cols[source][-1]

@@ -145,7 +145,7 @@ def search(expander: Expander, root: bytes, goal: Goal, limits: Limits, weight: 
     if _native is not None and PREFER_NATIVE:
         seconds = limits.remaining()
         status, goal_path, nodes, best_path = _native.search(
-            root, expander.pool_masks(), expander.builds, expander.foundation_moves, int(goal), weight,
+            root, expander.pool_masks(), expander.builds, expander.foundation_moves, expander.anonymous, int(goal), weight,
             -1.0 if seconds is None else seconds, -1 if limits.nodes is None else limits.nodes, NATIVE_MAX_STORED_POSITIONS,
             position.ESTIMATE_WEIGHTS,
         )
