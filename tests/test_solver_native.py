@@ -15,7 +15,8 @@ from shared import Board, Profile, Rules
 from shared.solver import Budget, hint, is_dead, solve
 from shared.solver import search as solver_search
 from shared.solver.api import relaxed_search
-from shared.solver.search import Limits
+from shared.solver.position import Expander, make_key
+from shared.solver.search import Goal, Limits, SearchOutcome, Switch
 
 pytestmark = pytest.mark.skipif(not solver_search.native_available(), reason="the compiled search was not built (no C compiler)")
 
@@ -71,6 +72,19 @@ def test_the_relaxed_game_gets_the_same_answers(seed: int) -> None:
     # 188: exhausted after 14,474 positions; 232: still open after 40,000; 2: a relaxed win.
     python, native = both(lambda: relaxed_search(Board.deal(seed), Limits(40_000, None)))
     assert (native.exhausted, native.nodes, native.goal_path) == (python.exhausted, python.nodes, python.goal_path)
+
+
+@pytest.mark.parametrize("shuffles", [True, False])
+def test_a_search_that_changes_order_midway_expands_the_same_positions(shuffles: bool) -> None:
+    board = Board.deal(98)
+    expander = Expander(board.bouquet, builds=True, shuffles=shuffles)
+    root = make_key(list(board.foundations), [bytes(column) for column in board.columns])
+
+    def run() -> SearchOutcome:
+        return solver_search.search(expander, root, Goal.WON, Limits(20_000, None), (2, 1), Switch(Limits(7_000, None), (3, 5)))
+
+    python, native = both(run)
+    assert (native.nodes, native.exhausted, native.goal_path, native.best_path) == (python.nodes, python.exhausted, python.goal_path, python.best_path)
 
 
 def test_a_time_budget_stops_the_compiled_search_too() -> None:

@@ -20,7 +20,9 @@ from shared import Board, Move, Profile, Rules
 from shared.solver import Budget, Liveness, Verdict, hint, is_dead, solve
 from shared.solver import search as solver_search
 from shared.solver.api import relaxed_search
-from shared.solver.search import Limits
+from shared.solver.position import Expander, RawMove, make_key, virtual_counts
+from shared.solver.replay import replay_path
+from shared.solver.search import Goal, Limits
 
 BUDGET = Budget(nodes=200_000)
 FOUNDATION_ONLY = Rules(Profile.FOUNDATION_ONLY)
@@ -236,6 +238,19 @@ def test_the_relaxed_game_proves_lost_deals_the_real_search_cannot_finish(seed: 
     assert relaxed_search(Board.deal(seed), Limits(25_000, None)).exhausted
     assert solve(Board.deal(seed), Budget(nodes=50_000)).verdict is Verdict.UNSOLVABLE
 
+
+
+def test_the_finder_wins_a_deal_the_complete_search_cannot_within_its_budget() -> None:
+    # Seed 616: the complete search needs more than 16 million positions; the finder about 2,000.
+    board = Board.deal(616)
+    expander = Expander(board.bouquet, builds=True, shuffles=False)
+    found, columns = list(board.foundations), [bytes(column) for column in board.columns]
+    moves: list[RawMove] = []
+    expander.play_forced(found, columns, virtual_counts(columns), moves)
+    outcome = solver_search.search(expander, make_key(found, columns), Goal.WON, Limits(20_000, None), (3, 5))
+    assert outcome.goal_path is not None
+    assert replays_to_win(board, replay_path(board, moves, outcome.goal_path, expander))
+    assert hint(board, Budget(nodes=20_000)).verdict is Verdict.UNKNOWN  # hint runs the complete search only
 
 
 def test_a_node_budget_gives_the_same_answer_every_time() -> None:

@@ -40,6 +40,7 @@ typedef struct {
     int foundation_moves;
     int anonymous; /* the relaxed game: moved column cards and lone cards become anonymous tokens */
     int margin;    /* a real column card of rank r goes up by force when every rank r - margin card is up */
+    int shuffles;  /* 0 in the finder: a card lying on a card one rank higher never moves onto another of that rank */
     int weights[5]; /* position.ESTIMATE_WEIGHTS: lift, above, blocked, king, empty */
 } Rules;
 
@@ -215,7 +216,8 @@ static int list_steps(const Rules *rules, const Pos *pos, const int *virtual_, S
     for (int source = 0; source < 6; source++) {
         if (!pos->len[source]) continue;
         int token = pos->col[source][pos->len[source] - 1], rank = token_rank(token);
-        for (int i = 0; i < target_count[rank + 1]; i++) {
+        int seated = pos->len[source] > 1 && token_rank(pos->col[source][pos->len[source] - 2]) == rank + 1;
+        for (int i = 0; i < target_count[rank + 1] && (rules->shuffles || !seated); i++) {
             move[0] = (Move){(uint8_t)token, (uint8_t)source, (uint8_t)targets[rank + 1][i]};
             add_step(steps, &count, move, 1);
         }
@@ -452,6 +454,30 @@ static Entry heap_pop(Heap *heap) {
     return top;
 }
 
+/* Reorder the whole heap for a new weight (search.Switch): each entry's steps follow from its old priority. */
+static void heap_reweigh(Heap *heap, int numerator, int denominator, int new_numerator, int new_denominator) {
+    for (size_t i = 0; i < heap->size; i++) {
+        Entry *entry = &heap->items[i];
+        long long estimate_ = (long long)(entry->tie >> 32);
+        long long steps = ((long long)entry->priority - estimate_ * numerator) / denominator;
+        long long priority = steps * new_denominator + estimate_ * new_numerator;
+        entry->priority = (uint32_t)(priority > UINT32_MAX ? UINT32_MAX : priority);
+    }
+    for (size_t start = heap->size / 2; start-- > 0;) {
+        size_t i = start;
+        Entry moving = heap->items[i];
+        for (;;) {
+            size_t child = 2 * i + 1;
+            if (child >= heap->size) break;
+            if (child + 1 < heap->size && entry_less(&heap->items[child + 1], &heap->items[child])) child++;
+            if (!entry_less(&heap->items[child], &moving)) break;
+            heap->items[i] = heap->items[child];
+            i = child;
+        }
+        heap->items[i] = moving;
+    }
+}
+
 static inline Entry make_entry(long long steps, int estimate_, uint32_t counter, uint32_t index, int numerator, int denominator) {
     long long priority = steps * denominator + (long long)estimate_ * numerator;
     Entry entry = {(uint32_t)(priority > UINT32_MAX ? UINT32_MAX : priority), index, (uint64_t)(uint32_t)estimate_ << 32 | counter};
@@ -488,14 +514,16 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
     const char *root;
     Py_ssize_t root_length, pool_length;
     const char *pool;
-    int builds, foundation_moves, anonymous, goal;
+    int builds, foundation_moves, anonymous, shuffles, goal;
     int numerator, denominator;
-    double seconds;
-    long long max_nodes, max_stored;
+    double seconds, switch_seconds;
+    long long max_nodes, max_stored, switch_nodes;
+    int switch_numerator, switch_denominator;
     Rules rules;
-    if (!PyArg_ParseTuple(args, "y#y#pppi(ii)dLL(iiiii)", &root, &root_length, &pool, &pool_length, &builds,
-                          &foundation_moves, &anonymous, &goal, &numerator, &denominator, &seconds, &max_nodes, &max_stored,
-                          &rules.weights[0], &rules.weights[1], &rules.weights[2], &rules.weights[3], &rules.weights[4]))
+    if (!PyArg_ParseTuple(args, "y#y#ppppi(ii)dLL(iiiii)dL(ii)", &root, &root_length, &pool, &pool_length, &builds,
+                          &foundation_moves, &anonymous, &shuffles, &goal, &numerator, &denominator, &seconds, &max_nodes, &max_stored,
+                          &rules.weights[0], &rules.weights[1], &rules.weights[2], &rules.weights[3], &rules.weights[4],
+                          &switch_seconds, &switch_nodes, &switch_numerator, &switch_denominator))
         return NULL;
     Pos pos;
     if (pool_length != 15 || root_length > MAX_KEY || parse_key((const uint8_t *)root, (int)root_length, &pos)) {
@@ -506,6 +534,7 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
     rules.builds = builds;
     rules.foundation_moves = foundation_moves;
     rules.anonymous = anonymous;
+    rules.shuffles = shuffles;
     rules.margin = anonymous ? 1 : 2;
 
     Store store = {0};
@@ -522,6 +551,8 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
 
     Py_BEGIN_ALLOW_THREADS
     double deadline = seconds >= 0 ? now_seconds() + seconds : 0;
+    double switch_deadline = switch_seconds >= 0 ? now_seconds() + switch_seconds : 0;
+    int switching = switch_seconds >= 0 || switch_nodes >= 0;
     if (is_goal(goal, &pos)) {
         status = STATUS_GOAL;
         found_index = root_index;
@@ -535,6 +566,13 @@ static PyObject *native_search(PyObject *self, PyObject *args) {
                 (long long)store.count > max_stored) {
                 status = STATUS_SPENT;
                 goto done;
+            }
+            if (switching && ((switch_nodes >= 0 && expanded >= switch_nodes) ||
+                              (switch_seconds >= 0 && (expanded & 63) == 0 && now_seconds() > switch_deadline))) {
+                heap_reweigh(&heap, numerator, denominator, switch_numerator, switch_denominator);
+                numerator = switch_numerator;
+                denominator = switch_denominator;
+                switching = 0;
             }
             if ((expanded & 4095) == 4095) {
                 Py_BLOCK_THREADS
@@ -605,8 +643,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"search", native_search, METH_VARARGS,
-     "search(root, pool, builds, foundation_moves, anonymous, goal, (numerator, denominator), seconds, max_nodes, max_stored, "
-     "weights) -> "
+     "search(root, pool, builds, foundation_moves, anonymous, shuffles, goal, (numerator, denominator), seconds, max_nodes, max_stored, "
+     "weights, switch_seconds, switch_nodes, switch_weight) -> "
      "(status, goal_path, nodes, best_path): the compiled twin of shared.solver.search.best_first."},
     {NULL, NULL, 0, NULL},
 };

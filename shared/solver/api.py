@@ -9,12 +9,21 @@ from shared.moves import Move
 from shared.solver.position import Expander, RawMove, make_key, virtual_counts
 from shared.solver.replay import replay_path
 from shared.solver.results import Budget, DeadResult, HintResult, Liveness, SolveResult, Verdict
-from shared.solver.search import Goal, Limits, SearchOutcome, search
+from shared.solver.search import Goal, Limits, SearchOutcome, Switch, Weight, search
 
 SOLVE_WEIGHT = (3, 5)
 """Weight of the estimate (in half moves) against steps taken: 3/5, so a move of estimate weighs 1.2 steps.
 (2/5 decided three more of 1,000 deals with the compiled search but made the pure-Python median 40 % slower.)"""
 DEAD_WEIGHT = (1, 1)
+
+RELAXED_SHARE = 0.5
+"""At most this share of a solve budget goes to the relaxed game (it usually needs far less)."""
+FINDER_SEARCHES: tuple[tuple[float, Weight], ...] = ((0.25, (3, 5)), (0.1, (1, 3)))
+"""(share of what is left, weight) of each finder search ``solve`` runs after the relaxed game, in order."""
+OPENING_SHARE = 0.15
+OPENING_WEIGHT = (2, 1)
+"""The complete search orders by this greedier weight for its first OPENING_SHARE, then by SOLVE_WEIGHT."""
+
 
 def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[RawMove]]:
     """The board's key after its forced moves (when ``forced``), and those moves in real column numbers."""
@@ -26,10 +35,13 @@ def _root(board: Board, expander: Expander, forced: bool) -> tuple[bytes, list[R
     return make_key(found, cols), moves
 
 
-def _search(board: Board, limits: Limits) -> tuple[Expander, list[RawMove], SearchOutcome]:
-    expander = Expander(board.bouquet, board.rules.builds_on_columns)
+def _search(
+    board: Board, limits: Limits, weight: Weight = SOLVE_WEIGHT, *, complete: bool = True, switch: Switch | None = None
+) -> tuple[Expander, list[RawMove], SearchOutcome]:
+    """The real game's complete search from ``board``, or the finder's when ``complete`` is False."""
+    expander = Expander(board.bouquet, board.rules.builds_on_columns, shuffles=complete)
     root, root_moves = _root(board, expander, forced=True)
-    return expander, root_moves, search(expander, root, Goal.WON, limits, SOLVE_WEIGHT)
+    return expander, root_moves, search(expander, root, Goal.WON, limits, weight, switch)
 
 
 def relaxed_search(board: Board, limits: Limits) -> SearchOutcome:
@@ -41,32 +53,62 @@ def relaxed_search(board: Board, limits: Limits) -> SearchOutcome:
     return search(expander, root, Goal.WON, limits, SOLVE_WEIGHT)
 
 
+class _Allowance:
+    """What is left of a solve budget as its searches spend it."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.start = time.perf_counter()
+        self.nodes = 0
+
+    def share(self, part: float) -> Limits:
+        """Limits for a search that may use ``part`` of what is left."""
+        seconds = self.budget.seconds
+        nodes = self.budget.nodes
+        return Limits(
+            None if nodes is None else int((nodes - self.nodes) * part),
+            None if seconds is None else max(0.0, seconds - self.elapsed()) * part,
+        )
+
+    def elapsed(self) -> float:
+        """Seconds since the solve began."""
+        return time.perf_counter() - self.start
+
+
 def solve(board: Board, budget: Budget) -> SolveResult:
     """Decide whether ``board`` can be won: SOLVED with a winning move list, UNSOLVABLE (proved) or UNKNOWN.
 
-    The relaxed game is searched first, with at most half the budget: when it
-    cannot be won the board cannot either. Otherwise the real game is searched
-    with what is left. The board is not modified. Only plain moves are searched:
-    undo and the redeal house rule are player options, not moves, so a position
-    whose redeal is still unused may be UNSOLVABLE here and still be won by redealing.
+    Three searches share the budget (docs/SOLVER.md, "Method"): the relaxed game,
+    whose exhaustion proves the board lost; the finder, which often finds hard
+    wins fast but proves nothing; then the complete search of the real game.
+    The board is not modified. Only plain moves are searched: undo and the
+    redeal house rule are player options, not moves, so a position whose redeal
+    is still unused may be UNSOLVABLE here and still be won by redealing.
     """
-    start = time.perf_counter()
-    spent = 0
+    allowance = _Allowance(budget)
     if board.rules.builds_on_columns:
-        half = Limits(None if budget.nodes is None else budget.nodes // 2, None if budget.seconds is None else budget.seconds / 2)
-        relaxed = relaxed_search(board, half)
+        relaxed = relaxed_search(board, allowance.share(RELAXED_SHARE))
+        allowance.nodes += relaxed.nodes
         if relaxed.exhausted:
-            return SolveResult(Verdict.UNSOLVABLE, [], relaxed.nodes, time.perf_counter() - start)
-        spent = relaxed.nodes
-    seconds_left = None if budget.seconds is None else max(0.0, budget.seconds - (time.perf_counter() - start))
-    left = Limits(None if budget.nodes is None else budget.nodes - spent, seconds_left)
-    expander, root_moves, outcome = _search(board, left)
-    nodes = spent + outcome.nodes
+            return SolveResult(Verdict.UNSOLVABLE, [], allowance.nodes, allowance.elapsed())
+        for share, weight in FINDER_SEARCHES:
+            expander, root_moves, outcome = _search(board, allowance.share(share), weight, complete=False)
+            allowance.nodes += outcome.nodes
+            if outcome.goal_path is not None:
+                return _solved(board, root_moves, outcome.goal_path, expander, allowance)
+    switch = Switch(allowance.share(OPENING_SHARE), SOLVE_WEIGHT)
+    expander, root_moves, outcome = _search(board, allowance.share(1.0), OPENING_WEIGHT, switch=switch)
+    allowance.nodes += outcome.nodes
     if outcome.goal_path is not None:
-        moves = replay_path(board, root_moves, outcome.goal_path, expander)
-        return SolveResult(Verdict.SOLVED, moves, nodes, time.perf_counter() - start)
+        return _solved(board, root_moves, outcome.goal_path, expander, allowance)
     verdict = Verdict.UNSOLVABLE if outcome.exhausted else Verdict.UNKNOWN
-    return SolveResult(verdict, [], nodes, time.perf_counter() - start)
+    return SolveResult(verdict, [], allowance.nodes, allowance.elapsed())
+
+
+def _solved(board: Board, root_moves: list[RawMove], path: list[bytes], expander: Expander, allowance: _Allowance) -> SolveResult:
+    """The SOLVED result for a search that reached a win: its line, replayed and checked on the engine."""
+    moves = replay_path(board, root_moves, path, expander)
+    return SolveResult(Verdict.SOLVED, moves, allowance.nodes, allowance.elapsed())
 
 
 def hint(board: Board, budget: Budget) -> HintResult:

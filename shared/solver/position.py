@@ -72,13 +72,20 @@ class Expander:
     a bouquet card, and a lone card is always anonymous. It can win where the
     real game cannot, never the other way round, so only its exhaustion is used:
     as a proof that the real position is unsolvable.
+    ``shuffles`` False makes the *finder* (docs/SOLVER.md, "Finding hard wins"):
+    a card lying on a card one rank higher never moves onto another column's
+    card of that rank. That search is incomplete (its exhaustion proves
+    nothing) but much smaller, and many hard wins lie inside it.
     """
 
-    def __init__(self, pool: Iterable[int], builds: bool, foundation_moves: bool = True, anonymous: bool = False) -> None:
+    def __init__(
+        self, pool: Iterable[int], builds: bool, foundation_moves: bool = True, anonymous: bool = False, shuffles: bool = True
+    ) -> None:
         self.pool_suits: list[tuple[int, ...]] = [tuple(sorted(card // 13 for card in pool if card % 13 + 1 == rank)) for rank in range(15)]
         self.builds = builds
         self.foundation_moves = foundation_moves
         self.anonymous = anonymous
+        self.shuffles = shuffles
         self._margin = 1 if anonymous else 2
         """A real column card of rank r goes up by force when every rank r − margin card is up."""
         self._column_cost: dict[bytes, int] = {}
@@ -242,7 +249,8 @@ class Expander:
                 continue
             token = column[-1]
             rank = TOKEN_RANK[token]
-            for target in targets[rank + 1]:
+            seated = len(column) > 1 and TOKEN_RANK[column[-2]] == rank + 1
+            for target in targets[rank + 1] if self.shuffles or not seated else ():
                 steps.append(((token, source, target),))
             if first_empty >= 0 and len(column) > 1:
                 steps.append(((token, source, first_empty),))

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import NamedTuple
 from types import ModuleType
 
 from shared.solver import position
@@ -84,6 +85,16 @@ class Limits:
         return self.deadline is not None and expanded & 63 == 0 and time.perf_counter() > self.deadline
 
 
+class Switch(NamedTuple):
+    """A change of order during one search: once ``at`` is spent, the open list is reordered by ``weight``.
+
+    Positions already stored stay stored, so the search goes on where it was (a
+    proof of exhaustion needs every position whatever the order)."""
+
+    at: Limits
+    weight: Weight
+
+
 def _path(parents: dict[bytes, bytes], key: bytes) -> list[bytes]:
     path = [key]
     while parents[key] != ROOT_PARENT:
@@ -101,12 +112,14 @@ def best_first(
     limits: Limits,
     weight: Weight,
     max_stored: int | None = None,
+    switch: Switch | None = None,
 ) -> SearchOutcome:
     """Weighted A* from ``root`` until a goal, exhaustion or the budget: the open list is ordered by the integer
     ``steps × denominator + estimate × numerator`` (``weight`` = (numerator, denominator)), then by the lower
     estimate, then first come first served.
 
     At most ``max_stored`` positions (default MAX_STORED_POSITIONS) are kept; past that it stops without a verdict.
+    With a ``switch`` the order changes once, keeping everything found so far.
     """
     if max_stored is None:
         max_stored = MAX_STORED_POSITIONS
@@ -123,6 +136,11 @@ def best_first(
     while heap:
         if limits.spent(expanded) or len(parents) > max_stored:
             return SearchOutcome(nodes=expanded, best_path=_path(parents, best_key))
+        if switch is not None and switch.at.spent(expanded):
+            numerator, denominator = switch.weight
+            heap = [(denominator * steps + numerator * estimate_, estimate_, order, steps, key) for _, estimate_, order, steps, key in heap]
+            heapq.heapify(heap)
+            switch = None
         _, key_estimate, _, steps, key = pop(heap)
         expanded += 1
         if key_estimate < best_estimate:
@@ -140,18 +158,22 @@ def best_first(
     return SearchOutcome(exhausted=True, nodes=expanded, best_path=_path(parents, best_key))
 
 
-def search(expander: Expander, root: bytes, goal: Goal, limits: Limits, weight: Weight) -> SearchOutcome:
+def search(expander: Expander, root: bytes, goal: Goal, limits: Limits, weight: Weight, switch: Switch | None = None) -> SearchOutcome:
     """Search from ``root`` for ``goal`` with the compiled search when available and preferred, else in Python."""
     if _native is not None and PREFER_NATIVE:
         seconds = limits.remaining()
+        switch_seconds = None if switch is None else switch.at.remaining()
+        switch_nodes = None if switch is None else switch.at.nodes
         status, goal_path, nodes, best_path = _native.search(
-            root, expander.pool_masks(), expander.builds, expander.foundation_moves, expander.anonymous, int(goal), weight,
+            root, expander.pool_masks(), expander.builds, expander.foundation_moves, expander.anonymous, expander.shuffles,
+            int(goal), weight,
             -1.0 if seconds is None else seconds, -1 if limits.nodes is None else limits.nodes, NATIVE_MAX_STORED_POSITIONS,
-            position.ESTIMATE_WEIGHTS,
+            position.ESTIMATE_WEIGHTS, -1.0 if switch_seconds is None else switch_seconds, -1 if switch_nodes is None else switch_nodes,
+            weight if switch is None else switch.weight,
         )
         if status == 0:
             return SearchOutcome(goal_path=goal_path, nodes=nodes)
         return SearchOutcome(exhausted=status == 1, nodes=nodes, best_path=best_path)
     if goal is Goal.WON:
-        return best_first(expander, root, is_won, expander.estimate, limits, weight)
-    return best_first(expander, root, has_foundation_move, buried_depth, limits, weight)
+        return best_first(expander, root, is_won, expander.estimate, limits, weight, switch=switch)
+    return best_first(expander, root, has_foundation_move, buried_depth, limits, weight, switch=switch)
