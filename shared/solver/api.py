@@ -18,7 +18,7 @@ DEAD_WEIGHT = (1, 1)
 
 RELAXED_SHARE = 0.5
 """At most this share of a solve budget goes to the relaxed game (it usually needs far less)."""
-FINDER_SEARCHES: tuple[tuple[float, Weight], ...] = ((0.25, (3, 5)), (0.1, (1, 3)))
+FINDER_SEARCHES: tuple[tuple[float, Weight], ...] = ((0.25, (3, 5)), (0.2, (1, 3)))
 """(share of what is left, weight) of each finder search ``solve`` runs after the relaxed game, in order."""
 OPENING_SHARE = 0.15
 OPENING_WEIGHT = (2, 1)
