@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
+from client import RaceClient
 from server.embedded_redis import free_port
+from server.protocol import RaceResult
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,6 +25,27 @@ def flowergarden(*args: str, **kwargs: object) -> subprocess.Popen[str]:
     options.setdefault("cwd", ROOT)
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "cli", *args], env=environment, text=True, **options)  # type: ignore[call-overload, no-any-return]
+
+
+@contextlib.asynccontextmanager
+async def cli_player(host: RaceClient, *args: str) -> AsyncIterator[subprocess.Popen[str]]:
+    """A ``flowergarden ARGS`` process playing against ``host``; on leaving, it is killed if still running and
+    ``host`` is closed."""
+    process = flowergarden(*args)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        await host.close()
+
+
+async def resign_and_read(host: RaceClient, race_id: str, process: subprocess.Popen[str]) -> tuple[RaceResult, str]:
+    """``host`` resigns the race; its result and everything the CLI player printed until it ended."""
+    await host.resign(race_id)
+    result = await host.wait_for(RaceResult, timeout=10)
+    output, _ = await asyncio.to_thread(process.communicate, timeout=10)
+    return result, output
 
 
 FAST_FLAGS = ("--countdown", "0.05", "--spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING")

@@ -9,11 +9,11 @@ import urllib.request
 from pathlib import Path
 
 from race_helpers import player
-from server_processes import flowergarden
+from server_processes import cli_player, flowergarden, resign_and_read
 
 from server.app import RaceServer
 from server.embedded_redis import free_port
-from server.protocol import RaceResult, RaceSettings
+from server.protocol import RaceSettings
 
 
 async def create_a_race(url: str) -> None:
@@ -47,20 +47,13 @@ def test_serve_starts_an_embedded_redis_keeps_data_and_stops_on_sigterm(tmp_path
 async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServer) -> None:
     ann = await player(race_server.url, "Ann")
     seated = await ann.create(RaceSettings(seed=15))
-    bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--join", seated.race.race)
-    try:
+    async with cli_player(ann, "race", "--server", race_server.url, "--name", "Bob", "--join", seated.race.race) as bob:
         assert bob.stdin is not None
         await asyncio.sleep(1.0)  # Bob's process connects and the countdown runs
         bob.stdin.write("moves\n3S b>5\nKS 9>f\nstuck\n")
         bob.stdin.flush()
         await asyncio.sleep(1.0)
-        await ann.resign(seated.race.race)
-        result = await ann.wait_for(RaceResult, timeout=10)
-        output, _ = await asyncio.to_thread(bob.communicate, timeout=10)
-    finally:
-        if bob.poll() is None:
-            bob.kill()
-        await ann.close()
+        result, output = await resign_and_read(ann, seated.race.race, bob)
     assert result.players[1].moves == 1
     assert "Deal 15" in output and "Column 1" in output
     assert "3S b>5" in output  # listed by 'moves'

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from race_helpers import player
-from server_processes import flowergarden
+from server_processes import cli_player, flowergarden, resign_and_read
 
 from server.app import RaceServer
-from server.protocol import Countdown, RaceResult, RaceSettings, Started
+from server.protocol import Countdown, RaceSettings, Started
 
 
 async def test_lobby_command_lists_the_open_races(race_server: RaceServer) -> None:
@@ -30,19 +30,12 @@ async def test_race_command_joins_a_private_race_by_invite_code(race_server: Rac
     ann = await player(race_server.url, "Ann")
     seated = await ann.create(RaceSettings(private=True, seed=15))
     assert seated.race.invite is not None
-    bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--invite", seated.race.invite.lower())
-    try:
+    async with cli_player(ann, "race", "--server", race_server.url, "--name", "Bob", "--invite", seated.race.invite.lower()) as bob:
         assert bob.stdin is not None
         await ann.wait_for(Countdown)
         await ann.wait_for(Started)
         bob.stdin.write("resign\n")
         bob.stdin.flush()
-        await ann.resign(seated.race.race)
-        result = await ann.wait_for(RaceResult, timeout=10)
-        output, _ = await asyncio.to_thread(bob.communicate, timeout=10)
-    finally:
-        if bob.poll() is None:
-            bob.kill()
-        await ann.close()
+        result, output = await resign_and_read(ann, seated.race.race, bob)
     assert [standing.name for standing in result.players] == ["Ann", "Bob"]
     assert "Deal 15" in output and "Draw." in output
