@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import NamedTuple
 from types import ModuleType
+from typing import NamedTuple
 
 from shared.solver import position
 from shared.solver.position import Expander, buried_depth, has_foundation_move, is_won
