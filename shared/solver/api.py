@@ -125,21 +125,26 @@ def _solved(board: Board, root_moves: list[RawMove], path: list[bytes], expander
 
 
 def hint(board: Board, budget: Budget) -> HintResult:
-    """A next move: the first move of a winning line when the search finds one, else the first move toward the
-    position the search rated closest to a win (None when the board has no legal move)."""
-    start = time.perf_counter()
-    expander, root_moves, outcome = _search(board, Limits(budget.nodes, budget.seconds))
-    if outcome.goal_path is not None:
-        line = replay_path(board, root_moves, outcome.goal_path, expander)
-        verdict = Verdict.SOLVED
+    """A next move: the first move of a winning line when a search finds one (the quick finder first, then the
+    complete search), else the first move toward the position the complete search rated closest to a win (None
+    when the board has no legal move)."""
+    allowance = _Allowance(budget)
+    won = _find(board, allowance, *QUICK_FINDER) if board.rules.builds_on_columns else None
+    if won is not None:
+        line, verdict = won.moves, Verdict.SOLVED
     else:
-        line = replay_path(board, root_moves, outcome.best_path[:2], expander)
-        verdict = Verdict.UNSOLVABLE if outcome.exhausted else Verdict.UNKNOWN
+        expander, root_moves, outcome = _search(board, allowance.share(1.0))
+        allowance.nodes += outcome.nodes
+        if outcome.goal_path is not None:
+            line, verdict = replay_path(board, root_moves, outcome.goal_path, expander), Verdict.SOLVED
+        else:
+            line = replay_path(board, root_moves, outcome.best_path[:2], expander)
+            verdict = Verdict.UNSOLVABLE if outcome.exhausted else Verdict.UNKNOWN
     move: Move | None = line[0] if line else None
     if move is None:
         legal = board.legal_moves()
         move = legal[0] if legal else None
-    return HintResult(move, verdict, outcome.nodes, time.perf_counter() - start)
+    return HintResult(move, verdict, allowance.nodes, allowance.elapsed())
 
 
 def is_dead(board: Board, budget: Budget) -> DeadResult:
