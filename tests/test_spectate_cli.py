@@ -10,6 +10,7 @@ from winning_lines import winning_deal
 
 from server.app import RaceServer
 from server.protocol import RaceResult, RaceSettings, WatcherCount
+from server.services.race import new_race_id
 
 
 async def run_to_end(*args: str) -> tuple[int, str]:
@@ -63,3 +64,9 @@ async def test_replaying_a_race_still_running_is_refused(race_server: RaceServer
         assert code == 1 and "[not_finished]" in output
     finally:
         await race.close()
+
+
+def test_race_ids_are_letters_and_digits_so_a_command_line_takes_them_as_arguments() -> None:
+    ids = {new_race_id() for _ in range(5000)}
+    assert len(ids) == 5000
+    assert all(len(race_id) == 11 and race_id.isascii() and race_id.isalnum() for race_id in ids)

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import re
 import secrets
+import string
 from collections import OrderedDict
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -87,9 +88,14 @@ def replay(seed: int, rules: Rules, actions: list[str]) -> Board:
     return board
 
 
+RACE_ID_ALPHABET = string.ascii_letters + string.digits
+RACE_ID_LENGTH = 11
+
+
 def new_race_id() -> str:
-    """A fresh random race id (64 bits, URL-safe)."""
-    return secrets.token_urlsafe(8)
+    """A fresh random race id: 11 letters and digits (65 bits). No ``-`` or ``_``, so an id is one word to
+    double-click and never looks like a command-line option (``flowergarden replay -x…``)."""
+    return "".join(secrets.choice(RACE_ID_ALPHABET) for _ in range(RACE_ID_LENGTH))
 
 
 def attempt_can_end_by_position(board: Board) -> bool:
