@@ -232,9 +232,10 @@ class TerminalRace:
                 await client.resign(self.race_id)
             elif word == "stuck":
                 await client.stuck(self.race_id)
+            elif self.board is None:
+                print("No deal yet: moves are taken once the countdown shows the deal.")
             else:
                 reply = await client.move(self.race_id, text)
-                assert self.board is not None
                 self.board.play(parse_action(reply.move))
                 print(render(self.board))
                 print(f"{reply.count}/52 on foundations, {reply.left} left ({reply.status}).")

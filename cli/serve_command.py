@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", default=os.environ.get("FLOWERGARDEN_HOST", "127.0.0.1"), help="listen address (default %(default)s)")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("FLOWERGARDEN_PORT", "8765")), help="listen port (default %(default)s)")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("FLOWERGARDEN_PORT", "8765")), help="listen port (default %(default)s; 0 picks a free one, printed at start)")
     parser.add_argument("--redis", metavar="URL", default=os.environ.get("REDIS_URL"), help="Redis URL (default: embedded Redis)")
     parser.add_argument(
         "--data-dir",

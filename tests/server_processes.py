@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,6 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from client import RaceClient
-from server.embedded_redis import free_port
 from server.protocol import RaceResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,6 +40,22 @@ async def cli_player(host: RaceClient, *args: str) -> AsyncIterator[subprocess.P
         await host.close()
 
 
+async def read_until(process: subprocess.Popen[str], text: str, timeout: float = 10) -> str:
+    """What ``process`` printed up to and including the first line containing ``text`` (fails after ``timeout``)."""
+    assert process.stdout is not None
+    stdout = process.stdout
+
+    def read() -> str:
+        lines: list[str] = []
+        while not lines or text not in lines[-1]:
+            line = stdout.readline()
+            assert line, f"the process ended without printing {text!r}: {''.join(lines)}"
+            lines.append(line)
+        return "".join(lines)
+
+    return await asyncio.wait_for(asyncio.to_thread(read), timeout)
+
+
 async def resign_and_read(host: RaceClient, race_id: str, process: subprocess.Popen[str]) -> tuple[RaceResult, str]:
     """``host`` resigns the race; its result and everything the CLI player printed until it ended."""
     await host.resign(race_id)
@@ -47,6 +63,9 @@ async def resign_and_read(host: RaceClient, race_id: str, process: subprocess.Po
     output, _ = await asyncio.to_thread(process.communicate, timeout=10)
     return result, output
 
+
+LISTENING = re.compile(r"serving races on ws://[^:\s]+:(\d+)")
+"""The line ``flowergarden serve`` prints once it listens."""
 
 FAST_FLAGS = ("--countdown", "0.05", "--spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING")
 """Short countdown, no spectator delay and no solver filling the seed pool by default, so the tests stay fast."""
@@ -56,11 +75,11 @@ class ServerProcess:
     """One server process; its output goes to a file (read it with :meth:`output`)."""
 
     def __init__(self, redis_url: str, log_path: Path, flags: Sequence[str] = ()) -> None:
-        self.port = free_port()
+        self.port = 0  # the process picks a free port and prints it (:meth:`ready` reads it)
         self.log_path = log_path
         self._log = log_path.open("w")
         self.process = flowergarden(
-            "serve", "--redis", redis_url, "--port", str(self.port), *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log
+            "serve", "--redis", redis_url, "--port", "0", *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log
         )
 
     @property
@@ -68,17 +87,19 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     async def ready(self, timeout: float = 20.0) -> None:
-        """Wait until the health check answers 200."""
+        """Wait until the process says where it listens and its health check answers 200."""
         async with asyncio.timeout(timeout):
             while True:
                 if self.process.poll() is not None:
                     raise RuntimeError(f"server process exited early:\n{self.output()}")
-                try:
-                    healthy = await asyncio.to_thread(self._healthy)
-                except OSError:
-                    healthy = False
-                if healthy:
-                    return
+                listening = LISTENING.search(self.output())
+                if listening is not None:
+                    self.port = int(listening.group(1))
+                    try:
+                        if await asyncio.to_thread(self._healthy):
+                            return
+                    except OSError:
+                        pass
                 await asyncio.sleep(0.05)
 
     def _healthy(self) -> bool:

@@ -9,10 +9,9 @@ import urllib.request
 from pathlib import Path
 
 from race_helpers import player
-from server_processes import cli_player, flowergarden, resign_and_read
+from server_processes import LISTENING, cli_player, flowergarden, read_until, resign_and_read
 
 from server.app import RaceServer
-from server.embedded_redis import free_port
 from server.protocol import RaceSettings
 
 
@@ -23,11 +22,11 @@ async def create_a_race(url: str) -> None:
 
 
 def test_serve_starts_an_embedded_redis_keeps_data_and_stops_on_sigterm(tmp_path: Path) -> None:
-    port = free_port()
-    server = flowergarden("serve", "--port", str(port), "--data-dir", str(tmp_path / "redis"), cwd=tmp_path)
+    server = flowergarden("serve", "--port", "0", "--data-dir", str(tmp_path / "redis"), cwd=tmp_path)
     try:
         assert server.stdout is not None
         assert "embedded Redis" in server.stdout.readline()
+        port = next(int(found.group(1)) for line in server.stdout if (found := LISTENING.search(line)))
         for _ in range(100):
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
@@ -49,13 +48,24 @@ async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServe
     seated = await ann.create(RaceSettings(seed=15))
     async with cli_player(ann, "race", "--server", race_server.url, "--name", "Bob", "--join", seated.race.race) as bob:
         assert bob.stdin is not None
-        await asyncio.sleep(1.0)  # Bob's process connects and the countdown runs
+        started = await read_until(bob, "Go!")
         bob.stdin.write("moves\n3S b>5\nKS 9>f\nstuck\n")
         bob.stdin.flush()
-        await asyncio.sleep(1.0)
-        result, output = await resign_and_read(ann, seated.race.race, bob)
+        played = await read_until(bob, "Your attempt ended")  # after 'stuck'
+        result, rest = await resign_and_read(ann, seated.race.race, bob)
+        output = started + played + rest
     assert result.players[1].moves == 1
     assert "Deal 15" in output and "Column 1" in output
     assert "3S b>5" in output  # listed by 'moves'
     assert "refused: [bad_place]" in output
     assert result.winner is None and "Draw." in output  # neither put a card on a foundation
+
+
+async def test_race_command_answers_a_move_typed_before_the_deal_without_sending_it(race_server: RaceServer) -> None:
+    host = await player(race_server.url, "Ann")
+    async with cli_player(host, "race", "--server", race_server.url, "--name", "Bob", "--seed", "15", "--private") as bob:
+        assert bob.stdin is not None
+        await read_until(bob, "Waiting for an opponent")
+        bob.stdin.write("3S b>5\nboard\n")
+        bob.stdin.flush()
+        assert "No deal yet: moves are taken once the countdown shows the deal." in await read_until(bob, "No deal yet.")
