@@ -70,18 +70,6 @@ async def play(client: RaceClient, race_id: str, moves: list[str] | tuple[str, .
         await client.move(race_id, move)
 
 
-async def drain(client: RaceClient) -> list[RaceEvent]:
-    """Every event received so far (waits briefly for stragglers)."""
-    events: list[RaceEvent] = []
-    while True:
-        try:
-            event = await client.next_event(timeout=0.3)
-        except TimeoutError:
-            return events
-        assert isinstance(event, RaceEvent)
-        events.append(event)
-
-
 async def events_until(client: RaceClient, last: Callable[[RaceEvent], bool], timeout: float = 10.0) -> list[RaceEvent]:
     """The race events a client receives up to and including the first one for which ``last`` is true."""
     events: list[RaceEvent] = []
@@ -91,6 +79,17 @@ async def events_until(client: RaceClient, last: Callable[[RaceEvent], bool], ti
             events.append(event)
             if last(event):
                 return events
+
+
+async def events_until_each(client: RaceClient, *kinds: type[RaceEvent], timeout: float = 10.0) -> list[RaceEvent]:
+    """The race events a client receives until one of each of ``kinds`` has arrived, in whatever order."""
+    missing = set(kinds)
+
+    def all_seen(event: RaceEvent) -> bool:
+        missing.discard(type(event))
+        return not missing
+
+    return await events_until(client, all_seen, timeout)
 
 
 def drop(client: RaceClient) -> None:

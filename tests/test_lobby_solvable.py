@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lobby_helpers import players, refused, wait_until
 from race_helpers import server_config
+from redis.asyncio import Redis
 
 from server.app import RaceServer
 from server.protocol import Countdown, RaceSettings
@@ -18,6 +19,8 @@ async def empty_pool(server: RaceServer) -> None:
 
 
 async def test_a_solvable_only_race_is_dealt_a_seed_the_solver_proved_winnable(redis_url: str) -> None:
+    async with Redis.from_url(redis_url) as redis:  # seeds left by an earlier test would leave nothing to prove
+        await redis.delete(keys.seed_pool("classic"))
     async with RaceServer(server_config(redis_url, seed_pool_target=2, seed_pool_seconds=1.0)) as server:
         pool = server.seed_pool
         assert pool is not None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from race_helpers import Race, drain, play, seated_race, server_config
+from race_helpers import Race, events_until, play, seated_race, server_config
 from winning_lines import first_foundation_prefix, winning_deal
 
 from client import RaceClient, ServerError
@@ -21,7 +21,7 @@ async def test_first_to_clear_wins_at_once_and_the_opponent_sees_progress_only(r
         await play(race.bob, race.race_id, opening)  # Bob gets somewhere, then stops moving
         await play(race.ann, race.race_id, list(line))
         result = await race.ann.wait_for(RaceResult)
-        bob_events = await drain(race.bob)
+        bob_events = await events_until(race.bob, lambda event: isinstance(event, RaceResult))
         assert result.winner == 0 and result.reason == "cleared"
         ann, bob = result.players
         assert (ann.count, ann.left, ann.ended, ann.moves, ann.undos) == (52, 0, "cleared", len(line), 0)

@@ -33,8 +33,14 @@ def assert_boards_match(watching: Watching, seed: int, actions: dict[int, list[s
         assert board.count == expected.foundation_count
 
 
-async def test_a_spectator_sees_every_move_of_both_players_in_order(race_server: RaceServer) -> None:
+async def test_a_spectator_sees_every_move_of_both_players_in_order(redis_url: str) -> None:
     seed, line = winning_deal()
+    # A countdown long enough that the snapshot is surely taken before the start.
+    async with RaceServer(server_config(redis_url, countdown_seconds=1)) as race_server:
+        await watch_a_race_from_its_countdown(race_server, seed, line)
+
+
+async def watch_a_race_from_its_countdown(race_server: RaceServer, seed: int, line: tuple[str, ...]) -> None:
     race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0), start=False)
     eve = await player(race_server.url, "Eve")
     try:
