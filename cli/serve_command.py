@@ -68,6 +68,10 @@ def register(subparsers: Any) -> None:
         help="how long a disconnected player keeps its seat before its attempt ends as resigned (default %(default)s)",
     )
     parser.add_argument(
+        "--rematch-window", type=_positive_seconds, default=60.0, metavar="SECONDS",
+        help="how long a rematch offer stands; a later 'rematch' is a new offer (default %(default)s)",
+    )
+    parser.add_argument(
         "--presence-lease", type=_positive_seconds, default=15.0, metavar="SECONDS",
         help="presence leases are renewed every third of this; connections of a process that died count as gone "
         "after it (default %(default)s)",
@@ -145,6 +149,7 @@ def run_serve(args: argparse.Namespace) -> int:
             spectator_delay_seconds=args.spectator_delay,
             min_spectator_delay_seconds=args.min_spectator_delay,
             grace_seconds=args.grace,
+            rematch_window_seconds=args.rematch_window,
             presence_lease_seconds=args.presence_lease,
             seed_pool_target=args.seed_pool_target,
             seed_pool_seconds=args.seed_pool_budget,

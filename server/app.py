@@ -76,6 +76,8 @@ class ServerConfig:
     """No race's spectators get events sooner than this."""
     grace_seconds: float = 30.0
     """How long a disconnected player keeps its seat (races may choose their own)."""
+    rematch_window_seconds: float = 60.0
+    """How long a rematch offer stands before it lapses."""
     presence_lease_seconds: float = 15.0
     """Presence leases are renewed every third of this; a dead process's connections count as gone after it."""
 
@@ -85,6 +87,7 @@ class ServerConfig:
             spectator_delay_ms=round(self.spectator_delay_seconds * 1000),
             min_spectator_delay_ms=round(self.min_spectator_delay_seconds * 1000),
             grace_ms=round(self.grace_seconds * 1000),
+            rematch_window_ms=round(self.rematch_window_seconds * 1000),
         )
     seed_pool_target: int = 20
     """Proven seeds kept ready per offered profile for ``solvable_only`` races (0: never fill)."""

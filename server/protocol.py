@@ -727,10 +727,12 @@ class RaceClosed(RaceEvent):
 
 @dataclass(frozen=True, slots=True)
 class RematchOffered(RaceEvent):
-    """A player of the finished race offers a rematch; the other accepts by sending ``rematch`` too."""
+    """A player of the finished race offers a rematch; the other accepts by sending ``rematch`` too before
+    ``until`` (server time, ms), when the offer lapses."""
 
     TYPE: ClassVar[str] = "rematch_offered"
     slot: int
+    until: int
 
 
 @dataclass(frozen=True, slots=True)

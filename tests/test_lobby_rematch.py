@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from lobby_helpers import refused
 from race_helpers import Race, player, seated_race, server_config
 
@@ -75,5 +77,27 @@ async def test_a_solvable_only_rematch_gets_another_proven_seed(redis_url: str) 
             accepted = await race.bob.rematch(race.race_id)
             assert isinstance(accepted, Seated) and accepted.race.settings.solvable_only
             assert (await race.bob.wait_for(Countdown)).seed == 42
+        finally:
+            await race.close()
+
+
+async def test_a_rematch_offer_lapses_after_the_rematch_window_and_a_late_answer_is_a_new_offer(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, rematch_window_seconds=0.3)) as server:
+        race = await seated_race(server.url, RaceSettings(seed=3))
+        try:
+            await finish(race)
+            await race.ann.rematch(race.race_id)
+            offer = await race.bob.wait_for(RematchOffered)
+            assert (offer.slot, offer.until) == (0, offer.at + 300)
+            assert await race.ann.wait_for(RematchOffered) == offer  # both players see each offer
+            await asyncio.sleep(0.5)  # Ann's offer lapses
+
+            late = await race.bob.rematch(race.race_id)
+            assert isinstance(late, Ok)  # not a new race for Ann, who asked long ago: Bob's own offer
+            counter = await race.ann.wait_for(RematchOffered)
+            assert (counter.slot, counter.until) == (1, counter.at + 300)
+            accepted = await race.ann.rematch(race.race_id)
+            assert isinstance(accepted, Seated) and accepted.slot == 0
+            assert (await race.ann.wait_for(RematchStarted)).new_race == accepted.race.race
         finally:
             await race.close()

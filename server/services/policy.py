@@ -1,4 +1,5 @@
-"""What the operator decides for every race: the spectator delay (default and minimum) and the reconnect grace."""
+"""What the operator decides for every race: the spectator delay (default and minimum), the reconnect grace and how
+long a rematch offer stands."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from server.store import RaceRecord
 
 @dataclass(frozen=True, slots=True)
 class RacePolicy:
-    """Server-wide race defaults (``flowergarden serve --spectator-delay/--min-spectator-delay/--grace``)."""
+    """Server-wide race defaults (``flowergarden serve --spectator-delay/--min-spectator-delay/--grace/--rematch-window``)."""
 
     spectator_delay_ms: int = 10_000
     """Delay of a race that does not choose one."""
@@ -17,6 +18,8 @@ class RacePolicy:
     """No race's spectators get events sooner than this, whatever the race chose (fair play)."""
     grace_ms: int = 30_000
     """How long a disconnected player keeps its seat, for races that do not choose."""
+    rematch_window_ms: int = 60_000
+    """How long a rematch offer stands: a player is never put into a new race long after asking for it."""
 
     def delay_for(self, requested_seconds: int | None) -> int:
         """The delay (ms) a new race gets for its requested one (None: the default), never below the minimum."""

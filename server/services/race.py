@@ -182,10 +182,10 @@ class RaceService:
         await self.store.discard_race(race_id)
 
     async def offer_rematch(self, race_id: str, player: str) -> RematchOffer:
-        """Record a rematch offer of a finished race's player."""
+        """Record a rematch offer of a finished race's player (it lapses after the policy's rematch window)."""
         await self.record(race_id)
         try:
-            return await self.store.offer_rematch(race_id, player)
+            return await self.store.offer_rematch(race_id, player, self.policy.rematch_window_ms)
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
 

@@ -266,9 +266,9 @@ class RaceStore:
         result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason, int(only_waiting))
         return _text(result[1])
 
-    async def offer_rematch(self, race_id: str, player: str) -> RematchOffer:
-        """Record ``player``'s rematch offer for a finished race."""
-        result = await self._run(self.scripts.rematch_offer, race_id, player)
+    async def offer_rematch(self, race_id: str, player: str, stands_ms: int) -> RematchOffer:
+        """Record ``player``'s rematch offer for a finished race, standing for ``stands_ms`` (unless one stands)."""
+        result = await self._run(self.scripts.rematch_offer, race_id, player, stands_ms)
         if result[0] == 2:
             return RematchOffer(slot=int(result[1]), agreed=True, rematch_race=_text(result[2]))
         return RematchOffer(slot=int(result[1]), agreed=bool(result[2]), rematch_race=None)

@@ -1,5 +1,6 @@
--- A player of a finished race offers (or accepts) a rematch.
--- ARGV: 3 player
+-- A player of a finished race offers (or accepts) a rematch. An offer stands until its time (ms) stored in
+-- p<slot>_rematch; a later `rematch` from the same player after that is a new offer.
+-- ARGV: 3 player, 4 how long an offer stands (ms)
 -- Returns {1, slot, agreed (0/1)} | {2, slot, new race id (already agreed and created)} | {0, code}
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
@@ -9,8 +10,10 @@ if status == 'closed' then return {0, 'race_closed'} end
 if status ~= 'finished' then return {0, 'not_finished'} end
 local linked = get('rematch_race')
 if linked then return {2, slot, linked} end
-if get(pf(slot, 'rematch')) ~= '1' then
-  redis.call('HSET', K_STATE, pf(slot, 'rematch'), 1)
-  emit({type = 'rematch_offered', slot = slot}, now_ms())
+local now = now_ms()
+if geti(pf(slot, 'rematch')) <= now then
+  local offer_until = now + tonumber(ARGV[4])
+  redis.call('HSET', K_STATE, pf(slot, 'rematch'), offer_until)
+  emit({type = 'rematch_offered', slot = slot, ['until'] = offer_until}, now)
 end
-return {1, slot, get(pf(1 - slot, 'rematch')) == '1' and 1 or 0}
+return {1, slot, geti(pf(1 - slot, 'rematch')) > now and 1 or 0}
