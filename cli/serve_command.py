@@ -65,7 +65,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--grace", type=_positive_seconds, default=30.0, metavar="SECONDS",
-        help="how long a disconnected player keeps its seat before its attempt ends as resigned (default %(default)s)",
+        help="how long a disconnected player keeps its seat before its attempt ends as abandoned (default %(default)s)",
     )
     parser.add_argument(
         "--rematch-window", type=_positive_seconds, default=60.0, metavar="SECONDS",

@@ -82,7 +82,7 @@ class ErrorCode(str, Enum):
     RACE_OVER = "race_over"
     """The race has a result; nothing more can be played."""
     ATTEMPT_OVER = "attempt_over"
-    """This player's attempt has ended (cleared, resigned, stuck, dead, time limit)."""
+    """This player's attempt has ended (cleared, resigned, abandoned, stuck, dead, time limit)."""
     OUT_OF_SEQUENCE = "out_of_sequence"
     """``seq`` is not the player's next action number; ``expected`` gives it."""
     TOO_MANY_MOVES = "too_many_moves"
@@ -204,7 +204,7 @@ class RaceSettings:
     spectator_delay: int | None = bounded(low=0, high=MAX_SPECTATOR_DELAY_SECONDS, default=None)
     """Seconds spectators lag behind the race (fair play); None: the server's default. Never below the server's minimum."""
     grace: int | None = bounded(low=1, high=MAX_GRACE_SECONDS, default=None)
-    """Seconds a disconnected player keeps its seat before its attempt ends as resigned; None: the server's default."""
+    """Seconds a disconnected player keeps its seat before its attempt ends as abandoned; None: the server's default."""
     solvable_only: bool = False
     """Deal only a seed the solver proved winnable (from the server's pool); not together with ``seed``."""
     private: bool = False
@@ -227,7 +227,7 @@ class PlayerInfo:
     connected: bool = True
     """False while no connection of this player is subscribed to the race (see :class:`Disconnected`)."""
     grace_until: int | None = None
-    """While disconnected: server time (ms) at which the attempt ends as resigned unless the player is back."""
+    """While disconnected: server time (ms) at which the attempt ends as abandoned unless the player is back."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,7 +650,8 @@ class Progress(RaceEvent):
 
 @dataclass(frozen=True, slots=True)
 class AttemptEnded(RaceEvent):
-    """A player's attempt ended: ``cleared``, ``resigned``, ``stuck``, ``dead``, ``blocked``, ``time_limit`` or ``race_over``."""
+    """A player's attempt ended: ``cleared``, ``resigned``, ``abandoned`` (away past its grace period), ``stuck``,
+    ``dead``, ``blocked``, ``time_limit`` or ``race_over``."""
 
     TYPE: ClassVar[str] = "attempt_ended"
     slot: int
@@ -695,7 +696,7 @@ class Disconnected(RaceEvent):
     TYPE: ClassVar[str] = "disconnected"
     slot: int
     grace_until: int | None
-    """Server time (ms) at which its attempt ends as resigned unless it is back; nil when nothing is at stake
+    """Server time (ms) at which its attempt ends as abandoned unless it is back; nil when nothing is at stake
     (the race has not started, or the attempt has already ended). Sent again when the grace period starts later."""
 
 

@@ -72,7 +72,7 @@ async def test_a_killed_process_leaves_no_ghosts_and_another_process_ends_its_pl
 ) -> None:
     """Bob and a spectator are on a process that is killed (no goodbye): their presence leases expire, Ann sees
     Bob disconnected and the watcher count drop, and after the grace period the timers (here: Ann's process)
-    end Bob's attempt as resigned."""
+    end Bob's attempt as abandoned."""
     seed, line = winning_deal()
     (doomed,) = await spawn_servers(1, "--presence-lease", "1.2")
     ann = await player(race_server.url, "Ann")
@@ -90,7 +90,7 @@ async def test_a_killed_process_leaves_no_ghosts_and_another_process_ends_its_pl
         ended = next(event for event in seen if isinstance(event, AttemptEnded))
         assert away.slot == 1 and away.grace_until == away.at + 1000
         assert [event.count for event in seen if isinstance(event, WatcherCount)] == [0]
-        assert (ended.slot, ended.reason) == (1, "resigned") and ended.at >= away.grace_until
+        assert (ended.slot, ended.reason) == (1, "abandoned") and ended.at >= away.grace_until
         result = seen[-1]
         assert isinstance(result, RaceResult) and (result.winner, result.reason) == (0, "count")
     finally:

@@ -92,7 +92,7 @@ async def test_the_opponent_sees_disconnected_then_back_when_the_player_returns_
             await race.close()
 
 
-async def test_a_player_away_past_the_grace_period_has_resigned(race_server: RaceServer) -> None:
+async def test_a_player_away_past_the_grace_period_has_abandoned(race_server: RaceServer) -> None:
     seed, line = winning_deal()
     race = await seated_race(race_server.url, RaceSettings(seed=seed, grace=1))
     try:
@@ -104,10 +104,10 @@ async def test_a_player_away_past_the_grace_period_has_resigned(race_server: Rac
         result = seen[-1]
         assert isinstance(result, RaceResult)
         assert away.grace_until == away.at + 1000
-        assert (ended.slot, ended.reason) == (1, "resigned") and ended.at >= away.grace_until
-        assert (result.winner, result.reason, [p.ended for p in result.players]) == (0, "count", ["race_over", "resigned"])
+        assert (ended.slot, ended.reason) == (1, "abandoned") and ended.at >= away.grace_until
+        assert (result.winner, result.reason, [p.ended for p in result.players]) == (0, "count", ["race_over", "abandoned"])
         resumed = await race.bob.reconnect()
-        assert resumed.synced[race.race_id].race.players[1].state == "resigned"
+        assert resumed.synced[race.race_id].race.players[1].state == "abandoned"
         with pytest.raises(ServerError) as refused:
             await race.bob.move(race.race_id, line[0])
         assert refused.value.code == "race_over"

@@ -50,7 +50,7 @@ class SeatRecord:
     away_since: int | None = None
     """Since when (ms) no connection of the player holds a presence lease; None while connected."""
     grace_until: int | None = None
-    """When (ms) the attempt ends as resigned unless the player is back; None when no grace period runs."""
+    """When (ms) the attempt ends as abandoned unless the player is back; None when no grace period runs."""
 
 
 @dataclass(frozen=True, slots=True)

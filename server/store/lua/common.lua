@@ -142,7 +142,7 @@ local DEFAULT_GRACE = 30000  -- for races stored before they had their own 'grac
 
 -- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
 -- last lease is gone (closed, or its process died and stopped renewing) is away: 'disconnected', and once the race
--- is under way its grace period runs; a lease again: 'back'. Grace over while running: the attempt ends as resigned.
+-- is under way its grace period runs; a lease again: 'back'. Grace over while running: the attempt ends as abandoned.
 local function grace_applies(slot, status)
   return (status == 'countdown' or status == 'running') and get(pf(slot, 'state')) == 'playing'
 end
@@ -173,7 +173,7 @@ local function update_seat(slot, status, now)
     emit(event, now)
   end
   if grace_until > 0 and now >= grace_until and status == 'running' and get(pf(slot, 'state')) == 'playing' then
-    end_attempt(slot, 'resigned', now)
+    end_attempt(slot, 'abandoned', now)
     return true
   end
   return false
