@@ -16,12 +16,12 @@ SOLVE_WEIGHT = (3, 5)
 (2/5 decided three more of 1,000 deals with the compiled search but made the pure-Python median 40 % slower.)"""
 DEAD_WEIGHT = (1, 1)
 
-QUICK_FINDER: tuple[float, Weight] = (0.25, (3, 5))
+QUICK_FINDER: tuple[float, Weight] = (0.1, (3, 5))
 """(share of the budget, weight) of the finder search ``solve`` runs first: it wins most deals in milliseconds."""
 RELAXED_SHARE = 0.5
 """At most this share of what is left goes to the relaxed game (it usually needs far less)."""
-BROAD_FINDER: tuple[float, Weight] = (0.2, (1, 3))
-"""(share of what is left, weight) of the second, broader finder search."""
+LATER_FINDERS: tuple[tuple[float, Weight], ...] = ((0.2, (1, 3)), (0.05, (2, 1)))
+"""(share of what is left, weight) of the finder searches run after the relaxed game: a broader one, a greedier one."""
 OPENING_SHARE = 0.15
 OPENING_WEIGHT = (2, 1)
 """The complete search orders by this greedier weight for its first OPENING_SHARE, then by SOLVE_WEIGHT."""
@@ -82,8 +82,9 @@ def solve(board: Board, budget: Budget) -> SolveResult:
 
     The budget is shared, in turn (docs/SOLVER.md, "Method"), by the finder,
     which wins most deals fast but proves nothing; the relaxed game, whose
-    exhaustion proves the board lost; the finder again with a broader order;
-    and the complete search of the real game, which can do both.
+    exhaustion proves the board lost; the finder again with a broader and
+    with a greedier order; and the complete search of the real game, which
+    can do both.
     The board is not modified. Only plain moves are searched: undo and the
     redeal house rule are player options, not moves, so a position whose redeal
     is still unused may be UNSOLVABLE here and still be won by redealing.
@@ -97,9 +98,10 @@ def solve(board: Board, budget: Budget) -> SolveResult:
         allowance.nodes += relaxed.nodes
         if relaxed.exhausted:
             return SolveResult(Verdict.UNSOLVABLE, [], allowance.nodes, allowance.elapsed())
-        won = _find(board, allowance, *BROAD_FINDER)
-        if won is not None:
-            return won
+        for share, weight in LATER_FINDERS:
+            won = _find(board, allowance, share, weight)
+            if won is not None:
+                return won
     switch = Switch(allowance.share(OPENING_SHARE), SOLVE_WEIGHT)
     expander, root_moves, outcome = _search(board, allowance.share(1.0), OPENING_WEIGHT, switch=switch)
     allowance.nodes += outcome.nodes
