@@ -4,14 +4,18 @@ a move resent across the drop applied once, disconnected/back for the opponent, 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 
 import pytest
+from lobby_helpers import wait_until
 from race_helpers import drop, events_until, play, seated_race, server_config, store_of
 from winning_lines import first_foundation_prefix, winning_deal
 
 from client import ConnectionLost, ServerError
 from server.app import RaceServer
 from server.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
+from server.store import StoredEvent
 
 
 async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_server: RaceServer) -> None:
@@ -111,5 +115,35 @@ async def test_a_player_away_past_the_grace_period_has_abandoned(race_server: Ra
         with pytest.raises(ServerError) as refused:
             await race.bob.move(race.race_id, line[0])
         assert refused.value.code == "race_over"
+    finally:
+        await race.close()
+
+
+async def test_a_player_whose_connection_flaps_cannot_flood_the_race_with_presence_events(race_server: RaceServer) -> None:
+    """Presence is announced at most once a second per seat (server times); the last announcement is right."""
+    seed, _ = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    store = store_of(race_server)
+    try:
+        started = time.monotonic()
+        for _ in range(10):
+            drop(race.bob)
+            await race.bob.reconnect()
+        flapping_seconds = time.monotonic() - started
+
+        async def presence_events() -> list[StoredEvent]:
+            events = await store.events_after(race.race_id, 0)
+            return [event for event in events if event.body["type"] in ("disconnected", "back")]
+
+        async def bob_announced_back() -> bool:
+            announced = await presence_events()
+            return bool(announced) and announced[-1].body["type"] == "back"
+
+        await wait_until(bob_announced_back, what="Bob's return to be announced")
+        announced = await presence_events()
+        assert len(announced) <= 2 + 2 * flapping_seconds  # twenty changes, a few announcements
+        assert [event.body["type"] for event in announced] == ["disconnected", "back"] * (len(announced) // 2)
+        assert all(later.body["at"] - earlier.body["at"] >= 1000 for earlier, later in itertools.pairwise(announced))
+        assert (await race.ann.sync(race.race_id)).race.players[1].connected
     finally:
         await race.close()

@@ -32,7 +32,7 @@ end
 
 local SEAT_DEFAULTS = {{'count', 0}, {'left', 52}, {'moves', 0}, {'undos', 0}, {'status', 'playing'}, {'state', 'playing'},
                        {'count_seq', 0}, {'ended_at', 0}, {'ended_seq', 0}, {'seen', 0}, {'away', 0}, {'grace_until', 0},
-                       {'rematch', 0}}
+                       {'told', 'here'}, {'told_at', 0}, {'rematch', 0}}
 
 -- HSET arguments of a fresh seat.
 local function seat_fields(slot, player, name)
@@ -138,6 +138,7 @@ local function open_for_play(now)
 end
 
 local WATCHERS_EVERY = 1000
+local PRESENCE_EVERY = 1000
 local DEFAULT_GRACE = 30000  -- for races stored before they had their own 'grace'
 
 -- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
@@ -147,20 +148,43 @@ local function grace_applies(slot, status)
   return (status == 'countdown' or status == 'running') and get(pf(slot, 'state')) == 'playing'
 end
 
+-- What the others should know of a seat's presence: 'here', or 'away:<grace_until>' (0: no grace period runs).
+local function presence_of(slot)
+  if geti(pf(slot, 'away')) == 0 then return 'here' end
+  return 'away:' .. geti(pf(slot, 'grace_until'))
+end
+
+-- Announce a seat's presence if it differs from what was last announced ('told'), at most once per PRESENCE_EVERY
+-- ms: a client that connects and drops in a loop cannot flood the race; a change held back is announced by the
+-- tick that next_due() schedules, and a seat back before that is never announced away.
+local function told(slot) return get(pf(slot, 'told')) or 'here' end
+
+local function announce_seat(slot, now)
+  local presence = presence_of(slot)
+  if presence == told(slot) or now < geti(pf(slot, 'told_at')) + PRESENCE_EVERY then return end
+  redis.call('HSET', K_STATE, pf(slot, 'told'), presence, pf(slot, 'told_at'), now)
+  if presence == 'here' then
+    emit({type = 'back', slot = slot}, now)
+  else
+    local event = {type = 'disconnected', slot = slot}
+    local grace_until = geti(pf(slot, 'grace_until'))
+    if grace_until > 0 then event['grace_until'] = grace_until end
+    emit(event, now)
+  end
+end
+
+-- A seat's presence after its expired leases are dropped; returns true when its grace period ended its attempt.
 local function update_seat(slot, status, now)
   local key = K_PRESENCE[slot + 1]
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-  local away = geti(pf(slot, 'away'))
-  local grace_until = geti(pf(slot, 'grace_until'))
   if redis.call('ZCARD', key) > 0 then
-    redis.call('HSET', K_STATE, pf(slot, 'seen'), 1)
-    if away > 0 then
-      redis.call('HSET', K_STATE, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0)
-      emit({type = 'back', slot = slot}, now)
-    end
+    redis.call('HSET', K_STATE, pf(slot, 'seen'), 1, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0)
+    announce_seat(slot, now)
     return false
   end
   if get(pf(slot, 'seen')) ~= '1' then return false end  -- never connected yet: nothing was lost
+  local away = geti(pf(slot, 'away'))
+  local grace_until = geti(pf(slot, 'grace_until'))
   local starts_grace = grace_until == 0 and grace_applies(slot, status)
   if away == 0 or starts_grace then
     if starts_grace then
@@ -168,10 +192,8 @@ local function update_seat(slot, status, now)
       grace_until = now + ((grace > 0) and grace or DEFAULT_GRACE)
     end
     redis.call('HSET', K_STATE, pf(slot, 'away'), (away > 0) and away or now, pf(slot, 'grace_until'), grace_until)
-    local event = {type = 'disconnected', slot = slot}
-    if grace_until > 0 then event['grace_until'] = grace_until end
-    emit(event, now)
   end
+  announce_seat(slot, now)
   if grace_until > 0 and now >= grace_until and status == 'running' and get(pf(slot, 'state')) == 'playing' then
     end_attempt(slot, 'abandoned', now)
     return true
@@ -215,5 +237,8 @@ local function next_due()
     if first[2] then consider(tonumber(first[2])) end
   end
   if redis.call('ZCARD', K_WATCHERS) ~= geti('watchers') then consider(geti('watchers_at') + WATCHERS_EVERY) end
+  for slot = 0, 1 do
+    if get(pf(slot, 'player')) and presence_of(slot) ~= told(slot) then consider(geti(pf(slot, 'told_at')) + PRESENCE_EVERY) end
+  end
   return due
 end
