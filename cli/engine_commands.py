@@ -6,9 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input, stdout_can_show
-from shared import Board, EngineError, NotationError, Profile, Rules, card_text, deal, move_text, parse_action, parse_seed, render
-from shared.cards import SUIT_SYMBOLS
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, board_text, emit_json, read_json_input
+from shared import Board, EngineError, NotationError, Profile, Rules, card_text, deal, move_text, parse_action, parse_seed
 from shared.errors import quote_input
 
 EXIT_CODES_HELP = "Exit codes: 0 done, 1 an illegal move, 2 bad command line or input document."
@@ -74,7 +73,7 @@ def run_deal(args: argparse.Namespace) -> int:
         )
     else:
         print(f"Seed {args.seed} ({args.profile})")
-        print(render(Board(layout.columns, layout.bouquet, seed=args.seed), unicode=stdout_can_show(SUIT_SYMBOLS)))
+        print(board_text(Board(layout.columns, layout.bouquet, seed=args.seed)))
     return EXIT_OK
 
 
@@ -112,7 +111,7 @@ def run_play(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(board.to_json())
     else:
-        print(render(board, unicode=stdout_can_show(SUIT_SYMBOLS)))
+        print(board_text(board))
         legal = ", ".join(move_text(move) for move in board.legal_moves()) or "(none)"
         print(f"Status: {board.status().value}   undos: {board.undos}   legal: {legal}")
     return EXIT_OK

@@ -7,6 +7,9 @@ import json
 import sys
 from typing import Any, NoReturn
 
+from shared import Board, render
+from shared.cards import SUIT_SYMBOLS
+
 EXIT_OK = 0
 EXIT_REFUSED = 1
 """The input was read but refused (an illegal move, a bad position)."""
@@ -44,6 +47,11 @@ def stdout_can_show(text: str) -> bool:
     except (UnicodeEncodeError, LookupError):
         return False
     return True
+
+
+def board_text(board: Board) -> str:
+    """``board`` as text for stdout: suit symbols where stdout can show them, letters (S H D C) elsewhere."""
+    return render(board, unicode=stdout_can_show(SUIT_SYMBOLS))
 
 
 def report_error(error: CommandError, as_json: bool) -> int:

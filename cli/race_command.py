@@ -9,6 +9,7 @@ from typing import Any
 
 from cli.connected import run_connected
 from cli.engine_commands import add_profile_argument, seed_argument
+from cli.output import board_text
 from client import ConnectionLost, RaceClient, Resumed, ServerError, Unsolicited
 from server.protocol import (
     AttemptEnded,
@@ -28,7 +29,7 @@ from server.protocol import (
     ServerShutdown,
     Started,
 )
-from shared import Board, Profile, Rules, action_text, parse_action, render
+from shared import Board, Profile, Rules, action_text, parse_action
 
 HELP = """Type a move in notation (5D b>3, KS 2>f, 9H 4>1), or:
   moves    list your legal moves        undo     take back your last move (if the race allows it)
@@ -130,7 +131,7 @@ class TerminalRace:
         elif args.quick:
             seated = await client.quick_match(settings)
             if isinstance(seated, Queued):
-                print("Waiting for a player asking for the same settings …", flush=True)
+                print("Waiting for a player asking for the same settings ...", flush=True)
         else:
             seated = await client.create(settings)
             print(f"Race {seated.race.race} created. Your opponent joins with:")
@@ -138,7 +139,7 @@ class TerminalRace:
                 print(f"  flowergarden race --server {args.server} --invite {seated.race.invite}")
             else:
                 print(f"  flowergarden race --server {args.server} --join {seated.race.race}")
-            print("Waiting for an opponent …", flush=True)
+            print("Waiting for an opponent ...", flush=True)
         self.race_id, self.slot = seated.race.race, seated.slot if isinstance(seated, Seated) else 0
         settings = seated.race.settings
         self.rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
@@ -147,7 +148,7 @@ class TerminalRace:
         if isinstance(event, Unsolicited):
             print(f"server: [{event.error.code}] {event.error.message}")
         elif isinstance(event, ServerShutdown):
-            print("The server is shutting down; reconnecting …")
+            print("The server is shutting down; reconnecting ...")
         elif isinstance(event, Resumed):
             self._resume(event)
         elif isinstance(event, Disconnected) and event.slot != self.slot:
@@ -168,7 +169,7 @@ class TerminalRace:
             seconds = max(0.0, (event.start_at - event.at) / 1000)
             limit = "" if event.deadline is None else f", time limit {(event.deadline - event.start_at) // 1000} s"
             print(f"Deal {event.seed}; the race starts in {seconds:.1f} s{limit}.")
-            print(render(self.board))
+            print(board_text(self.board))
         elif isinstance(event, Started):
             print("Go!", flush=True)
         elif isinstance(event, Progress) and event.slot != self.slot:
@@ -195,7 +196,7 @@ class TerminalRace:
         for action in actions:
             self.board.play(parse_action(action))
         print("Reconnected.")
-        print(render(self.board))
+        print(board_text(self.board))
 
     def _name(self, slot: int) -> str:
         return self.names.get(slot, f"player {slot + 1}")
@@ -224,7 +225,7 @@ class TerminalRace:
             if word == "help":
                 print(HELP)
             elif word == "board":
-                print(render(self.board) if self.board else "No deal yet.")
+                print(board_text(self.board) if self.board else "No deal yet.")
             elif word == "moves":
                 moves = self.board.legal_moves() if self.board else []
                 print(", ".join(action_text(move) for move in moves) or "(none: declare 'stuck' or 'resign')")
@@ -237,10 +238,10 @@ class TerminalRace:
             else:
                 reply = await client.move(self.race_id, text)
                 self.board.play(parse_action(reply.move))
-                print(render(self.board))
+                print(board_text(self.board))
                 print(f"{reply.count}/52 on foundations, {reply.left} left ({reply.status}).")
         except ServerError as error:
             print(f"refused: [{error.code}] {error.error.message}")
         except ConnectionLost:
-            print("The connection dropped; reconnecting … (a move in flight is resent once)")
+            print("The connection dropped; reconnecting ... (a move in flight is resent once)")
         sys.stdout.flush()

@@ -9,8 +9,8 @@ from typing import Any
 
 from cli import solver_bench
 from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input
-from shared import Board, NotationError, Profile, Rules, move_text, render
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, board_text, emit_json, read_json_input
+from shared import Board, NotationError, Profile, Rules, move_text
 from shared.solver import Budget, hint, is_dead, solve
 
 DEFAULT_BUDGET_SECONDS = 10.0
@@ -105,12 +105,15 @@ def board_of(args: argparse.Namespace) -> Board:
 def run_solve(args: argparse.Namespace) -> int:
     """Solve a deal or position."""
     board = board_of(args)
+    if not args.json:  # the board and what to expect at once: a hard deal takes the whole budget
+        nodes = "" if args.nodes is None else f" or {args.nodes} positions"
+        print(board_text(board))
+        print(f"Searching for up to {args.budget:g} s{nodes} (Ctrl-C stops) ...", flush=True)
     result = solve(board, budget_of(args))
     moves = [move_text(move) for move in result.moves]
     if args.json:
         emit_json({"verdict": result.verdict.value, "moves": moves, "seconds": round(result.seconds, 4), "nodes": result.nodes})
     else:
-        print(render(board))
         print(f"Verdict: {result.verdict.value} ({result.nodes} positions, {result.seconds:.3f} s)")
         if moves:
             print(f"Winning line ({len(moves)} moves): {', '.join(moves)}")

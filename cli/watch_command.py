@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from cli.connected import run_connected
-from cli.output import stdout_can_show
+from cli.output import board_text
 from cli.race_command import standing_rows
 from client import RaceClient
 from server.protocol import (
@@ -23,7 +23,7 @@ from server.protocol import (
     Started,
     WatcherCount,
 )
-from shared import Board, Profile, Rules, parse_action, render
+from shared import Board, Profile, Rules, parse_action
 
 
 def register(subparsers: Any) -> None:
@@ -86,7 +86,6 @@ class Spectator:
         self.rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
         self.names = {player.slot: player.name for player in info.players}
         self.boards: dict[int, Board] = {}
-        self.unicode = stdout_can_show("♣")
 
     def start(self, seed: int, moves: dict[int, list[str]]) -> None:
         """Both boards from the deal and the actions played so far."""
@@ -99,7 +98,7 @@ class Spectator:
     def show_boards(self) -> None:
         for slot, board in sorted(self.boards.items()):
             print(f"--- {self._name(slot)} ({board.foundation_count}/52) ---")
-            print(render(board, unicode=self.unicode))
+            print(board_text(board))
 
     def _name(self, slot: int) -> str:
         return self.names.get(slot, f"player {slot + 1}")
@@ -151,7 +150,7 @@ async def _watch(args: argparse.Namespace) -> None:
             return
         async for item in client.follow():  # reconnects (a load balancer picks a live process) if the server goes
             if isinstance(item, ServerShutdown):
-                print("(the server is shutting down; reconnecting …)", flush=True)
+                print("(the server is shutting down; reconnecting ...)", flush=True)
             elif isinstance(item, RaceEvent):
                 spectator.show(item)
                 if isinstance(item, RaceResult):

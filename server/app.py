@@ -254,4 +254,4 @@ async def serve_until_signal(config: ServerConfig) -> None:
         print(f"flowergarden: serving races on {server.url}  (health check: http://{config.host}:{server.port}/health)", flush=True)
         print("flowergarden: Ctrl-C or SIGTERM stops the server", flush=True)
         await stop.wait()
-        print("flowergarden: stopping …", flush=True)
+        print("flowergarden: stopping ...", flush=True)

@@ -266,3 +266,6 @@ def test_a_terminal_that_cannot_show_suit_symbols_gets_letters_and_escaped_json(
     assert refused.returncode == 1
     assert b"Traceback" not in refused.stderr
     assert json_error(refused.stdout.decode("ascii"))["code"] == "bad_card"
+    solved = flowergarden("solve", "42", "--nodes", "1000", env={"PYTHONIOENCODING": "ascii"})
+    assert solved.returncode == 0 and b"Traceback" not in solved.stderr
+    assert b"Column 1     7C 3H KC AS 2S AC" in solved.stdout and b"Verdict:" in solved.stdout

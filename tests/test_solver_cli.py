@@ -74,9 +74,11 @@ def test_dead_proves_a_dead_position_and_sees_a_live_deal(tmp_path: Path, capsys
     assert code == 0 and answer["liveness"] == "alive"
 
 
-def test_text_output_names_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+def test_text_output_says_what_it_searches_then_names_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "5", "--nodes", "5000"]) == 0
-    assert "Verdict: unsolvable" in capsys.readouterr().out
+    output = capsys.readouterr().out
+    assert "Column 1" in output and "Verdict: unsolvable" in output
+    assert output.index("Searching for up to 10 s or 5000 positions (Ctrl-C stops) ...") < output.index("Verdict")
 
 
 @pytest.mark.parametrize(
