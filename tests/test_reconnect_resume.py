@@ -15,7 +15,7 @@ from winning_lines import first_foundation_prefix, winning_deal
 from client import ConnectionLost, ServerError
 from server.app import RaceServer
 from server.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
-from server.store import StoredEvent
+from server.store import StoredEvent, keys
 
 
 async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_server: RaceServer) -> None:
@@ -147,3 +147,52 @@ async def test_a_player_whose_connection_flaps_cannot_flood_the_race_with_presen
         assert (await race.ann.sync(race.race_id)).race.players[1].connected
     finally:
         await race.close()
+
+
+async def test_a_snapshot_reports_presence_as_announced_so_it_agrees_with_the_events_after_it(race_server: RaceServer) -> None:
+    seed, _ = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    store = store_of(race_server)
+    try:
+        drop(race.bob)
+        await race.ann.wait_for(Disconnected)
+        await race.bob.reconnect()
+        back = await race.ann.wait_for(Back, timeout=5)  # held back for a second, then announced
+        drop(race.bob)  # within a second of that announcement: held back
+        bob_leases = keys.race_keys(race.race_id)[keys.PRESENCE_1]
+
+        async def bob_gone() -> bool:
+            return await race_server.redis.zcard(bob_leases) == 0  # type: ignore[union-attr, no-any-return]
+
+        await wait_until(bob_gone, what="the server to see Bob's connection close")
+        snapshot = (await race.ann.sync(race.race_id)).race
+        assert (snapshot.players[1].connected, snapshot.players[1].grace_until) == (True, None)
+        await race.bob.reconnect()  # back before the change was due: there is nothing to announce
+        await asyncio.sleep(max(0.0, (back.at + 1200 - await store.now_ms()) / 1000))
+        later = await store.events_after(race.race_id, snapshot.event_seq)
+        assert [event.body["type"] for event in later if event.body["type"] in ("disconnected", "back")] == []
+        assert (await race.ann.sync(race.race_id)).race.players[1].connected
+    finally:
+        await race.close()
+
+
+async def test_a_change_held_back_is_announced_before_the_attempt_it_ends_and_before_the_result(redis_url: str) -> None:
+    seed, _ = winning_deal()
+    async with RaceServer(server_config(redis_url, grace_seconds=0.6)) as server:
+        race = await seated_race(server.url, RaceSettings(seed=seed))
+        try:
+            drop(race.bob)
+            first = await race.ann.wait_for(Disconnected)
+            await race.bob.reconnect()
+            drop(race.bob)  # away again within the second: a new grace period, announced when it ends the attempt
+            seen = await events_until(race.ann, lambda event: isinstance(event, AttemptEnded))
+            again, ended = seen[-2], seen[-1]
+            assert isinstance(again, Disconnected) and again.grace_until is not None and again.grace_until > (first.grace_until or 0)
+            assert isinstance(ended, AttemptEnded) and (ended.slot, ended.reason) == (1, "abandoned")
+
+            await race.bob.reconnect()  # back, held back (a second has not passed) when the race ends
+            await race.ann.resign(race.race_id)
+            seen = await events_until(race.ann, lambda event: isinstance(event, RaceResult))
+            assert [event.TYPE for event in seen if isinstance(event, Disconnected | Back)][-1:] == ["back"]
+        finally:
+            await race.close()

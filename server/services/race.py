@@ -157,13 +157,14 @@ class RaceService:
     async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins."""
         await self.record(race_id)
-        # Indexed before the script runs so that a crash right after it cannot lose the deadline.
-        await self.store.schedule(race_id, await self.store.now_ms() + self.countdown_ms)
+        # Indexed before the script runs so that a crash right after it cannot lose the deadline; never later than
+        # a deadline already indexed (a held-back presence announcement of the creator).
+        await self.store.schedule_earlier(race_id, await self.store.now_ms() + self.countdown_ms)
         try:
             start_at, _deadline = await self.store.join_race(race_id, player, name, self.countdown_ms)
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
-        await self.store.schedule(race_id, start_at)
+        await self.store.schedule_earlier(race_id, start_at)
         await self.store.index_live(race_id, start_at)
         return self._seated(await self.record(race_id), 1)
 

@@ -87,7 +87,7 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
                 count=seat.count,
                 left=seat.left,
                 state=seat.state,
-                connected=seat.away_since is None,
+                connected=seat.connected,
                 grace_until=seat.grace_until,
             )
             for seat in record.seats

@@ -47,10 +47,12 @@ class SeatRecord:
     state: str
     """``playing`` or how the attempt ended."""
     ended_at: int
-    away_since: int | None = None
-    """Since when (ms) no connection of the player holds a presence lease; None while connected."""
+    connected: bool = True
+    """Whether the player's presence was last announced as connected (``back``) rather than ``disconnected``.
+    Snapshots report presence as announced, so that they agree with the events a client folds after them."""
     grace_until: int | None = None
-    """When (ms) the attempt ends as abandoned unless the player is back; None when no grace period runs."""
+    """The ``grace_until`` of the last ``disconnected`` announced: when the attempt ends as abandoned unless the
+    player is back; None while connected or when no grace period runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,7 @@ def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
     prefix = f"p{slot}_"
     if prefix + "player" not in fields:
         return None
+    told = fields.get(prefix + "told", "here")  # the presence last announced: here, or away:<grace_until ms, 0 for none>
     return SeatRecord(
         slot=slot,
         player=fields[prefix + "player"],
@@ -171,8 +174,8 @@ def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
         status=fields[prefix + "status"],
         state=fields[prefix + "state"],
         ended_at=int(fields[prefix + "ended_at"]),
-        away_since=_optional_ms(int(fields.get(prefix + "away", 0))),
-        grace_until=_optional_ms(int(fields.get(prefix + "grace_until", 0))),
+        connected=told == "here",
+        grace_until=None if told == "here" else _optional_ms(int(told.removeprefix("away:"))),
     )
 
 

@@ -85,6 +85,43 @@ local function outcome()
   return nil
 end
 
+local WATCHERS_EVERY = 1000
+local PRESENCE_EVERY = 1000
+local DEFAULT_GRACE = 30000  -- for races stored before they had their own 'grace'
+
+-- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
+-- last lease is gone (closed, or its process died and stopped renewing) is away: 'disconnected', and once the race
+-- is under way its grace period runs; a lease again: 'back'. Grace over while running: the attempt ends as abandoned.
+local function grace_applies(slot, status)
+  return (status == 'countdown' or status == 'running') and get(pf(slot, 'state')) == 'playing'
+end
+
+-- What the others should know of a seat's presence: 'here', or 'away:<grace_until>' (0: no grace period runs).
+local function presence_of(slot)
+  if geti(pf(slot, 'away')) == 0 then return 'here' end
+  return 'away:' .. geti(pf(slot, 'grace_until'))
+end
+
+-- Announce a seat's presence if it differs from what was last announced ('told'), at most once per PRESENCE_EVERY
+-- ms: a client that connects and drops in a loop cannot flood the race; a change held back is announced by the
+-- tick that next_due() schedules, and a seat back before that is never announced away.
+local function told(slot) return get(pf(slot, 'told')) or 'here' end
+
+-- ``force`` announces a held-back change at once: before the attempt it ends, or the result.
+local function announce_seat(slot, now, force)
+  local presence = presence_of(slot)
+  if presence == told(slot) or (not force and now < geti(pf(slot, 'told_at')) + PRESENCE_EVERY) then return end
+  redis.call('HSET', K_STATE, pf(slot, 'told'), presence, pf(slot, 'told_at'), now)
+  if presence == 'here' then
+    emit({type = 'back', slot = slot}, now)
+  else
+    local event = {type = 'disconnected', slot = slot}
+    local grace_until = geti(pf(slot, 'grace_until'))
+    if grace_until > 0 then event['grace_until'] = grace_until end
+    emit(event, now)
+  end
+end
+
 -- Finish the race when the winner can no longer change; returns true if it did.
 local function decide(now)
   local winner, reason = outcome()
@@ -100,6 +137,7 @@ local function decide(now)
       time_ms = math.max(0, geti(pf(slot, 'ended_at')) - start_at),
       moves = geti(pf(slot, 'moves')), undos = geti(pf(slot, 'undos'))}
   end
+  for slot = 0, 1 do announce_seat(slot, now, true) end  -- the stream ends with each seat's true presence
   redis.call('HSET', K_STATE, 'status', 'finished', 'finished_at', now, 'winner', winner, 'result_reason', reason)
   local event = {type = 'result', reason = reason, players = players}
   if winner >= 0 then event['winner'] = winner end
@@ -137,42 +175,6 @@ local function open_for_play(now)
   return nil
 end
 
-local WATCHERS_EVERY = 1000
-local PRESENCE_EVERY = 1000
-local DEFAULT_GRACE = 30000  -- for races stored before they had their own 'grace'
-
--- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
--- last lease is gone (closed, or its process died and stopped renewing) is away: 'disconnected', and once the race
--- is under way its grace period runs; a lease again: 'back'. Grace over while running: the attempt ends as abandoned.
-local function grace_applies(slot, status)
-  return (status == 'countdown' or status == 'running') and get(pf(slot, 'state')) == 'playing'
-end
-
--- What the others should know of a seat's presence: 'here', or 'away:<grace_until>' (0: no grace period runs).
-local function presence_of(slot)
-  if geti(pf(slot, 'away')) == 0 then return 'here' end
-  return 'away:' .. geti(pf(slot, 'grace_until'))
-end
-
--- Announce a seat's presence if it differs from what was last announced ('told'), at most once per PRESENCE_EVERY
--- ms: a client that connects and drops in a loop cannot flood the race; a change held back is announced by the
--- tick that next_due() schedules, and a seat back before that is never announced away.
-local function told(slot) return get(pf(slot, 'told')) or 'here' end
-
-local function announce_seat(slot, now)
-  local presence = presence_of(slot)
-  if presence == told(slot) or now < geti(pf(slot, 'told_at')) + PRESENCE_EVERY then return end
-  redis.call('HSET', K_STATE, pf(slot, 'told'), presence, pf(slot, 'told_at'), now)
-  if presence == 'here' then
-    emit({type = 'back', slot = slot}, now)
-  else
-    local event = {type = 'disconnected', slot = slot}
-    local grace_until = geti(pf(slot, 'grace_until'))
-    if grace_until > 0 then event['grace_until'] = grace_until end
-    emit(event, now)
-  end
-end
-
 -- A seat's presence after its expired leases are dropped; returns true when its grace period ended its attempt.
 local function update_seat(slot, status, now)
   local key = K_PRESENCE[slot + 1]
@@ -195,6 +197,7 @@ local function update_seat(slot, status, now)
   end
   announce_seat(slot, now)
   if grace_until > 0 and now >= grace_until and status == 'running' and get(pf(slot, 'state')) == 'playing' then
+    announce_seat(slot, now, true)
     end_attempt(slot, 'abandoned', now)
     return true
   end
@@ -229,8 +232,8 @@ local function next_due()
   end
   if status == 'countdown' then consider(geti('start_at')) end
   consider(geti('deadline'))
-  for slot = 0, 1 do
-    if get(pf(slot, 'state')) == 'playing' then consider(geti(pf(slot, 'grace_until'))) end
+  for slot = 0, 1 do  -- a grace period only ends an attempt once the race runs (the start is considered above)
+    if status == 'running' and get(pf(slot, 'state')) == 'playing' then consider(geti(pf(slot, 'grace_until'))) end
   end
   for _, key in ipairs({K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS}) do
     local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')

@@ -24,6 +24,7 @@ end
 -- (the revealed one stays only when the creator fixed it).
 redis.call('HDEL', K_STATE, unpack(seat_names(1)))
 redis.call('DEL', K_PRESENCE[2])
-redis.call('HSET', K_STATE, 'status', 'waiting', 'start_at', 0, 'deadline', 0, 'seed', ARGV[4])
+-- A grace period the creator started in the countdown ends with it; the next countdown starts a fresh one.
+redis.call('HSET', K_STATE, 'status', 'waiting', 'start_at', 0, 'deadline', 0, 'seed', ARGV[4], 'p0_grace_until', 0)
 expire_all(LIVE_TTL)
 return {1, 'waiting'}
