@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.embedded_redis import EmbeddedRedis
-from server.protocol import Countdown, RaceSettings, Started
 from server.transport import TransportLimits
 from shared import Board, action_text
+from shared.protocol import Countdown, RaceSettings, Started
 
 
 async def player(url: str, name: str) -> RaceClient:

@@ -7,7 +7,7 @@ from typing import Any
 
 from cli.connected import run_connected
 from client import RaceClient
-from server.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
+from shared.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
 
 def register(subparsers: Any) -> None:

@@ -11,7 +11,8 @@ from cli.connected import run_connected
 from cli.engine_commands import add_profile_argument, seed_argument
 from cli.output import board_text
 from client import ConnectionLost, RaceClient, Resumed, ServerError, Unsolicited
-from server.protocol import (
+from shared import Board, Profile, Rules, action_text, parse_action
+from shared.protocol import (
     AttemptEnded,
     Back,
     Countdown,
@@ -29,7 +30,6 @@ from server.protocol import (
     ServerShutdown,
     Started,
 )
-from shared import Board, Profile, Rules, action_text, parse_action
 
 HELP = """Type a move in notation (5D b>3, KS 2>f, 9H 4>1), or:
   moves    list your legal moves        undo     take back your last move (if the race allows it)

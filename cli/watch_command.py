@@ -9,7 +9,8 @@ from cli.connected import run_connected
 from cli.output import board_text
 from cli.race_command import standing_rows
 from client import RaceClient
-from server.protocol import (
+from shared import Board, Profile, Rules, parse_action
+from shared.protocol import (
     AttemptEnded,
     Back,
     Countdown,
@@ -23,7 +24,6 @@ from server.protocol import (
     Started,
     WatcherCount,
 )
-from shared import Board, Profile, Rules, parse_action
 
 
 def register(subparsers: Any) -> None:

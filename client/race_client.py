@@ -39,7 +39,7 @@ from typing import Any, Self, TypeVar
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from server.protocol import (
+from shared.protocol import (
     PROTOCOL_VERSION,
     CancelQuickMatch,
     Create,

@@ -15,8 +15,19 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.protocol import (
-    MAX_WATCHED_PER_CONNECTION,
+from server.services.clock import ServerClock
+from server.services.errors import ServiceError
+from server.services.event_hub import EventHub, Subscription
+from server.services.lobby import LobbyService, Owner
+from server.services.lobby_feed import LobbyFeed, LobbyWatcher
+from server.services.presence import PresenceService
+from server.services.quick_match import QuickMatchService
+from server.services.race import RaceService, SeatedRace
+from server.services.rematch import RematchService
+from server.services.sessions import Session, SessionService
+from server.services.spectate import SpectateService
+from server.services.views import SPECTATOR
+from shared.protocol import (
     PROTOCOL_VERSION,
     CancelQuickMatch,
     Create,
@@ -52,20 +63,11 @@ from server.protocol import (
     WatchLobby,
     Welcome,
 )
-from server.services.clock import ServerClock
-from server.services.errors import ServiceError
-from server.services.event_hub import EventHub, Subscription
-from server.services.lobby import LobbyService, Owner
-from server.services.lobby_feed import LobbyFeed, LobbyWatcher
-from server.services.presence import PresenceService
-from server.services.quick_match import QuickMatchService
-from server.services.race import RaceService, SeatedRace
-from server.services.rematch import RematchService
-from server.services.sessions import Session, SessionService
-from server.services.spectate import SpectateService
-from server.services.views import SPECTATOR
 
 log = logging.getLogger(__name__)
+
+MAX_WATCHED_PER_CONNECTION = 16
+"""Most races one connection watches at once (``watch_limit`` past it): server policy, stated in docs/PROTOCOL.md."""
 
 Send = Callable[[Message], None]
 """Queues one message for the connection; never blocks."""

@@ -23,7 +23,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from server.dispatch import Dispatcher
-from server.protocol import (
+from server.ratelimit import TokenBucket
+from shared.protocol import (
     MAX_FRAME_BYTES,
     SHUTDOWN_REASON,
     CloseCode,
@@ -35,7 +36,6 @@ from server.protocol import (
     decode_request,
     encode,
 )
-from server.ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import pytest
 from race_helpers import player
 
 from client import RaceClient, ServerError
-from server.protocol import LobbyAdded, LobbyChanged, LobbyEvent, LobbyRemoved, Message
+from shared.protocol import LobbyAdded, LobbyChanged, LobbyEvent, LobbyRemoved, Message
 
 M = TypeVar("M", bound=Message)
 

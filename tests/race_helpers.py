@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
-from server.protocol import Countdown, RaceEvent, RaceSettings, Started
 from server.services.lobby import LobbyLimits
 from server.store import RaceStore
 from server.transport import TransportLimits
+from shared.protocol import Countdown, RaceEvent, RaceSettings, Started
 
 
 def server_config(redis_url: str, **overrides: object) -> ServerConfig:

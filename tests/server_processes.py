@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from client import RaceClient
-from server.protocol import RaceResult
+from shared.protocol import RaceResult
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from race_helpers import player
 from server_processes import LISTENING, cli_player, flowergarden, read_until, resign_and_read
 
 from server.app import RaceServer
-from server.protocol import RaceSettings
+from shared.protocol import RaceSettings
 
 
 async def create_a_race(url: str) -> None:

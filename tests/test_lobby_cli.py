@@ -8,7 +8,7 @@ from race_helpers import player
 from server_processes import cli_player, flowergarden, resign_and_read
 
 from server.app import RaceServer
-from server.protocol import Countdown, RaceSettings, Started
+from shared.protocol import Countdown, RaceSettings, Started
 
 
 async def test_lobby_command_lists_the_open_races(race_server: RaceServer) -> None:

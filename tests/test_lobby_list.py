@@ -10,7 +10,9 @@ from race_helpers import player, server_config
 
 from client import RaceClient
 from server.app import RaceServer
-from server.protocol import (
+from server.services.lobby import LobbyLimits
+from server.store import keys
+from shared.protocol import (
     Countdown,
     LobbyAdded,
     LobbyChanged,
@@ -21,8 +23,6 @@ from server.protocol import (
     RaceSettings,
     Started,
 )
-from server.services.lobby import LobbyLimits
-from server.store import keys
 
 
 async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_server: RaceServer) -> None:

@@ -6,8 +6,8 @@ from lobby_helpers import no_lobby_event, players, refused
 from race_helpers import player, server_config
 
 from server.app import RaceServer
-from server.protocol import Countdown, RaceSettings, Started
 from server.services.lobby import INVITE_ALPHABET, LobbyLimits
+from shared.protocol import Countdown, RaceSettings, Started
 
 
 async def test_a_private_race_is_never_listed_and_is_joined_by_its_invite_code(race_server: RaceServer) -> None:

@@ -9,7 +9,7 @@ from race_helpers import player, server_config
 
 from client import RaceClient
 from server.app import RaceServer
-from server.protocol import Countdown, PlayerJoined, Queued, RaceClosed, RaceSettings, Seated, Started
+from shared.protocol import Countdown, PlayerJoined, Queued, RaceClosed, RaceSettings, Seated, Started
 
 
 async def test_two_players_with_the_same_settings_are_paired_and_race(race_server: RaceServer) -> None:

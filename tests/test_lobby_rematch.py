@@ -8,8 +8,8 @@ from lobby_helpers import refused
 from race_helpers import Race, player, seated_race, server_config
 
 from server.app import RaceServer
-from server.protocol import Countdown, Ok, RaceResult, RaceSettings, RematchOffered, RematchStarted, Seated, Started
 from server.store import SeedPoolStore, keys
+from shared.protocol import Countdown, Ok, RaceResult, RaceSettings, RematchOffered, RematchStarted, Seated, Started
 
 
 async def finish(race: Race) -> None:

@@ -7,9 +7,9 @@ from race_helpers import server_config
 from redis.asyncio import Redis
 
 from server.app import RaceServer
-from server.protocol import Countdown, RaceSettings
 from server.store import SeedPoolStore, keys
 from shared import Board
+from shared.protocol import Countdown, RaceSettings
 from shared.solver import Budget, Verdict, solve
 
 

@@ -12,7 +12,7 @@ from race_helpers import events_until, events_until_each, play, player
 from winning_lines import first_foundation_prefix, winning_deal
 
 from server.app import RaceServer
-from server.protocol import (
+from shared.protocol import (
     AttemptEnded,
     Disconnected,
     MoveMade,

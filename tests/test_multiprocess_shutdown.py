@@ -12,8 +12,8 @@ from race_helpers import player
 from winning_lines import winning_deal
 
 from client import ConnectionLost, Incoming, RaceClient, Resumed, ServerError
-from server.protocol import SHUTDOWN_REASON, CloseCode, RaceEvent, RaceResult, RaceSettings, ServerShutdown, Started
 from server.store import RaceStore, connect_redis
+from shared.protocol import SHUTDOWN_REASON, CloseCode, RaceEvent, RaceResult, RaceSettings, ServerShutdown, Started
 
 
 @dataclass

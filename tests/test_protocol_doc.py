@@ -1,4 +1,4 @@
-"""docs/PROTOCOL.md names every message type, every field of every message and every error code of server/protocol.py."""
+"""docs/PROTOCOL.md names every message type, every field of every message and every error code of shared/protocol/."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.protocol import ERROR_CODES, REQUEST_TYPES, SERVER_MESSAGE_TYPES, LobbyEntry, RaceInfo, RaceSettings
+from shared.protocol import ERROR_CODES, REQUEST_TYPES, SERVER_MESSAGE_TYPES, LobbyEntry, RaceInfo, RaceSettings
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 MESSAGES = {**REQUEST_TYPES, **SERVER_MESSAGE_TYPES}

@@ -8,9 +8,9 @@ from winning_lines import first_foundation_prefix, winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.protocol import AttemptEnded, MoveMade, Progress, RaceResult, RaceSettings, Started
 from server.store import keys
 from shared import Board, card_text
+from shared.protocol import AttemptEnded, MoveMade, Progress, RaceResult, RaceSettings, Started
 
 
 async def test_first_to_clear_wins_at_once_and_the_opponent_sees_progress_only(race_server: RaceServer) -> None:

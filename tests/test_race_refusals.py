@@ -8,7 +8,6 @@ from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.protocol import PROTOCOL_VERSION, Error, Hello, MoveRequest, RaceSettings, Welcome
 from shared import (
     BOUQUET,
     FOUNDATION,
@@ -22,6 +21,7 @@ from shared import (
     parse_action,
     rank_of,
 )
+from shared.protocol import PROTOCOL_VERSION, Error, Hello, MoveRequest, RaceSettings, Welcome
 
 
 def column_move(board: Board, want: IllegalMoveCode) -> str:

@@ -14,8 +14,8 @@ from winning_lines import first_foundation_prefix, winning_deal
 
 from client import ConnectionLost, ServerError
 from server.app import RaceServer
-from server.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
 from server.store import StoredEvent, keys
+from shared.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
 
 
 async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_server: RaceServer) -> None:

@@ -9,8 +9,8 @@ from server_processes import flowergarden
 from winning_lines import winning_deal
 
 from server.app import RaceServer
-from server.protocol import RaceResult, RaceSettings, WatcherCount
 from server.services.race import new_race_id
+from shared.protocol import RaceResult, RaceSettings, WatcherCount
 
 
 async def run_to_end(*args: str) -> tuple[int, str]:

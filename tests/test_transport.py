@@ -15,9 +15,9 @@ from websockets.exceptions import ConnectionClosed
 
 from client import RaceClient, Unsolicited
 from server.app import RaceServer
-from server.protocol import MAX_FRAME_BYTES, CloseCode, Error, RaceSettings
 from server.transport import TransportLimits
 from shared import action_text
+from shared.protocol import MAX_FRAME_BYTES, CloseCode, Error, RaceSettings
 
 
 async def next_error(client: RaceClient) -> Error:

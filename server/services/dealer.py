@@ -5,12 +5,12 @@ from __future__ import annotations
 import secrets
 from dataclasses import replace
 
-from server.protocol import ErrorCode, RaceSettings
 from server.services.errors import ServiceError
 from server.services.seed_pool import SeedPool
 from server.services.views import settings_of
 from server.store import NewRace, RaceRecord
 from shared import Profile
+from shared.protocol import ErrorCode, RaceSettings
 
 
 def checked_profile(settings: RaceSettings, seeds: SeedPool) -> Profile:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class ServiceError(Exception):
-    """A refused request; ``code`` is one of the protocol's error codes (server.protocol.ERROR_CODES)."""
+    """A refused request; ``code`` is one of the protocol's error codes (shared.protocol.ERROR_CODES)."""
 
     def __init__(self, code: str, message: str, *, field: str | None = None, expected: int | None = None) -> None:
         super().__init__(message)

@@ -19,10 +19,10 @@ from collections.abc import Callable
 
 from redis.exceptions import RedisError
 
-from server.protocol import RaceEvent
 from server.services.clock import ServerClock
 from server.services.views import event_for
 from server.store import EventReader, RaceStore, StoredEvent
+from shared.protocol import RaceEvent
 
 log = logging.getLogger(__name__)
 

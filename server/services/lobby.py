@@ -21,12 +21,12 @@ from typing import Any
 
 from redis.exceptions import RedisError
 
-from server.protocol import ErrorCode, RaceSettings, as_map
 from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.views import lobby_entry
 from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord
+from shared.protocol import ErrorCode, RaceSettings, as_map
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 from redis.exceptions import RedisError
 
-from server.protocol import LobbyEntry, LobbyEvent, LobbyReset, from_map
 from server.services.views import lobby_event
 from server.store import LobbyChange, LobbyFeedReader, LobbyStore
+from shared.protocol import LobbyEntry, LobbyEvent, LobbyReset, from_map
 
 log = logging.getLogger(__name__)
 

@@ -10,12 +10,12 @@ events (``player_joined``, ``countdown``).
 
 from __future__ import annotations
 
-from server.protocol import ErrorCode, RaceSettings
 from server.services.dealer import Dealer, checked_profile, settings_key
 from server.services.errors import ServiceError
 from server.services.lobby import LobbyService, Owner
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.store import NewRace, Partner, QueueEntry, QuickMatchStore
+from shared.protocol import ErrorCode, RaceSettings
 
 UNJOINABLE = frozenset({ErrorCode.RACE_FULL.value, ErrorCode.RACE_CLOSED.value, ErrorCode.UNKNOWN_RACE.value})
 """A partner's race that cannot be joined any more (joined by id, closed, expired): pair with the next one."""

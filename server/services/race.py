@@ -20,13 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.protocol import ErrorCode, RaceInfo
 from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
 from server.services.sessions import Session
 from server.services.views import race_info
 from server.store import NewRace, RaceRecord, RaceStore, RematchOffer, StoreRefusal
 from shared import Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
+from shared.protocol import ErrorCode, RaceInfo
 
 log = logging.getLogger(__name__)
 

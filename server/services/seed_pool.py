@@ -22,10 +22,10 @@ from pathlib import Path
 
 from redis.exceptions import RedisError
 
-from server.protocol import ErrorCode
 from server.services.errors import ServiceError
 from server.store import SeedPoolStore
 from shared import Profile
+from shared.protocol import ErrorCode
 from shared.solver import Verdict
 
 log = logging.getLogger(__name__)

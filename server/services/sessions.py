@@ -6,9 +6,9 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
-from server.protocol import ErrorCode
 from server.services.errors import ServiceError
 from server.store import SessionRecord, SessionStore
+from shared.protocol import ErrorCode
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import takewhile
 
-from server.protocol import BoardView, ErrorCode, RaceEvent, RaceInfo
 from server.services.errors import ServiceError
 from server.services.race import RaceService, replay, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceStore
+from shared.protocol import BoardView, ErrorCode, RaceEvent, RaceInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,9 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from server.protocol import (
+from server.store import LobbyChange, RaceRecord, StoredEvent
+from shared import Board, Suit, card_text, deal, make_card
+from shared.protocol import (
     BoardView,
     LobbyAdded,
     LobbyChanged,
@@ -27,8 +29,6 @@ from server.protocol import (
     event_from_map,
     from_map,
 )
-from server.store import LobbyChange, RaceRecord, StoredEvent
-from shared import Board, Suit, card_text, deal, make_card
 
 SPECTATOR = None
 """The viewer slot of someone who watches without a seat; sees every move (after the spectator delay)."""

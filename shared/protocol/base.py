@@ -1,0 +1,59 @@
+"""The bases of every protocol message and the declaration of bounded fields."""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar
+
+from shared.protocol.codes import MAX_RACE_ID_LEN, MAX_REQUEST_ID, MAX_TOKEN_LEN
+
+
+def bounded(*, max_len: int | None = None, low: int | None = None, high: int | None = None, default: Any = MISSING) -> Any:
+    """A dataclass field with limits checked by :func:`decode`: string length, or an integer range."""
+    metadata = {"max_len": max_len, "low": low, "high": high}
+    if default is MISSING:
+        return field(metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """Base of every frame; ``TYPE`` is the value of its ``type`` field."""
+
+    TYPE: ClassVar[str] = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The MessagePack map of this message (``type`` first)."""
+        return {"type": self.TYPE, **{f.name: plain(getattr(self, f.name)) for f in fields(self)}}
+
+
+@dataclass(frozen=True, slots=True)
+class Request(Message):
+    """A client request; the reply (or ``error``) carries the same ``id``."""
+
+    id: int = bounded(low=0, high=MAX_REQUEST_ID)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRequest(Request):
+    """A request authenticated by the session token."""
+
+    token: str = bounded(max_len=MAX_TOKEN_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class RaceRequest(SessionRequest):
+    """A request about one race, authenticated by the session token."""
+
+    race: str = bounded(max_len=MAX_RACE_ID_LEN)
+
+
+def plain(value: Any) -> Any:
+    """Dataclasses to maps, recursively, for packing."""
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, Message):
+        return value.to_wire()  # a message inside a message (events of a replay page) keeps its ``type``
+    if hasattr(value, "__dataclass_fields__"):
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    return value

@@ -1,0 +1,181 @@
+"""The one encoder and decoder of frames, with the limits for untrusted input."""
+
+from __future__ import annotations
+
+import types
+from dataclasses import MISSING, fields
+from functools import cache
+from typing import Any, Final, TypeVar, Union, cast, get_args, get_origin, get_type_hints
+
+import msgpack
+
+from shared.protocol.base import Message, Request, plain
+from shared.protocol.codes import MAX_FRAME_BYTES, MAX_REQUEST_ID, ErrorCode, ProtocolError
+from shared.protocol.events import EVENT_TYPES, RaceEvent
+from shared.protocol.lobby import LOBBY_EVENT_TYPES
+from shared.protocol.replies import (
+    Error,
+    LobbySnapshot,
+    Moved,
+    Ok,
+    Queued,
+    RaceList,
+    ReplayPage,
+    Seated,
+    ServerShutdown,
+    Synced,
+    Watching,
+    Welcome,
+)
+from shared.protocol.requests import REQUEST_TYPES
+
+# Bounds for unpacking untrusted input: msgpack bounds lengths by the input size,
+# but a 16 KiB frame of nils would still become a 16k-item list without these.
+_CLIENT_FRAME_LIMITS: Final = {"max_array_len": 64, "max_map_len": 32, "max_str_len": MAX_FRAME_BYTES, "max_bin_len": 0}
+_SERVER_FRAME_LIMITS: Final = {"max_array_len": 4096, "max_map_len": 64, "max_str_len": 1 << 20, "max_bin_len": 0}
+
+
+SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
+    **{
+        cls.TYPE: cls
+        for cls in (Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Queued, LobbySnapshot, Error)
+    },
+    **EVENT_TYPES,
+    **LOBBY_EVENT_TYPES,
+}
+
+
+def as_map(value: Any) -> dict[str, Any]:
+    """A dataclass of this module as the plain map it travels as (to store a :class:`LobbyEntry`)."""
+    document: dict[str, Any] = plain(value)
+    return document
+
+
+def encode(message: Message) -> bytes:
+    """The frame of one message."""
+    return pack(message.to_wire())
+
+
+def pack(document: dict[str, Any]) -> bytes:
+    """A map as MessagePack bytes (used by tests and tools that send hand-made frames)."""
+    data: bytes = msgpack.packb(document, use_bin_type=True)
+    return data
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"extension type {code} is not allowed")
+
+
+def unpack_map(data: bytes, *, from_server: bool = False) -> dict[str, Any]:
+    """The MessagePack map of a frame, with limits for untrusted input; ProtocolError ``bad_frame`` otherwise."""
+    limits = _SERVER_FRAME_LIMITS if from_server else _CLIENT_FRAME_LIMITS
+    try:
+        document = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_reject_ext, max_ext_len=0, **limits)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack frame: {error}") from None
+    if not isinstance(document, dict):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "a frame is one MessagePack map")
+    return document
+
+
+def decode_request(data: bytes) -> Request:
+    """Read a client frame into its request dataclass; raises :class:`ProtocolError`."""
+    return _decode(unpack_map(data), REQUEST_TYPES)
+
+
+def decode_server_message(data: bytes) -> Message:
+    """Read a server frame (a reply, an error or a race event); raises :class:`ProtocolError`."""
+    return _decode(unpack_map(data, from_server=True), SERVER_MESSAGE_TYPES)
+
+
+def event_from_map(document: dict[str, Any]) -> RaceEvent:
+    """A race event from its map (as stored in the race's event stream); raises :class:`ProtocolError`."""
+    return _decode(document, EVENT_TYPES)
+
+
+M = TypeVar("M", bound=Message)
+
+
+def _decode(document: dict[str, Any], registry: dict[str, type[M]]) -> M:
+    request_id = document.get("id")
+    request_id = request_id if isinstance(request_id, int) and not isinstance(request_id, bool) and 0 <= request_id <= MAX_REQUEST_ID else None
+    kind = document.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError(ErrorCode.BAD_FIELD, "every frame needs a string field 'type'", field="type", request_id=request_id)
+    cls = registry.get(kind)
+    if cls is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", field="type", request_id=request_id)
+    try:
+        return from_map(cls, document)
+    except ProtocolError as error:
+        error.request_id = request_id
+        raise
+
+
+T = TypeVar("T")
+
+
+def from_map(cls: type[T], document: dict[str, Any], prefix: str = "") -> T:
+    """An instance of dataclass ``cls`` from a map, checking every field's type and limits.
+
+    Unknown keys are ignored; a missing field that may be nil is nil.
+    """
+    hints = _hints(cast(Any, cls))
+    values: dict[str, Any] = {}
+    for spec in fields(cls):  # type: ignore[arg-type]
+        name = prefix + spec.name
+        if spec.name not in document:
+            if spec.default is MISSING and spec.default_factory is MISSING:
+                if type(None) not in get_args(hints[spec.name]):
+                    raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} is missing", field=name)
+                values[spec.name] = None
+            continue
+        values[spec.name] = _check(document[spec.name], hints[spec.name], name, spec.metadata)
+    return cls(**values)
+
+
+@cache
+def _hints(cls: Any) -> dict[str, Any]:
+    return get_type_hints(cls)
+
+
+def _check(value: Any, hint: Any, name: str, limits: Any) -> Any:
+    origin = get_origin(hint)
+    if origin in (Union, types.UnionType):
+        options = get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        (inner,) = [option for option in options if option is not type(None)]
+        return _check(value, inner, name, limits)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a list", field=name)
+        (item_hint,) = get_args(hint)
+        return [_check(item, item_hint, f"{name}[{index}]", {}) for index, item in enumerate(value)]
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be true or false", field=name)
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be an integer", field=name)
+        low, high = limits.get("low"), limits.get("high")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be from {low} to {high}", field=name)
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a string", field=name)
+        max_len = limits.get("max_len")
+        if max_len is not None and not 1 <= len(value) <= max_len:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must have 1 to {max_len} characters", field=name)
+        return value
+    if hint is RaceEvent:
+        if not isinstance(value, dict):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)
+        return _decode(value, EVENT_TYPES)
+    if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
+        if not isinstance(value, dict):
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)
+        return from_map(hint, value, prefix=name + ".")
+    raise TypeError(f"unsupported field type {hint!r}")  # a bug in a message declaration

@@ -1,0 +1,128 @@
+"""Protocol v1 constants of the wire contract: the version, the field limits, error and close codes.
+
+These values are promised to clients in docs/PROTOCOL.md; server policy (how many races a connection may watch,
+rate limits) lives in ``server/``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Final
+
+from shared.errors import IllegalMoveCode, NotationErrorCode
+
+PROTOCOL_VERSION: Final = 1
+"""The version a client names in ``hello``; the server answers ``unsupported_protocol`` to any other."""
+
+MAX_FRAME_BYTES: Final = 16 * 1024
+"""Largest frame the server reads; a bigger one closes the connection with code 1009."""
+MAX_REQUEST_ID: Final = 2**53 - 1
+"""Request ids are integers from 0 to 2^53-1 (exact in every language's number type)."""
+MAX_NAME_LEN: Final = 32
+MAX_TOKEN_LEN: Final = 64
+MAX_RACE_ID_LEN: Final = 32
+MAX_MOVE_ID_LEN: Final = 64
+MAX_MOVE_TEXT_LEN: Final = 16
+MAX_INVITE_LEN: Final = 16
+MAX_SEED: Final = 2**64 - 1
+MAX_TIME_LIMIT_SECONDS: Final = 24 * 3600
+MAX_SPECTATOR_DELAY_SECONDS: Final = 3600
+MAX_GRACE_SECONDS: Final = 3600
+MAX_LIST_LIMIT: Final = 100
+"""Most races one ``live_races`` reply lists."""
+MAX_REPLAY_PAGE: Final = 256
+"""Most events one ``replay_page`` carries."""
+
+
+class ErrorCode(str, Enum):
+    """Protocol-level error codes (the engine's move codes are listed in :data:`ENGINE_CODES`)."""
+
+    BAD_FRAME = "bad_frame"
+    """The frame is not one MessagePack map (text frame, bad bytes, trailing data, extension types)."""
+    UNKNOWN_TYPE = "unknown_type"
+    """The ``type`` field names no request."""
+    BAD_FIELD = "bad_field"
+    """A field is missing, of the wrong type or out of range; ``field`` names it."""
+    UNSUPPORTED_PROTOCOL = "unsupported_protocol"
+    """``hello`` named a protocol version the server does not speak; ``supported`` lists those it does."""
+    HELLO_REQUIRED = "hello_required"
+    """Any request before a successful ``hello``."""
+    ALREADY_HELLO = "already_hello"
+    """A second ``hello`` on the same connection."""
+    BAD_TOKEN = "bad_token"
+    """The token is unknown, expired, or not the one this connection's ``hello`` established."""
+    RATE_LIMITED = "rate_limited"
+    """Too many frames; this one was dropped. Keep sending and the connection is closed (1008)."""
+    UNKNOWN_RACE = "unknown_race"
+    RACE_FULL = "race_full"
+    ALREADY_SEATED = "already_seated"
+    """The player tried to join a race it already sits in."""
+    NOT_SEATED = "not_seated"
+    """The player has no seat in that race."""
+    NOT_STARTED = "not_started"
+    """The race is waiting for its second player or still counting down."""
+    RACE_OVER = "race_over"
+    """The race has a result; nothing more can be played."""
+    ATTEMPT_OVER = "attempt_over"
+    """This player's attempt has ended (cleared, resigned, abandoned, stuck, dead, time limit)."""
+    OUT_OF_SEQUENCE = "out_of_sequence"
+    """``seq`` is not the player's next action number; ``expected`` gives it."""
+    TOO_MANY_MOVES = "too_many_moves"
+    INTERNAL_ERROR = "internal_error"
+    """A server fault; the request may or may not have been applied (a resent move with the same move_id is safe)."""
+    UNAVAILABLE = "unavailable"
+    """The store is unreachable; nothing was applied."""
+    SPECTATING = "spectating"
+    """This connection watches the race: it cannot act in it (move, resign, stuck)."""
+    NOT_FINISHED = "not_finished"
+    """A replay (watch the race instead) or a ``rematch`` of a race that has no result yet."""
+    WATCH_LIMIT = "watch_limit"
+    """The connection already watches as many races as the server allows (16 by default); unwatch one first."""
+    SEED_POOL_EMPTY = "seed_pool_empty"
+    """No solver-proven deal is ready for ``solvable_only``; nothing was created, retry in a few seconds."""
+    UNKNOWN_INVITE = "unknown_invite"
+    """No race waiting for its second player has this invite code."""
+    ALREADY_STARTED = "already_started"
+    """``leave`` after the start time: resign instead."""
+    RACE_CLOSED = "race_closed"
+    """The race was closed before it started (its creator left)."""
+    NOT_QUEUED = "not_queued"
+    """``cancel_quick_match`` without a queue entry (perhaps it was just matched: watch your race's events)."""
+    LOBBY_FULL = "lobby_full"
+    """The lobby lists as many open races as it may; create a private race or try later."""
+    TOO_MANY_OPEN_RACES = "too_many_open_races"
+    """This connection already has as many races waiting for an opponent (and queue entries) as it may."""
+
+
+ENGINE_CODES: Final = tuple(code.value for code in IllegalMoveCode) + tuple(code.value for code in NotationErrorCode)
+"""The engine's codes, passed through unchanged for illegal or unreadable moves."""
+ERROR_CODES: Final = frozenset(code.value for code in ErrorCode) | frozenset(ENGINE_CODES)
+"""Every ``code`` an ``error`` message can carry."""
+
+
+class CloseCode:
+    """WebSocket close codes the server uses."""
+
+    NORMAL: Final = 1000
+    GOING_AWAY: Final = 1001
+    """The server is shutting down; reconnect (to another process) and ``sync`` (reason :data:`SHUTDOWN_REASON`)."""
+    POLICY_VIOLATION: Final = 1008
+    """Flooding past the rate limit, or no ``hello`` within the hello timeout."""
+    MESSAGE_TOO_BIG: Final = 1009
+    """A frame larger than the frame limit."""
+    INTERNAL_ERROR: Final = 1011
+
+
+SHUTDOWN_REASON: Final = "server_shutdown"
+"""The close reason (with code 1001) of a graceful shutdown, after the ``server_shutdown`` message."""
+
+
+class ProtocolError(Exception):
+    """A frame that cannot be accepted; ``code`` and ``field`` go into the ``error`` reply."""
+
+    def __init__(self, code: ErrorCode, message: str, *, field: str | None = None, request_id: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.request_id = request_id

@@ -1,0 +1,168 @@
+"""Race events: everything that happens in a race, numbered per race, and the table of event types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from shared.protocol.base import Message
+from shared.protocol.records import FinalStanding
+
+
+@dataclass(frozen=True, slots=True)
+class RaceEvent(Message):
+    """Something that happened in a race, numbered by the race's sequence ``seq`` (1, 2, 3, …)."""
+
+    race: str
+    seq: int
+    at: int
+    """Server time of the event, ms since the Unix epoch."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined(RaceEvent):
+    TYPE: ClassVar[str] = "player_joined"
+    slot: int
+    player: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Countdown(RaceEvent):
+    """Both seats are taken: the deal and the common start time."""
+
+    TYPE: ClassVar[str] = "countdown"
+    seed: int
+    start_at: int
+    deadline: int | None
+    columns: list[list[str]]
+    """The six columns of the deal, first-dealt card first (the last card is available)."""
+    bouquet: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Started(RaceEvent):
+    """Moves are open."""
+
+    TYPE: ClassVar[str] = "started"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveMade(RaceEvent):
+    """A player's action with its details: sent to that player itself and to spectators (delayed), never to the opponent."""
+
+    TYPE: ClassVar[str] = "move"
+    slot: int
+    move: str
+    move_seq: int
+    """The player's number of actions including this one."""
+    count: int
+    left: int
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Progress(RaceEvent):
+    """What a player learns of the opponent's action: its progress only, never the move."""
+
+    TYPE: ClassVar[str] = "progress"
+    slot: int
+    count: int
+    left: int
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptEnded(RaceEvent):
+    """A player's attempt ended: ``cleared``, ``resigned``, ``abandoned`` (away past its grace period), ``stuck``,
+    ``dead``, ``blocked``, ``time_limit`` or ``race_over``."""
+
+    TYPE: ClassVar[str] = "attempt_ended"
+    slot: int
+    reason: str
+    count: int
+    left: int
+
+
+@dataclass(frozen=True, slots=True)
+class RaceResult(RaceEvent):
+    """The race is over. ``winner`` is a slot, or nil for a draw."""
+
+    TYPE: ClassVar[str] = "result"
+    winner: int | None
+    reason: str
+    """``cleared`` (first to clear), ``count`` (higher foundation count), ``reached_first`` (equal counts,
+    reached earlier) or ``draw``."""
+    players: list[FinalStanding]
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected(RaceEvent):
+    """No connection of this player is subscribed to the race any more (closed, or its server process died)."""
+
+    TYPE: ClassVar[str] = "disconnected"
+    slot: int
+    grace_until: int | None
+    """Server time (ms) at which its attempt ends as abandoned unless it is back; nil when nothing is at stake
+    (the race has not started, or the attempt has already ended). Sent again when the grace period starts later."""
+
+
+@dataclass(frozen=True, slots=True)
+class Back(RaceEvent):
+    """A disconnected player has a connection subscribed to the race again."""
+
+    TYPE: ClassVar[str] = "back"
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft(RaceEvent):
+    """A player gave up its seat before the start (``leave``, or its connection closed while waiting)."""
+
+    TYPE: ClassVar[str] = "player_left"
+    slot: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class RaceClosed(RaceEvent):
+    """The race ended before it started: ``left`` (the creator left), ``abandoned`` (the creator's connection or
+    server went away), ``cancelled`` (quick-match entry cancelled) or ``lobby_full``."""
+
+    TYPE: ClassVar[str] = "race_closed"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RematchOffered(RaceEvent):
+    """A player of the finished race offers a rematch; the other accepts by sending ``rematch`` too before
+    ``until`` (server time, ms), when the offer lapses."""
+
+    TYPE: ClassVar[str] = "rematch_offered"
+    slot: int
+    until: int
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherCount(RaceEvent):
+    """The number of spectators changed."""
+
+    TYPE: ClassVar[str] = "watchers"
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchStarted(RaceEvent):
+    """Both players agreed: ``new_race`` holds both of them (same seats and settings, a new deal), counting down."""
+
+    TYPE: ClassVar[str] = "rematch"
+    new_race: str
+
+
+EVENT_TYPES: Final[dict[str, type[RaceEvent]]] = {
+    cls.TYPE: cls
+    for cls in (
+        PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult, Disconnected, Back, WatcherCount, PlayerLeft,
+        RaceClosed, RematchOffered, RematchStarted,
+    )
+}  # fmt: skip

@@ -1,0 +1,107 @@
+"""The records nested in messages: race settings, a seat, a race, a board, a final standing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared.protocol.base import bounded
+from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
+class RaceSettings:
+    """How a race is played; chosen by its creator."""
+
+    profile: str = "classic"
+    """``classic`` or ``foundation-only``."""
+    undo: bool = False
+    redeal_once: bool = False
+    time_limit: int | None = bounded(low=1, high=MAX_TIME_LIMIT_SECONDS, default=None)
+    """Seconds from the start after which every attempt still running ends; None for no limit."""
+    seed: int | None = bounded(low=0, high=MAX_SEED, default=None)
+    """A fixed deal; None lets the server draw one at random."""
+    spectator_delay: int | None = bounded(low=0, high=MAX_SPECTATOR_DELAY_SECONDS, default=None)
+    """Seconds spectators lag behind the race (fair play); None: the server's default. Never below the server's minimum."""
+    grace: int | None = bounded(low=1, high=MAX_GRACE_SECONDS, default=None)
+    """Seconds a disconnected player keeps its seat before its attempt ends as abandoned; None: the server's default."""
+    solvable_only: bool = False
+    """Deal only a seed the solver proved winnable (from the server's pool); not together with ``seed``."""
+    private: bool = False
+    """Never listed in the lobby; the creator gets an invite code to share (``join_invite``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """One seat of a race as everybody may see it."""
+
+    slot: int
+    player: str
+    name: str
+    count: int
+    """Cards on this player's foundations."""
+    left: int
+    """Cards not yet on the foundations."""
+    state: str
+    """``playing`` or how the attempt ended (see :class:`AttemptEnded`)."""
+    connected: bool = True
+    """False while no connection of this player is subscribed to the race (see :class:`Disconnected`)."""
+    grace_until: int | None = None
+    """While disconnected: server time (ms) at which the attempt ends as abandoned unless the player is back."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaceInfo:
+    """A race as a player sees it when creating, joining or syncing."""
+
+    race: str
+    status: str
+    """``waiting`` (for the second player), ``countdown``, ``running`` or ``finished``."""
+    settings: RaceSettings
+    players: list[PlayerInfo]
+    seed: int | None
+    """Revealed when the countdown starts (or given by the creator)."""
+    start_at: int | None
+    """Server time (ms since the Unix epoch) at which moves open."""
+    deadline: int | None
+    """Server time (ms) at which the time limit ends the attempts still running."""
+    event_seq: int
+    """The sequence number of the race's latest event (for a spectator's snapshot: the last event it includes)."""
+    watchers: int = 0
+    """How many connections watch the race."""
+    invite: str | None = None
+    """A private race's invite code, while the race waits for its second player (nil otherwise)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    """One player's position as spectators see it: its actions and the board they lead to."""
+
+    slot: int
+    moves: list[str]
+    """The player's actions in order (replay them on the deal to follow live ``move`` events)."""
+    columns: list[list[str]]
+    """Six columns, first-dealt card first (the last card is available)."""
+    bouquet: list[str]
+    foundations: list[str | None]
+    """Top card of each foundation in suit order C, D, H, S (nil: empty)."""
+    count: int
+    status: str
+    undos: int
+    redeal_used: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FinalStanding:
+    """One player's line in the result."""
+
+    slot: int
+    player: str
+    name: str
+    count: int
+    left: int
+    ended: str
+    """How the attempt ended (``race_over`` when the race was decided while it still ran)."""
+    time_ms: int
+    """From the start time to the end of the attempt."""
+    moves: int
+    undos: int

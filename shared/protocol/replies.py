@@ -1,0 +1,153 @@
+"""The server's replies to requests (each echoes the request's ``id``) and its other non-event messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from shared.protocol.base import Message
+from shared.protocol.events import RaceEvent
+from shared.protocol.lobby import LobbyEntry
+from shared.protocol.records import BoardView, RaceInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome(Message):
+    """Reply to ``hello``: the session token proves this player's seats; keep it secret."""
+
+    TYPE: ClassVar[str] = "welcome"
+    id: int
+    protocol: int
+    token: str
+    player: str
+    name: str
+    server_time: int
+    """Server clock, ms since the Unix epoch, to translate ``start_at`` and ``deadline``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seated(Message):
+    """Reply to ``create`` and ``join``: the race and the player's seat (0 for the creator, 1 for the joiner)."""
+
+    TYPE: ClassVar[str] = "seated"
+    id: int
+    race: RaceInfo
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(Message):
+    """Reply to ``move``: the action is stored and will never be lost."""
+
+    TYPE: ClassVar[str] = "moved"
+    id: int
+    race: str
+    move: str
+    seq: int
+    """This player's number of actions including this one (the next ``seq`` to send)."""
+    count: int
+    left: int
+    status: str
+    """The engine's status of the player's position: ``playing``, ``won``, ``blocked`` or ``dead``."""
+    undos: int
+    duplicate: bool
+    """True when this ``move_id`` had already been applied; nothing was applied again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ok(Message):
+    """Reply to ``resign``, ``stuck``, ``unwatch``, ``leave``, ``rematch`` (an offer), ``unwatch_lobby`` and
+    ``cancel_quick_match``."""
+
+    TYPE: ClassVar[str] = "ok"
+    id: int
+    race: str | None = None
+    """The race the request was about (nil for requests about no race)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued(Message):
+    """Reply to ``quick_match`` when nobody is waiting yet: the player waits in seat 0 of an unlisted race."""
+
+    TYPE: ClassVar[str] = "queued"
+    id: int
+    race: RaceInfo
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySnapshot(Message):
+    """Reply to ``watch_lobby``: every open race, oldest first; changes follow as lobby events."""
+
+    TYPE: ClassVar[str] = "lobby"
+    id: int
+    races: list[LobbyEntry]
+
+
+@dataclass(frozen=True, slots=True)
+class Synced(Message):
+    """Reply to ``sync``: the race, the player's seat and its own actions so far (replay them on the deal)."""
+
+    TYPE: ClassVar[str] = "synced"
+    id: int
+    race: RaceInfo
+    slot: int
+    moves: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class RaceList(Message):
+    """Reply to ``live_races``."""
+
+    TYPE: ClassVar[str] = "race_list"
+    id: int
+    races: list[RaceInfo]
+
+
+@dataclass(frozen=True, slots=True)
+class Watching(Message):
+    """Reply to ``watch``: the race and both boards as they stood at ``as_of``; its later events follow, each delayed."""
+
+    TYPE: ClassVar[str] = "watching"
+    id: int
+    race: RaceInfo
+    """The race as of ``as_of``; ``race.event_seq`` is the last event the snapshot includes."""
+    boards: list[BoardView]
+    """Both players' positions as of ``as_of`` (empty before the countdown)."""
+    as_of: int
+    """Server time (ms) of the snapshot: now minus the delay."""
+    delay_ms: int
+    """Each later event reaches this connection no earlier than its ``at`` plus this delay."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayPage(Message):
+    """Reply to ``replay``: the race's final state and up to ``limit`` events after ``after``, with every detail."""
+
+    TYPE: ClassVar[str] = "replay_page"
+    id: int
+    race: RaceInfo
+    events: list[RaceEvent]
+    complete: bool
+    """True when the page reaches the race's last event (the ``result``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerShutdown(Message):
+    """Sent once before a graceful shutdown closes the connection (1001): reconnect, ``hello`` with the token, ``sync``."""
+
+    TYPE: ClassVar[str] = "server_shutdown"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Error(Message):
+    """A refused request (``id`` echoed) or an unreadable frame (``id`` nil). Nothing was changed."""
+
+    TYPE: ClassVar[str] = "error"
+    id: int | None
+    code: str
+    message: str
+    field: str | None = None
+    """For ``bad_field``: the field's name (``settings.seed``)."""
+    expected: int | None = None
+    """For ``out_of_sequence``: the ``seq`` the server expects."""

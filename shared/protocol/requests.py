@@ -1,0 +1,171 @@
+"""Every request a client sends, and the table of request types."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Final
+
+from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded
+from shared.protocol.codes import (
+    MAX_INVITE_LEN,
+    MAX_LIST_LIMIT,
+    MAX_MOVE_ID_LEN,
+    MAX_MOVE_TEXT_LEN,
+    MAX_NAME_LEN,
+    MAX_REPLAY_PAGE,
+    MAX_TOKEN_LEN,
+)
+from shared.protocol.records import RaceSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(Request):
+    """First request of a connection: a new session, or the resumption of one with its token."""
+
+    TYPE: ClassVar[str] = "hello"
+    protocol: int = bounded(low=0, high=2**31)
+    name: str = bounded(max_len=MAX_NAME_LEN)
+    token: str | None = bounded(max_len=MAX_TOKEN_LEN, default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class Create(SessionRequest):
+    """Open a race and take its first seat."""
+
+    TYPE: ClassVar[str] = "create"
+    settings: RaceSettings = field(default_factory=RaceSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class Join(RaceRequest):
+    """Take the second seat of a waiting race; the countdown starts at once."""
+
+    TYPE: ClassVar[str] = "join"
+
+
+@dataclass(frozen=True, slots=True)
+class JoinInvite(SessionRequest):
+    """Take the second seat of a private race by its invite code."""
+
+    TYPE: ClassVar[str] = "join_invite"
+    code: str = bounded(max_len=MAX_INVITE_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Leave(RaceRequest):
+    """Give up a seat before the start: the creator closes the race, the second player frees its seat."""
+
+    TYPE: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True, slots=True)
+class WatchLobby(SessionRequest):
+    """Receive the list of open races, then every change of it."""
+
+    TYPE: ClassVar[str] = "watch_lobby"
+
+
+@dataclass(frozen=True, slots=True)
+class UnwatchLobby(SessionRequest):
+    """Stop receiving lobby changes."""
+
+    TYPE: ClassVar[str] = "unwatch_lobby"
+
+
+@dataclass(frozen=True, slots=True)
+class QuickMatch(SessionRequest):
+    """Race the next player who asks for the same settings; wait in the queue until one does."""
+
+    TYPE: ClassVar[str] = "quick_match"
+    settings: RaceSettings = field(default_factory=RaceSettings)
+
+
+@dataclass(frozen=True, slots=True)
+class CancelQuickMatch(SessionRequest):
+    """Leave the quick-match queue."""
+
+    TYPE: ClassVar[str] = "cancel_quick_match"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(RaceRequest):
+    """After a finished race: offer (or accept) a new race with the same settings and a new deal."""
+
+    TYPE: ClassVar[str] = "rematch"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRequest(RaceRequest):
+    """One action of the player: a card move in notation, ``undo`` or ``redeal``."""
+
+    TYPE: ClassVar[str] = "move"
+    seq: int = bounded(low=0, high=2**31)
+    """How many actions this player has made before this one (its next action number)."""
+    move_id: str = bounded(max_len=MAX_MOVE_ID_LEN)
+    """Client-chosen, unique per player and race; a resent move with the same id is applied once."""
+    move: str = bounded(max_len=MAX_MOVE_TEXT_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Resign(RaceRequest):
+    """End this player's attempt; its foundation count still counts."""
+
+    TYPE: ClassVar[str] = "resign"
+
+
+@dataclass(frozen=True, slots=True)
+class Stuck(RaceRequest):
+    """Declare that this player can make no more progress; ends its attempt."""
+
+    TYPE: ClassVar[str] = "stuck"
+
+
+@dataclass(frozen=True, slots=True)
+class Sync(RaceRequest):
+    """Get the race state and own moves, and receive the race's events after ``after`` (for reconnects)."""
+
+    TYPE: ClassVar[str] = "sync"
+    after: int = bounded(low=0, high=2**31, default=0)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRaces(SessionRequest):
+    """List the races being played now (countdown or running), newest first, with players and progress."""
+
+    TYPE: ClassVar[str] = "live_races"
+    limit: int = bounded(low=1, high=MAX_LIST_LIMIT, default=50)
+
+
+@dataclass(frozen=True, slots=True)
+class Watch(RaceRequest):
+    """Spectate a race: a snapshot of both boards as of now minus the spectator delay, then its events, delayed."""
+
+    TYPE: ClassVar[str] = "watch"
+    after: int | None = bounded(low=0, high=2**31, default=None)
+    """Resume after this event ``seq`` (a spectator reconnecting); nil: right after the snapshot."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unwatch(RaceRequest):
+    """Stop spectating a race."""
+
+    TYPE: ClassVar[str] = "unwatch"
+
+
+@dataclass(frozen=True, slots=True)
+class Replay(RaceRequest):
+    """One page of a finished race's full event log (every move of both players, with its time)."""
+
+    TYPE: ClassVar[str] = "replay"
+    after: int = bounded(low=0, high=2**31, default=0)
+    """The page starts after this event ``seq``."""
+    limit: int = bounded(low=1, high=MAX_REPLAY_PAGE, default=MAX_REPLAY_PAGE)
+
+
+REQUEST_TYPES: Final[dict[str, type[Request]]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
+        UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch,
+    )
+}  # fmt: skip
