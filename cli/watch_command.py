@@ -20,6 +20,7 @@ from shared.protocol import (
     RaceEvent,
     RaceInfo,
     RaceResult,
+    RaceStatus,
     ServerShutdown,
     Started,
     WatcherCount,
@@ -145,7 +146,7 @@ async def _watch(args: argparse.Namespace) -> None:
         if watching.race.seed is not None:
             spectator.start(watching.race.seed, {board.slot: board.moves for board in watching.boards})
             spectator.show_boards()
-        if watching.race.status == "finished":
+        if watching.race.status is RaceStatus.FINISHED:
             print(f"The race is over: 'flowergarden replay {args.race}' shows it move by move.")
             return
         async for item in client.follow():  # reconnects (a load balancer picks a live process) if the server goes

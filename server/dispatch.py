@@ -29,6 +29,7 @@ from server.services.spectate import SpectateService
 from server.services.views import SPECTATOR
 from shared.protocol import (
     PROTOCOL_VERSION,
+    AttemptState,
     CancelQuickMatch,
     Create,
     Error,
@@ -132,13 +133,13 @@ class Dispatcher:
         try:
             await self._route(state, request)
         except ServiceError as error:
-            state.send(Error(id=request.id, code=error.code, message=error.message, field=error.field, expected=error.expected))
+            state.send(Error(id=request.id, code=error.code.value, message=error.message, field=error.field, expected=error.expected))
         except (RedisConnectionError, RedisTimeoutError, OSError) as error:
             log.warning("store unavailable during %s: %s", request.TYPE, error)
-            state.send(Error(id=request.id, code=ErrorCode.UNAVAILABLE.value, message="the store is unavailable; try again"))
+            state.send(Error(id=request.id, code=ErrorCode.UNAVAILABLE, message="the store is unavailable; try again"))
         except Exception:
             log.exception("internal error handling %s", request.TYPE)
-            state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR.value, message="internal server error"))
+            state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR, message="internal server error"))
 
     async def disconnect(self, state: ConnectionState, *, going_away: bool = False, deliberate: bool = False) -> None:
         """Forget a closed connection's subscriptions and drop its presence leases (the seats it played go away), and
@@ -168,7 +169,7 @@ class Dispatcher:
         if isinstance(request, MoveRequest | Resign | Stuck):
             watching = state.subscriptions.get(request.race)
             if watching is not None and watching.viewer_slot is SPECTATOR:
-                raise ServiceError(ErrorCode.SPECTATING.value, "this connection watches the race; spectators cannot act in it")
+                raise ServiceError(ErrorCode.SPECTATING, "this connection watches the race; spectators cannot act in it")
         lobby = self.lobby.lobby
         if isinstance(request, Create):
             await self._seat(state, request.id, await lobby.create(session.player, session.name, request.settings, state.owner))
@@ -213,13 +214,13 @@ class Dispatcher:
                     seq=outcome.move_seq,
                     count=outcome.count,
                     left=outcome.left,
-                    status=outcome.status.value,
+                    status=outcome.status,
                     undos=outcome.undos,
                     duplicate=outcome.duplicate,
                 )
             )
         elif isinstance(request, Resign | Stuck):
-            await self.races.end_attempt(session, request.race, "resigned" if isinstance(request, Resign) else "stuck")
+            await self.races.end_attempt(session, request.race, AttemptState.RESIGNED if isinstance(request, Resign) else AttemptState.STUCK)
             state.send(Ok(id=request.id, race=request.race))
         elif isinstance(request, Sync):
             seated, moves = await self.races.sync(session, request.race)
@@ -239,14 +240,14 @@ class Dispatcher:
             page = await self.spectate.replay_page(request.race, request.after, request.limit)
             state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
         else:  # pragma: no cover - REQUEST_TYPES and this method list the same types
-            raise ServiceError(ErrorCode.UNKNOWN_TYPE.value, f"unhandled request type {request.TYPE}")
+            raise ServiceError(ErrorCode.UNKNOWN_TYPE, f"unhandled request type {request.TYPE}")
 
     async def _hello(self, state: ConnectionState, hello: Hello) -> None:
         if state.session is not None:
-            raise ServiceError(ErrorCode.ALREADY_HELLO.value, "this connection already said hello")
+            raise ServiceError(ErrorCode.ALREADY_HELLO, "this connection already said hello")
         if hello.protocol != PROTOCOL_VERSION:
             raise ServiceError(
-                ErrorCode.UNSUPPORTED_PROTOCOL.value, f"this server speaks protocol {PROTOCOL_VERSION} only", field="protocol"
+                ErrorCode.UNSUPPORTED_PROTOCOL, f"this server speaks protocol {PROTOCOL_VERSION} only", field="protocol"
             )
         state.session = await self.sessions.hello(hello.name, hello.token)
         state.send(
@@ -264,10 +265,10 @@ class Dispatcher:
     def _session_for(state: ConnectionState, request: Request) -> Session:
         """The connection's session, provided the request carries its token (not another player's)."""
         if state.session is None:
-            raise ServiceError(ErrorCode.HELLO_REQUIRED.value, "say hello first")
+            raise ServiceError(ErrorCode.HELLO_REQUIRED, "say hello first")
         token = getattr(request, "token", None)
         if not isinstance(token, str) or not secrets.compare_digest(token.encode(), state.session.token.encode()):
-            raise ServiceError(ErrorCode.BAD_TOKEN.value, "the token is not this connection's session token", field="token")
+            raise ServiceError(ErrorCode.BAD_TOKEN, "the token is not this connection's session token", field="token")
         return state.session
 
     async def _seat(self, state: ConnectionState, request_id: int, seated: SeatedRace) -> None:
@@ -294,10 +295,10 @@ class Dispatcher:
     async def _watch(self, state: ConnectionState, request: Watch) -> None:
         current = state.subscriptions.get(request.race)
         if current is not None and current.viewer_slot is not SPECTATOR:
-            raise ServiceError(ErrorCode.ALREADY_SEATED.value, "this connection plays in this race and receives its events already")
+            raise ServiceError(ErrorCode.ALREADY_SEATED, "this connection plays in this race and receives its events already")
         watched = sum(1 for subscription in state.subscriptions.values() if subscription.viewer_slot is SPECTATOR)
         if current is None and watched >= MAX_WATCHED_PER_CONNECTION:
-            raise ServiceError(ErrorCode.WATCH_LIMIT.value, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
+            raise ServiceError(ErrorCode.WATCH_LIMIT, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
         snapshot = await self.spectate.watch(request.race)
         state.send(Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms))
         after = snapshot.info.event_seq if request.after is None else request.after

@@ -243,13 +243,13 @@ class Transport:
                 except ProtocolError as error:
                     request, refusal = None, Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field)
                 else:
-                    refusal = Error(id=None, code=ErrorCode.BAD_FRAME.value, message="send binary frames (MessagePack), not text")
+                    refusal = Error(id=None, code=ErrorCode.BAD_FRAME, message="send binary frames (MessagePack), not text")
                 if not bucket.allow():
                     if not patience.allow():
                         await close_discarding(connection, CloseCode.POLICY_VIOLATION, "rate limit exceeded")
                         return
                     request_id = request.id if request is not None else refusal.id
-                    outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED.value, message="too many frames; this one was dropped"))
+                    outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED, message="too many frames; this one was dropped"))
                     continue
                 if request is None:
                     outbox.send(refusal)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from shared.cards import DECK_SIZE, FULL_DECK, KING, SUIT_LETTERS, Card, Suit, card_text, make_card, parse_card, rank_of, suit_of
@@ -19,7 +19,7 @@ from shared.moves import BOUQUET, FOUNDATION, Action, Move, Special, move_text
 from shared.rules import Profile, Rules
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Where a game stands."""
 
     PLAYING = "playing"

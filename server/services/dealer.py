@@ -19,13 +19,13 @@ def checked_profile(settings: RaceSettings, seeds: SeedPool) -> Profile:
         profile = Profile(settings.profile)
     except ValueError:
         choices = ", ".join(p.value for p in Profile)
-        raise ServiceError(ErrorCode.BAD_FIELD.value, f"profile must be one of {choices}", field="settings.profile") from None
+        raise ServiceError(ErrorCode.BAD_FIELD, f"profile must be one of {choices}", field="settings.profile") from None
     if settings.solvable_only:
         if settings.seed is not None:
-            raise ServiceError(ErrorCode.BAD_FIELD.value, "choose a seed or solvable_only, not both", field="settings.solvable_only")
+            raise ServiceError(ErrorCode.BAD_FIELD, "choose a seed or solvable_only, not both", field="settings.solvable_only")
         if not seeds.offers(profile.value):
             raise ServiceError(
-                ErrorCode.BAD_FIELD.value,
+                ErrorCode.BAD_FIELD,
                 f"this server keeps no proven {profile.value} deals (almost no such deal is winnable)",
                 field="settings.solvable_only",
             )

@@ -26,11 +26,10 @@ from server.services.errors import ServiceError
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.views import lobby_entry
 from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord
-from shared.protocol import ErrorCode, RaceSettings, as_map
+from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings, RaceStatus, as_map
 
 log = logging.getLogger(__name__)
 
-OPEN_STATUSES = frozenset({"waiting", "countdown"})
 """A race is open (listed, joinable by invite, held by its owner) until it starts or closes."""
 
 INVITE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
@@ -116,9 +115,9 @@ class LobbyService:
             raise
         record = seated.record
         if not await self.store.open(race_id, self._entry(record) if is_listed(record) else None, record.created_at):
-            await self.races.leave(race_id, player, next_seed=race.seed, reason="lobby_full")
+            await self.races.leave(race_id, player, next_seed=race.seed, reason=CloseReason.LOBBY_FULL)
             await self._undo_deal(race)
-            raise ServiceError(ErrorCode.LOBBY_FULL.value, "the lobby is full; create a private race or try again later")
+            raise ServiceError(ErrorCode.LOBBY_FULL, "the lobby is full; create a private race or try again later")
         self.track(owner, race_id)
         return seated
 
@@ -132,12 +131,12 @@ class LobbyService:
     async def join_invite(self, code: str, player: str, name: str) -> SeatedRace:
         """Join the private race of an invite code; wrong codes are counted and limited per player."""
         if await self.store.invite_misses(player) >= self.limits.max_invite_misses:
-            raise ServiceError(ErrorCode.RATE_LIMITED.value, "too many wrong invite codes; wait a minute", field="code")
+            raise ServiceError(ErrorCode.RATE_LIMITED, "too many wrong invite codes; wait a minute", field="code")
         normalized = normalized_invite(code)
         race_id = None if normalized is None else await self.store.race_of_invite(normalized)
         if race_id is None:
             await self.store.count_invite_miss(player)
-            raise ServiceError(ErrorCode.UNKNOWN_INVITE.value, "no open race has this invite code", field="code")
+            raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code")
         return await self.join(race_id, player, name)
 
     async def leave(self, race_id: str, player: str, owner: Owner) -> None:
@@ -145,7 +144,7 @@ class LobbyService:
         record = await self.races.record(race_id)
         slot = record.slot_of(player)
         if slot is None:
-            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         if slot == 0 and record.origin == "quick_match":
             entry = await self.queue.entry_of(player)
             if entry is not None and entry.race_id == race_id:
@@ -154,12 +153,12 @@ class LobbyService:
                 owner.queue = None
         next_seed = await self.dealer.next_seed(record) if slot == 1 else record.seed
         try:
-            outcome = await self.races.leave(race_id, player, next_seed=next_seed, reason="left")
+            outcome = await self.races.leave(race_id, player, next_seed=next_seed, reason=CloseReason.LEFT)
         except ServiceError:
             if next_seed != record.seed and record.solvable_only:
                 await self.dealer.seeds.give_back(record.profile, next_seed)
             raise
-        if outcome == "closed":
+        if outcome is RaceStatus.CLOSED:
             owner.races.discard(race_id)
             await self.store.close(race_id, record.invite)
         elif is_listed(record):
@@ -183,7 +182,7 @@ class LobbyService:
 
     async def adopt(self, owner: Owner, record: RaceRecord, player: str) -> None:
         """A creator resumed its waiting race on this connection (after a reconnect): it holds the race again."""
-        if record.status != "waiting" or record.slot_of(player) != 0:
+        if record.status is not RaceStatus.WAITING or record.slot_of(player) != 0:
             return
         if record.origin == "quick_match":
             entry = await self.queue.entry_of(player)
@@ -201,14 +200,14 @@ class LobbyService:
         if going_away or player is None:
             return
         if owner.queue is not None and await self.queue.cancel(owner.queue):
-            await self.abandon(owner.queue.race_id, player, reason="cancelled")
+            await self.abandon(owner.queue.race_id, player, reason=CloseReason.CANCELLED)
         owner.queue = None
         if deliberate:
             for race_id in owner.races:
-                await self.abandon(race_id, player, reason="abandoned")
+                await self.abandon(race_id, player, reason=CloseReason.ABANDONED)
         owner.races.clear()
 
-    async def abandon(self, race_id: str, player: str, *, reason: str) -> None:
+    async def abandon(self, race_id: str, player: str, *, reason: CloseReason) -> None:
         """Close ``player``'s race if it still waits for an opponent (a race that found one goes ahead)."""
         record = await self.races.store.load_race(race_id)
         if record is None:
@@ -254,9 +253,9 @@ class LobbyService:
         stale = await self.store.stale(now - round(self.limits.stale_seconds * 1000))
         for race_id in stale:
             record = await self.races.store.load_race(race_id)
-            if record is not None and record.status == "waiting" and record.seats:
+            if record is not None and record.status is RaceStatus.WAITING and record.seats:
                 log.info("lobby: closing race %s, its creator's server went away", race_id)
-                await self.abandon(race_id, record.seats[0].player, reason="abandoned")
+                await self.abandon(race_id, record.seats[0].player, reason=CloseReason.ABANDONED)
             await self.store.close(race_id, None if record is None else record.invite)
         return len(stale)
 
@@ -281,7 +280,7 @@ class LobbyService:
             await self._forget_started([owner])
         if owner.open_count() >= self.limits.max_open_per_owner:
             raise ServiceError(
-                ErrorCode.TOO_MANY_OPEN_RACES.value, f"at most {self.limits.max_open_per_owner} races may wait for an opponent per connection"
+                ErrorCode.TOO_MANY_OPEN_RACES, f"at most {self.limits.max_open_per_owner} races may wait for an opponent per connection"
             )
 
     async def _claim_invite(self, race_id: str) -> str:
@@ -289,7 +288,7 @@ class LobbyService:
             code = new_invite_code()
             if await self.store.claim_invite(code, race_id, self.invite_ttl_ms):
                 return code
-        raise ServiceError(ErrorCode.INTERNAL_ERROR.value, "no free invite code found; try again")
+        raise ServiceError(ErrorCode.INTERNAL_ERROR, "no free invite code found; try again")
 
     async def _undo_deal(self, race: NewRace) -> None:
         """Return what a race creation that failed had taken: its pool seed and its invite code."""

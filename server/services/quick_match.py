@@ -15,9 +15,9 @@ from server.services.errors import ServiceError
 from server.services.lobby import LobbyService, Owner
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.store import NewRace, Partner, QueueEntry, QuickMatchStore
-from shared.protocol import ErrorCode, RaceSettings
+from shared.protocol import CloseReason, ErrorCode, RaceSettings
 
-UNJOINABLE = frozenset({ErrorCode.RACE_FULL.value, ErrorCode.RACE_CLOSED.value, ErrorCode.UNKNOWN_RACE.value})
+UNJOINABLE = frozenset({ErrorCode.RACE_FULL, ErrorCode.RACE_CLOSED, ErrorCode.UNKNOWN_RACE})
 """A partner's race that cannot be joined any more (joined by id, closed, expired): pair with the next one."""
 
 
@@ -37,7 +37,7 @@ class QuickMatchService:
         key = settings_key(settings)
         earlier = await self.store.entry_of(player)
         if earlier is not None and await self.store.cancel(earlier):
-            await self.lobby.abandon(earlier.race_id, player, reason="cancelled")
+            await self.lobby.abandon(earlier.race_id, player, reason=CloseReason.CANCELLED)
         own: tuple[NewRace, SeatedRace] | None = None
         for _ in range(self.attempts):
             partner = await self.store.pair_or_wait(key, player, None if own is None else own[1].info.race)
@@ -55,16 +55,16 @@ class QuickMatchService:
                     await self.races.discard(own[1].info.race)
                     await self.dealer.give_back(own[0])
                 return joined, False
-        raise ServiceError(ErrorCode.UNAVAILABLE.value, "could not pair you right now; try again")
+        raise ServiceError(ErrorCode.UNAVAILABLE, "could not pair you right now; try again")
 
     async def cancel(self, player: str, owner: Owner) -> None:
         """Leave the queue and close the waiting race; ``not_queued`` if the player was paired meanwhile."""
         entry = await self.store.entry_of(player)
         if entry is None or not await self.store.cancel(entry):
-            raise ServiceError(ErrorCode.NOT_QUEUED.value, "you are not waiting for a quick match")
+            raise ServiceError(ErrorCode.NOT_QUEUED, "you are not waiting for a quick match")
         if owner.queue is not None and owner.queue.race_id == entry.race_id:
             owner.queue = None
-        await self.lobby.abandon(entry.race_id, player, reason="cancelled")
+        await self.lobby.abandon(entry.race_id, player, reason=CloseReason.CANCELLED)
 
     async def _open_own_race(self, player: str, name: str, settings: RaceSettings) -> tuple[NewRace, SeatedRace]:
         race = await self.dealer.deal(settings, origin="quick_match")

@@ -24,9 +24,9 @@ from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
 from server.services.sessions import Session
 from server.services.views import race_info
-from server.store import NewRace, RaceRecord, RaceStore, RematchOffer, StoreRefusal
+from server.store import NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StoreRefusal
 from shared import Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
-from shared.protocol import ErrorCode, RaceInfo
+from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +150,8 @@ class RaceService:
                 spectator_delay_ms=self.policy.delay_for(race.spectator_delay),
                 grace_ms=self.policy.grace_for(race.grace),
             )
-        except StoreRefusal as refusal:  # a 64-bit id drawn twice
-            raise ServiceError(ErrorCode.INTERNAL_ERROR.value, f"race id collision ({refusal.code})") from None
+        except RaceIdTaken:  # a 64-bit id drawn twice
+            raise ServiceError(ErrorCode.INTERNAL_ERROR, "race id collision") from None
         return self._seated(await self.record(race_id), 0)
 
     async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
@@ -168,7 +168,7 @@ class RaceService:
         await self.store.index_live(race_id, start_at)
         return self._seated(await self.record(race_id), 1)
 
-    async def leave(self, race_id: str, player: str, *, next_seed: int, reason: str, only_waiting: bool = False) -> str:
+    async def leave(self, race_id: str, player: str, *, next_seed: int, reason: CloseReason, only_waiting: bool = False) -> RaceStatus:
         """Give up ``player``'s seat before the start: ``closed`` (seat 0 closes the race) or ``waiting`` (seat 1 freed).
 
         ``next_seed`` deals the race when it waits again; ``only_waiting`` refuses once a second player sits.
@@ -199,7 +199,7 @@ class RaceService:
         record = await self.record(race_id)
         slot = record.slot_of(player)
         if slot is None:
-            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         return self._seated(record, slot)
 
     async def sync(self, session: Session, race_id: str) -> tuple[SeatedRace, list[str]]:
@@ -223,20 +223,20 @@ class RaceService:
                 if stored_seq is not None:
                     return self._outcome(race_id, text, stored_seq, game.board, duplicate=True)
                 raise ServiceError(
-                    ErrorCode.OUT_OF_SEQUENCE.value, f"your next action number is {game.actions}, not {seq}", expected=game.actions
+                    ErrorCode.OUT_OF_SEQUENCE, f"your next action number is {game.actions}, not {seq}", expected=game.actions
                 )
             try:
                 action = parse_action(text)
                 trial = game.board.copy()
                 trial.play(action)
             except EngineError as error:
-                raise ServiceError(error.code.value, error.message) from None
+                raise ServiceError(error.code, error.message) from None
             status = trial.status()
-            ends = ""
+            ends: AttemptState | None = None
             if status is Status.WON:
-                ends = "cleared"
+                ends = AttemptState.CLEARED
             elif status is Status.BLOCKED and attempt_can_end_by_position(trial):
-                ends = "blocked"
+                ends = AttemptState.BLOCKED
             canonical = action_text(action)
             try:
                 result = await self.store.apply_action(
@@ -247,22 +247,22 @@ class RaceService:
                     action=canonical,
                     count=trial.foundation_count,
                     left=trial.cards_left,
-                    status=status.value,
+                    status=status,
                     undos=trial.undos,
                     ends=ends,
                 )
             except StoreRefusal as refusal:
-                if refusal.code == ErrorCode.OUT_OF_SEQUENCE.value:
+                if refusal.code == ErrorCode.OUT_OF_SEQUENCE:
                     game.board = None  # another process stored an action: reload next time
                 raise _refused(refusal) from None
             if result.duplicate:
                 return self._outcome(race_id, canonical, result.move_seq, game.board, duplicate=True)
             game.board, game.actions = trial, result.move_seq
-        if not ends and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
+        if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, slot, trial.copy(), result.move_seq))
         return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False)
 
-    async def end_attempt(self, session: Session, race_id: str, reason: str) -> None:
+    async def end_attempt(self, session: Session, race_id: str, reason: AttemptState) -> None:
         """End the player's attempt (``resigned`` or ``stuck``); its foundation count still counts."""
         facts = await self._race_facts(race_id, session)
         try:
@@ -294,7 +294,7 @@ class RaceService:
         """The race's stored record; ServiceError ``unknown_race`` if there is none."""
         record = await self.store.load_race(race_id) if RACE_ID_PATTERN.fullmatch(race_id) else None
         if record is None:
-            raise ServiceError(ErrorCode.UNKNOWN_RACE.value, f"there is no race {race_id[:32]!r}")
+            raise ServiceError(ErrorCode.UNKNOWN_RACE, f"there is no race {race_id[:32]!r}")
         return record
 
     async def _race_facts(self, race_id: str, session: Session) -> _RaceFacts:
@@ -303,15 +303,15 @@ class RaceService:
         if facts is None:
             record = await self.record(race_id)
             if record.slot_of(session.player) is None:
-                raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+                raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
             if len(record.seats) < 2:
-                raise ServiceError(ErrorCode.NOT_STARTED.value, "the race is waiting for its second player")
+                raise ServiceError(ErrorCode.NOT_STARTED, "the race is waiting for its second player")
             facts = _RaceFacts(seed=record.seed, rules=rules_of(record), players=tuple(seat.player for seat in record.seats))
             self._facts[race_id] = facts
             while len(self._facts) > self.max_cached_games:
                 self._facts.popitem(last=False)
         if session.player not in facts.players:
-            raise ServiceError(ErrorCode.NOT_SEATED.value, "you have no seat in this race")
+            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         return facts
 
     def _game(self, race_id: str, slot: int) -> _Game:
@@ -361,7 +361,7 @@ class RaceService:
 
         try:
             if await asyncio.get_running_loop().run_in_executor(self._executor, proved_dead):
-                await self.store.end_attempt(race_id, slot, "dead", expected_moves=actions)
+                await self.store.end_attempt(race_id, slot, AttemptState.DEAD, expected_moves=actions)
         except StoreRefusal:
             pass  # the player acted or the race ended meanwhile
         except Exception:
@@ -369,18 +369,18 @@ class RaceService:
 
 
 def _refused(refusal: StoreRefusal) -> ServiceError:
-    messages = {
-        "unknown_race": "there is no such race",
-        "race_full": "both seats of this race are taken",
-        "already_seated": "you already sit in this race",
-        "not_started": "the race has not started yet",
-        "race_over": "the race is over",
-        "attempt_over": "your attempt has ended",
-        "out_of_sequence": f"your next action number is {refusal.expected}",
-        "too_many_moves": "this attempt has reached the action limit",
-        "not_seated": "you have no seat in this race",
-        "race_closed": "the race was closed before it started",
-        "already_started": "the race has started: resign instead",
-        "not_finished": "the race has no result yet",
+    messages: dict[ErrorCode, str] = {
+        ErrorCode.UNKNOWN_RACE: "there is no such race",
+        ErrorCode.RACE_FULL: "both seats of this race are taken",
+        ErrorCode.ALREADY_SEATED: "you already sit in this race",
+        ErrorCode.NOT_STARTED: "the race has not started yet",
+        ErrorCode.RACE_OVER: "the race is over",
+        ErrorCode.ATTEMPT_OVER: "your attempt has ended",
+        ErrorCode.OUT_OF_SEQUENCE: f"your next action number is {refusal.expected}",
+        ErrorCode.TOO_MANY_MOVES: "this attempt has reached the action limit",
+        ErrorCode.NOT_SEATED: "you have no seat in this race",
+        ErrorCode.RACE_CLOSED: "the race was closed before it started",
+        ErrorCode.ALREADY_STARTED: "the race has started: resign instead",
+        ErrorCode.NOT_FINISHED: "the race has no result yet",
     }
-    return ServiceError(refusal.code, messages.get(refusal.code, refusal.code), expected=refusal.expected)
+    return ServiceError(refusal.code, messages.get(refusal.code, refusal.code.value), expected=refusal.expected)

@@ -125,7 +125,7 @@ class SeedPool:
         seed = await self.store.take(profile)
         if seed is None:
             raise ServiceError(
-                ErrorCode.SEED_POOL_EMPTY.value, f"no proven {profile} deal is ready yet; try again in a few seconds", field="settings.solvable_only"
+                ErrorCode.SEED_POOL_EMPTY, f"no proven {profile} deal is ready yet; try again in a few seconds", field="settings.solvable_only"
             )
         return seed
 

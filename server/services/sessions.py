@@ -24,7 +24,7 @@ def clean_name(name: str) -> str:
     """A display name without surrounding spaces or control characters; ServiceError ``bad_field`` otherwise."""
     cleaned = name.strip()
     if not cleaned or any(unicodedata.category(char).startswith("C") for char in cleaned):
-        raise ServiceError(ErrorCode.BAD_FIELD.value, "name must be visible text without control characters", field="name")
+        raise ServiceError(ErrorCode.BAD_FIELD, "name must be visible text without control characters", field="name")
     return cleaned
 
 
@@ -39,7 +39,7 @@ class SessionService:
         if token is not None:
             record = await self.store.resume(token)
             if record is None:
-                raise ServiceError(ErrorCode.BAD_TOKEN.value, "unknown or expired session token", field="token")
+                raise ServiceError(ErrorCode.BAD_TOKEN, "unknown or expired session token", field="token")
             return Session(token=token, player=record.player, name=record.name)
         session = Session(token=secrets.token_urlsafe(32), player=secrets.token_urlsafe(9), name=clean_name(name))
         await self.store.create(session.token, SessionRecord(player=session.player, name=session.name))

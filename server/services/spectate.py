@@ -17,7 +17,7 @@ from server.services.errors import ServiceError
 from server.services.race import RaceService, replay, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceStore
-from shared.protocol import BoardView, ErrorCode, RaceEvent, RaceInfo
+from shared.protocol import LIVE_STATUSES, BoardView, ErrorCode, RaceEvent, RaceInfo, RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,6 @@ class EventPage:
     complete: bool
 
 
-LIVE_STATUSES = frozenset({"countdown", "running"})
 """A race is live while it counts down or runs; finished ones, and ones left before the start, leave the list."""
 
 
@@ -79,8 +78,8 @@ class SpectateService:
     async def replay_page(self, race_id: str, after: int, limit: int) -> EventPage:
         """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time)."""
         record = await self.races.record(race_id)
-        if record.status != "finished":
-            raise ServiceError(ErrorCode.NOT_FINISHED.value, "the race is still on: watch it, or replay it once it is over")
+        if record.status is not RaceStatus.FINISHED:
+            raise ServiceError(ErrorCode.NOT_FINISHED, "the race is still on: watch it, or replay it once it is over")
         stored = await self.store.events_after(race_id, after, limit + 1)
         events = [event_for(race_id, event, SPECTATOR) for event in stored[:limit]]
         return EventPage(info=self.races.info(record), events=events, complete=len(stored) <= limit)

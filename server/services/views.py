@@ -14,6 +14,7 @@ from typing import Any
 from server.store import LobbyChange, RaceRecord, StoredEvent
 from shared import Board, Suit, card_text, deal, make_card
 from shared.protocol import (
+    AttemptState,
     BoardView,
     LobbyAdded,
     LobbyChanged,
@@ -26,6 +27,7 @@ from shared.protocol import (
     RaceEvent,
     RaceInfo,
     RaceSettings,
+    RaceStatus,
     event_from_map,
     from_map,
 )
@@ -92,12 +94,12 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
             )
             for seat in record.seats
         ],
-        seed=None if record.status in ("waiting", "closed") else record.seed,
+        seed=None if record.status in (RaceStatus.WAITING, RaceStatus.CLOSED) else record.seed,
         start_at=record.start_at,
         deadline=record.deadline,
         event_seq=record.event_seq,
         watchers=record.watchers,
-        invite=record.invite if record.status == "waiting" else None,  # only while it is of use: to be shared
+        invite=record.invite if record.status is RaceStatus.WAITING else None,  # only while it is of use: to be shared
     )
 
 
@@ -109,7 +111,7 @@ def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_dela
     race exactly as it was, never the live state.
     """
     info = race_info(record, spectator_delay_ms=spectator_delay_ms)
-    status, seed, start_at, deadline, watchers, event_seq = "waiting", None, None, None, 0, 0
+    status, seed, start_at, deadline, watchers, event_seq = RaceStatus.WAITING, None, None, None, 0, 0
     players: dict[int, PlayerInfo] = {}
     actions: dict[int, int] = {}
     for event in history:
@@ -117,21 +119,21 @@ def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_dela
         kind = body["type"]
         slot: int = body.get("slot", -1)
         if kind == "player_joined":
-            players[slot] = PlayerInfo(slot=slot, player=body["player"], name=body["name"], count=0, left=52, state="playing")
+            players[slot] = PlayerInfo(slot=slot, player=body["player"], name=body["name"], count=0, left=52, state=AttemptState.PLAYING)
             actions[slot] = 0
         elif kind == "countdown":
-            status, seed, start_at, deadline = "countdown", int(body["seed"]), body["start_at"], body.get("deadline")
+            status, seed, start_at, deadline = RaceStatus.COUNTDOWN, int(body["seed"]), body["start_at"], body.get("deadline")
         elif kind == "started":
-            status = "running"
+            status = RaceStatus.RUNNING
         elif kind == "move":
             players[slot] = replace(players[slot], count=body["count"], left=body["left"])
             actions[slot] = body["move_seq"]
         elif kind == "attempt_ended":
-            players[slot] = replace(players[slot], state=body["reason"], count=body["count"], left=body["left"])
+            players[slot] = replace(players[slot], state=AttemptState(body["reason"]), count=body["count"], left=body["left"])
         elif kind == "result":
-            status = "finished"
+            status = RaceStatus.FINISHED
             for standing in body["players"]:
-                players[standing["slot"]] = replace(players[standing["slot"]], state=standing["ended"])
+                players[standing["slot"]] = replace(players[standing["slot"]], state=AttemptState(standing["ended"]))
         elif kind == "disconnected":
             players[slot] = replace(players[slot], connected=False, grace_until=body.get("grace_until"))
         elif kind == "back":
@@ -141,9 +143,9 @@ def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_dela
         elif kind == "player_left" and slot == 1:  # back to waiting for a second player, with a new deal
             players.pop(slot, None)
             actions.pop(slot, None)
-            status, seed, start_at, deadline = "waiting", None, None, None
+            status, seed, start_at, deadline = RaceStatus.WAITING, None, None, None
         elif kind == "race_closed":
-            status, seed = "closed", None
+            status, seed = RaceStatus.CLOSED, None
     as_of = replace(
         info,
         status=status,
@@ -166,7 +168,7 @@ def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
         bouquet=[card_text(card) for card in board.bouquet],
         foundations=[card_text(make_card(top, suit)) if top else None for suit, top in zip(Suit, board.foundations)],
         count=board.foundation_count,
-        status=board.status().value,
+        status=board.status(),
         undos=board.undos,
         redeal_used=board.redeal_used,
     )

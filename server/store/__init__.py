@@ -7,6 +7,7 @@ from server.store.race_store import (
     ApplyResult,
     EventReader,
     NewRace,
+    RaceIdTaken,
     RaceRecord,
     RaceStore,
     RematchOffer,
@@ -20,6 +21,6 @@ from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
     "ApplyResult", "EventReader", "LobbyChange", "LobbyFeedReader", "LobbyStore", "NewRace", "Partner", "QueueEntry", "QuickMatchStore",
-    "RaceRecord", "RaceStore", "RematchOffer", "SeatRecord", "SeedPoolStore", "SessionRecord", "SessionStore", "StoreRefusal",
+    "RaceIdTaken", "RaceRecord", "RaceStore", "RematchOffer", "SeatRecord", "SeedPoolStore", "SessionRecord", "SessionStore", "StoreRefusal",
     "StoredEvent", "connect_redis", "presence_member",
 ]

@@ -18,16 +18,17 @@ from redis.asyncio import Redis
 
 from server.store import keys
 from server.store.scripts import Scripts
+from shared.protocol import LobbyOp
 
 INVITE_MISS_WINDOW_MS = 60_000
 
 
 @dataclass(frozen=True, slots=True)
 class LobbyChange:
-    """One entry of the lobby feed: ``op`` is ``lobby_added``, ``lobby_changed`` or ``lobby_removed``."""
+    """One entry of the lobby feed: what changed (``op``) for which race."""
 
     feed_id: str
-    op: str
+    op: LobbyOp
     race: str
     entry: dict[str, Any] | None
     """The race's lobby entry as stored (None for a removal)."""
@@ -40,7 +41,7 @@ def _change(entry_id: bytes, fields: dict[bytes, bytes]) -> LobbyChange:
     raw = fields.get(b"entry")
     return LobbyChange(
         feed_id=feed_id,
-        op=fields[b"op"].decode(),
+        op=LobbyOp(fields[b"op"].decode()),
         race=fields[b"race"].decode(),
         entry=None if raw is None else msgpack.unpackb(raw, raw=False),
         at=int(feed_id.split("-")[0]),

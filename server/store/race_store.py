@@ -18,6 +18,8 @@ from redis.asyncio import Redis
 
 from server.store import keys
 from server.store.scripts import Scripts
+from shared.board import Status
+from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceStatus, ResultReason
 
 DAY_MS = 24 * 3600 * 1000
 
@@ -25,10 +27,14 @@ DAY_MS = 24 * 3600 * 1000
 class StoreRefusal(Exception):
     """A script refused a change; ``code`` is one of the protocol's error codes, nothing was written."""
 
-    def __init__(self, code: str, expected: int | None = None) -> None:
-        super().__init__(code)
+    def __init__(self, code: ErrorCode, expected: int | None = None) -> None:
+        super().__init__(code.value)
         self.code = code
         self.expected = expected
+
+
+class RaceIdTaken(Exception):
+    """``create_race`` found a race under the id already (a 64-bit id drawn twice); nothing was written."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +48,9 @@ class SeatRecord:
     left: int
     moves: int
     undos: int
-    status: str
+    status: Status
     """The engine's status of the position after the last action."""
-    state: str
+    state: AttemptState
     """``playing`` or how the attempt ended."""
     ended_at: int
     connected: bool = True
@@ -83,7 +89,7 @@ class RaceRecord:
     """A race's settings and state as stored (times in ms since the Unix epoch, by Redis' clock)."""
 
     race_id: str
-    status: str
+    status: RaceStatus
     """``waiting``, ``countdown``, ``running``, ``finished`` or ``closed`` (left before the start)."""
     profile: str
     undo: bool
@@ -96,7 +102,8 @@ class RaceRecord:
     event_seq: int
     finished_at: int | None
     winner: int | None
-    result_reason: str | None
+    result_reason: ResultReason | CloseReason | None
+    """A finished race's result reason, or a closed race's close reason."""
     seats: tuple[SeatRecord, ...]
     spectator_delay_ms: int | None = None
     """None for races stored before spectator delays existed (the server's default applies)."""
@@ -171,12 +178,18 @@ def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
         left=int(fields[prefix + "left"]),
         moves=int(fields[prefix + "moves"]),
         undos=int(fields[prefix + "undos"]),
-        status=fields[prefix + "status"],
-        state=fields[prefix + "state"],
+        status=Status(fields[prefix + "status"]),
+        state=AttemptState(fields[prefix + "state"]),
         ended_at=int(fields[prefix + "ended_at"]),
         connected=told == "here",
         grace_until=None if told == "here" else _optional_ms(int(told.removeprefix("away:"))),
     )
+
+
+def _reason(value: str | None) -> ResultReason | CloseReason | None:
+    if not value:
+        return None
+    return ResultReason(value) if value in ResultReason._value2member_map_ else CloseReason(value)
 
 
 def _record(fields: Mapping[str, str]) -> RaceRecord:
@@ -184,7 +197,7 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
     winner = fields.get("winner")
     return RaceRecord(
         race_id=fields["id"],
-        status=fields["status"],
+        status=RaceStatus(fields["status"]),
         profile=fields["profile"],
         undo=fields["undo"] == "1",
         redeal_once=fields["redeal_once"] == "1",
@@ -196,7 +209,7 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         event_seq=int(fields["event_seq"]),
         finished_at=_optional_ms(int(fields["finished_at"])),
         winner=None if winner is None or winner == "-1" else int(winner),
-        result_reason=fields.get("result_reason"),
+        result_reason=_reason(fields.get("result_reason")),
         seats=seats,
         spectator_delay_ms=_optional_int(fields.get("spectator_delay")),
         grace_ms=_optional_int(fields.get("grace")),
@@ -228,13 +241,16 @@ class RaceStore:
     async def _run(self, script: Any, race_id: str, *args: Any) -> list[Any]:
         result: list[Any] = await script(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, *args])
         if result[0] == 0:
-            raise StoreRefusal(_text(result[1]), int(result[2]) if len(result) > 2 else None)
+            code = _text(result[1])
+            if code == "exists":
+                raise RaceIdTaken(race_id)
+            raise StoreRefusal(ErrorCode(code), int(result[2]) if len(result) > 2 else None)
         return result
 
     # --- changes (each one script) -----------------------------------------------------
 
     async def create_race(self, race_id: str, player: str, name: str, race: NewRace, *, spectator_delay_ms: int, grace_ms: int) -> int:
-        """Store a new race with its creator in seat 0; returns its creation time (ms). StoreRefusal ``exists`` if the id is taken."""
+        """Store a new race with its creator in seat 0; returns its creation time (ms). RaceIdTaken if the id is taken."""
         result = await self._run(
             self.scripts.create,
             race_id,
@@ -261,13 +277,15 @@ class RaceStore:
         """Delete a race nobody was ever told about (a quick-match or rematch race made redundant by a concurrent one)."""
         await self.redis.delete(*keys.race_keys(race_id))
 
-    async def leave_race(self, race_id: str, player: str, *, next_seed: int, reason: str, only_waiting: bool = False) -> str:
+    async def leave_race(
+        self, race_id: str, player: str, *, next_seed: int, reason: CloseReason, only_waiting: bool = False
+    ) -> RaceStatus:
         """Give up ``player``'s seat before the start: ``closed`` (the creator left) or ``waiting`` (the seat freed).
 
         ``only_waiting`` refuses (``already_started``) once a second player sits: for leaving on a disconnect.
         """
-        result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason, int(only_waiting))
-        return _text(result[1])
+        result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason.value, int(only_waiting))
+        return RaceStatus(_text(result[1]))
 
     async def offer_rematch(self, race_id: str, player: str, stands_ms: int) -> RematchOffer:
         """Record ``player``'s rematch offer for a finished race, standing for ``stands_ms`` (unless one stands)."""
@@ -296,21 +314,22 @@ class RaceStore:
         action: str,
         count: int,
         left: int,
-        status: str,
+        status: Status,
         undos: int,
-        ends: str = "",
+        ends: AttemptState | None = None,
     ) -> ApplyResult:
         """Append an action the engine accepted, if ``seq`` is still the player's action count (idempotent on ``move_id``)."""
         result = await self._run(
-            self.scripts.apply_action, race_id, slot, seq, move_id, action, count, left, status, undos, ends, self.max_actions
+            self.scripts.apply_action, race_id, slot, seq, move_id, action, count, left, status.value, undos,
+            "" if ends is None else ends.value, self.max_actions
         )
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False)
         return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]))
 
-    async def end_attempt(self, race_id: str, slot: int, reason: str, *, expected_moves: int | None = None) -> bool:
+    async def end_attempt(self, race_id: str, slot: int, reason: AttemptState, *, expected_moves: int | None = None) -> bool:
         """End a player's attempt (only if it still has ``expected_moves`` actions, when given); True if the race finished."""
-        result = await self._run(self.scripts.end_attempt, race_id, slot, reason, -1 if expected_moves is None else expected_moves)
+        result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, -1 if expected_moves is None else expected_moves)
         return bool(result[1])
 
     async def presence(self, race_id: str, *, leave: bool, members: Sequence[str], lease_ms: int) -> int | None:
@@ -337,7 +356,7 @@ class RaceStore:
             return None
         return _record({key.decode(): value.decode() for key, value in raw.items()})
 
-    async def statuses(self, race_ids: Iterable[str]) -> dict[str, str | None]:
+    async def statuses(self, race_ids: Iterable[str]) -> dict[str, RaceStatus | None]:
         """Each race's status (None for a race that does not exist), in one round trip."""
         race_ids = list(race_ids)
         if not race_ids:
@@ -346,7 +365,7 @@ class RaceStore:
             for race_id in race_ids:
                 pipe.hget(keys.race_keys(race_id)[keys.STATE], "status")
             values: list[Any] = await pipe.execute()
-        return {race_id: None if value is None else _text(value) for race_id, value in zip(race_ids, values)}
+        return {race_id: None if value is None else RaceStatus(_text(value)) for race_id, value in zip(race_ids, values)}
 
     async def actions(self, race_id: str, slot: int, limit: int | None = None) -> list[str]:
         """The player's stored actions in order (moves in notation, ``undo``, ``redeal``); the first ``limit`` if given."""

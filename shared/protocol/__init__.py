@@ -6,7 +6,7 @@ It is pure (no I/O) and imports only the engine's error codes. docs/PROTOCOL.md 
 A frame is one binary WebSocket message holding one MessagePack map with a ``type`` field. Requests carry a
 client-chosen ``id`` that the reply echoes; race events carry the race id and a per-race sequence number ``seq``.
 
-Modules: :mod:`.codes` (version, limits, error and close codes), :mod:`.base` (message bases), :mod:`.records`
+Modules: :mod:`.codes` (version, limits, error and close codes), :mod:`.states` (race status, attempt state, reasons), :mod:`.base` (message bases), :mod:`.records`
 (nested records), :mod:`.requests`, :mod:`.replies`, :mod:`.events` (race events), :mod:`.lobby` (lobby entries
 and events), :mod:`.codec` (encoding and decoding).
 """
@@ -42,6 +42,7 @@ from shared.protocol.codes import (
     MAX_TOKEN_LEN,
     PROTOCOL_VERSION,
     SHUTDOWN_REASON,
+    AnyErrorCode,
     CloseCode,
     ErrorCode,
     ProtocolError,
@@ -101,11 +102,22 @@ from shared.protocol.requests import (
     Watch,
     WatchLobby,
 )
+from shared.protocol.states import (
+    LIVE_STATUSES,
+    OPEN_STATUSES,
+    OVER_STATUSES,
+    AttemptState,
+    CloseReason,
+    LobbyOp,
+    RaceStatus,
+    ResultReason,
+)
 
 __all__ = [
     "ENGINE_CODES",
     "ERROR_CODES",
     "EVENT_TYPES",
+    "LIVE_STATUSES",
     "LOBBY_EVENT_TYPES",
     "MAX_FRAME_BYTES",
     "MAX_GRACE_SECONDS",
@@ -121,15 +133,20 @@ __all__ = [
     "MAX_SPECTATOR_DELAY_SECONDS",
     "MAX_TIME_LIMIT_SECONDS",
     "MAX_TOKEN_LEN",
+    "OPEN_STATUSES",
+    "OVER_STATUSES",
     "PROTOCOL_VERSION",
     "REQUEST_TYPES",
     "SERVER_MESSAGE_TYPES",
     "SHUTDOWN_REASON",
+    "AnyErrorCode",
     "AttemptEnded",
+    "AttemptState",
     "Back",
     "BoardView",
     "CancelQuickMatch",
     "CloseCode",
+    "CloseReason",
     "Countdown",
     "Create",
     "Disconnected",
@@ -145,6 +162,7 @@ __all__ = [
     "LobbyChanged",
     "LobbyEntry",
     "LobbyEvent",
+    "LobbyOp",
     "LobbyRemoved",
     "LobbyReset",
     "LobbySnapshot",
@@ -167,6 +185,7 @@ __all__ = [
     "RaceRequest",
     "RaceResult",
     "RaceSettings",
+    "RaceStatus",
     "Rematch",
     "RematchOffered",
     "RematchStarted",
@@ -174,6 +193,7 @@ __all__ = [
     "ReplayPage",
     "Request",
     "Resign",
+    "ResultReason",
     "Seated",
     "ServerShutdown",
     "SessionRequest",

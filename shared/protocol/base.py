@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
+from enum import Enum
 from typing import Any, ClassVar
 
 from shared.protocol.codes import MAX_RACE_ID_LEN, MAX_REQUEST_ID, MAX_TOKEN_LEN
@@ -56,4 +57,6 @@ def plain(value: Any) -> Any:
         return value.to_wire()  # a message inside a message (events of a replay page) keeps its ``type``
     if hasattr(value, "__dataclass_fields__"):
         return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Enum):
+        return value.value
     return value

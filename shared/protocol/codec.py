@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 from dataclasses import MISSING, fields
+from enum import Enum
 from functools import cache
 from typing import Any, Final, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
@@ -170,6 +171,12 @@ def _check(value: Any, hint: Any, name: str, limits: Any) -> Any:
         if max_len is not None and not 1 <= len(value) <= max_len:
             raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must have 1 to {max_len} characters", field=name)
         return value
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            allowed = ", ".join(str(member.value) for member in hint)
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be one of {allowed}", field=name) from None
     if hint is RaceEvent:
         if not isinstance(value, dict):
             raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)

@@ -6,7 +6,7 @@ rate limits) lives in ``server/``.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Final
 
 from shared.errors import IllegalMoveCode, NotationErrorCode
@@ -34,7 +34,7 @@ MAX_REPLAY_PAGE: Final = 256
 """Most events one ``replay_page`` carries."""
 
 
-class ErrorCode(str, Enum):
+class ErrorCode(StrEnum):
     """Protocol-level error codes (the engine's move codes are listed in :data:`ENGINE_CODES`)."""
 
     BAD_FRAME = "bad_frame"
@@ -93,6 +93,9 @@ class ErrorCode(str, Enum):
     TOO_MANY_OPEN_RACES = "too_many_open_races"
     """This connection already has as many races waiting for an opponent (and queue entries) as it may."""
 
+
+AnyErrorCode = ErrorCode | IllegalMoveCode | NotationErrorCode
+"""A code an ``error`` can carry: the protocol's own, or one of the engine's."""
 
 ENGINE_CODES: Final = tuple(code.value for code in IllegalMoveCode) + tuple(code.value for code in NotationErrorCode)
 """The engine's codes, passed through unchanged for illegal or unreadable moves."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
+from shared.board import Status
 from shared.protocol.base import Message
 from shared.protocol.records import FinalStanding
+from shared.protocol.states import AttemptState, CloseReason, ResultReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,7 @@ class MoveMade(RaceEvent):
     """The player's number of actions including this one."""
     count: int
     left: int
-    status: str
+    status: Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,7 @@ class Progress(RaceEvent):
     slot: int
     count: int
     left: int
-    status: str
+    status: Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +81,7 @@ class AttemptEnded(RaceEvent):
 
     TYPE: ClassVar[str] = "attempt_ended"
     slot: int
-    reason: str
+    reason: AttemptState
     count: int
     left: int
 
@@ -90,7 +92,7 @@ class RaceResult(RaceEvent):
 
     TYPE: ClassVar[str] = "result"
     winner: int | None
-    reason: str
+    reason: ResultReason
     """``cleared`` (first to clear), ``count`` (higher foundation count), ``reached_first`` (equal counts,
     reached earlier) or ``draw``."""
     players: list[FinalStanding]
@@ -130,7 +132,7 @@ class RaceClosed(RaceEvent):
     server went away), ``cancelled`` (quick-match entry cancelled) or ``lobby_full``."""
 
     TYPE: ClassVar[str] = "race_closed"
-    reason: str
+    reason: CloseReason
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from typing import ClassVar, Final
 
 from shared.protocol.base import Message
 from shared.protocol.records import RaceSettings
+from shared.protocol.states import RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +23,7 @@ class LobbyEntry:
     """As created (``seed`` always nil, ``private`` always false)."""
     seats: int
     """Seats taken: 1 while waiting, 2 during the countdown (then it leaves the list)."""
-    status: str
+    status: RaceStatus
     """``waiting`` (joinable) or ``countdown`` (full, about to start)."""
     created_at: int
     """Server time (ms) of the creation: the entry's age."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared.board import Status
 from shared.protocol.base import bounded
 from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
+from shared.protocol.states import AttemptState, RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,7 @@ class PlayerInfo:
     """Cards on this player's foundations."""
     left: int
     """Cards not yet on the foundations."""
-    state: str
+    state: AttemptState
     """``playing`` or how the attempt ended (see :class:`AttemptEnded`)."""
     connected: bool = True
     """False while no connection of this player is subscribed to the race (see :class:`Disconnected`)."""
@@ -54,7 +56,7 @@ class RaceInfo:
     """A race as a player sees it when creating, joining or syncing."""
 
     race: str
-    status: str
+    status: RaceStatus
     """``waiting`` (for the second player), ``countdown``, ``running`` or ``finished``."""
     settings: RaceSettings
     players: list[PlayerInfo]
@@ -85,7 +87,7 @@ class BoardView:
     foundations: list[str | None]
     """Top card of each foundation in suit order C, D, H, S (nil: empty)."""
     count: int
-    status: str
+    status: Status
     undos: int
     redeal_used: bool
 
@@ -99,7 +101,7 @@ class FinalStanding:
     name: str
     count: int
     left: int
-    ended: str
+    ended: AttemptState
     """How the attempt ended (``race_over`` when the race was decided while it still ran)."""
     time_ms: int
     """From the start time to the end of the attempt."""

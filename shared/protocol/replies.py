@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from shared.board import Status
 from shared.protocol.base import Message
 from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
@@ -47,7 +48,7 @@ class Moved(Message):
     """This player's number of actions including this one (the next ``seq`` to send)."""
     count: int
     left: int
-    status: str
+    status: Status
     """The engine's status of the player's position: ``playing``, ``won``, ``blocked`` or ``dead``."""
     undos: int
     duplicate: bool

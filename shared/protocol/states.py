@@ -1,0 +1,86 @@
+"""The closed sets of values the protocol carries: race status, attempt state, result and close reasons, lobby ops.
+
+Each is a :class:`~enum.StrEnum`, so a member packs as its value and compares equal to it: the wire is unchanged. The
+Lua scripts under ``server/store/lua/`` write the same values (tests/test_lua_literals.py proves it).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class RaceStatus(StrEnum):
+    """Where a race is in its life."""
+
+    WAITING = "waiting"
+    """One seat taken; waiting for the second player."""
+    COUNTDOWN = "countdown"
+    """Both seats taken; moves open at ``start_at``."""
+    RUNNING = "running"
+    """Moves are open."""
+    FINISHED = "finished"
+    """The race has a result."""
+    CLOSED = "closed"
+    """The race ended before it started (its creator left); see :class:`CloseReason`."""
+
+
+OPEN_STATUSES = frozenset({RaceStatus.WAITING, RaceStatus.COUNTDOWN})
+"""A race not started yet: its seats may still change."""
+LIVE_STATUSES = frozenset({RaceStatus.COUNTDOWN, RaceStatus.RUNNING})
+"""A race being played (both seats taken, no result yet)."""
+OVER_STATUSES = frozenset({RaceStatus.FINISHED, RaceStatus.CLOSED})
+"""A race nothing can change any more."""
+
+
+class AttemptState(StrEnum):
+    """A player's attempt: still ``playing``, or how it ended (the ``reason`` of ``attempt_ended``)."""
+
+    PLAYING = "playing"
+    CLEARED = "cleared"
+    """All 52 cards on the foundations."""
+    BLOCKED = "blocked"
+    """No legal move is left."""
+    DEAD = "dead"
+    """Moves are left, but the server proved no further card can reach a foundation."""
+    RESIGNED = "resigned"
+    STUCK = "stuck"
+    """The player declared it can make no more progress."""
+    ABANDONED = "abandoned"
+    """Disconnected past its grace period."""
+    TIME_LIMIT = "time_limit"
+    """The race's time limit passed."""
+    RACE_OVER = "race_over"
+    """The race was decided while this attempt still ran."""
+
+
+class ResultReason(StrEnum):
+    """Why the ``result`` names its winner (docs/PROTOCOL.md "Result")."""
+
+    CLEARED = "cleared"
+    """First to clear."""
+    COUNT = "count"
+    """The higher foundation count."""
+    REACHED_FIRST = "reached_first"
+    """Equal counts; the winner reached it earlier."""
+    DRAW = "draw"
+
+
+class CloseReason(StrEnum):
+    """Why a race closed before its start (the ``reason`` of ``race_closed``)."""
+
+    LEFT = "left"
+    """The creator left."""
+    ABANDONED = "abandoned"
+    """The creator's connection or server went away."""
+    CANCELLED = "cancelled"
+    """A quick-match entry was cancelled."""
+    LOBBY_FULL = "lobby_full"
+    """The lobby had no room for it."""
+
+
+class LobbyOp(StrEnum):
+    """A change of the lobby list, as the lobby feed stores it (the type of the lobby event it becomes)."""
+
+    ADDED = "lobby_added"
+    CHANGED = "lobby_changed"
+    REMOVED = "lobby_removed"
