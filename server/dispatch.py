@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
@@ -102,6 +103,26 @@ class LobbyServices:
     rematch: RematchService
 
 
+R = TypeVar("R", bound=Request)
+Handler = Callable[["Dispatcher", ConnectionState, Session, R], Awaitable[None]]
+"""Runs one request of type R for a connection with a session, sending its reply (a ServiceError becomes ``error``)."""
+
+HANDLERS: dict[type[Request], Handler[Any]] = {}
+"""The handler of every request type but ``hello`` (which comes before a session); tests prove none is missing."""
+
+
+def handles(request_type: type[R]) -> Callable[[Handler[R]], Handler[R]]:
+    """Register the decorated :class:`Dispatcher` method as the handler of ``request_type``."""
+
+    def register(handler: Handler[R]) -> Handler[R]:
+        if request_type in HANDLERS:
+            raise TypeError(f"two handlers for {request_type.TYPE}")
+        HANDLERS[request_type] = handler
+        return handler
+
+    return register
+
+
 class Dispatcher:
     """Answers each request with exactly one reply or one ``error``."""
 
@@ -166,81 +187,147 @@ class Dispatcher:
             await self._hello(state, request)
             return
         session = self._session_for(state, request)
-        if isinstance(request, MoveRequest | Resign | Stuck):
-            watching = state.subscriptions.get(request.race)
-            if watching is not None and watching.viewer_slot is SPECTATOR:
-                raise ServiceError(ErrorCode.SPECTATING, "this connection watches the race; spectators cannot act in it")
-        lobby = self.lobby.lobby
-        if isinstance(request, Create):
-            await self._seat(state, request.id, await lobby.create(session.player, session.name, request.settings, state.owner))
-        elif isinstance(request, Join):
-            await self._seat(state, request.id, await lobby.join(request.race, session.player, session.name))
-        elif isinstance(request, JoinInvite):
-            await self._seat(state, request.id, await lobby.join_invite(request.code, session.player, session.name))
-        elif isinstance(request, Leave):
-            await lobby.leave(request.race, session.player, state.owner)
-            await self._unsubscribe(state, request.race)  # no longer seated: its presence lease must not hold the seat
+        await HANDLERS[type(request)](self, state, session, request)
+
+    # --- one handler per request type (registered in HANDLERS by @handles) ---------------------------
+
+    @handles(Create)
+    async def _create(self, state: ConnectionState, session: Session, request: Create) -> None:
+        await self._seat(state, request.id, await self.lobby.lobby.create(session.player, session.name, request.settings, state.owner))
+
+    @handles(Join)
+    async def _join(self, state: ConnectionState, session: Session, request: Join) -> None:
+        await self._seat(state, request.id, await self.lobby.lobby.join(request.race, session.player, session.name))
+
+    @handles(JoinInvite)
+    async def _join_invite(self, state: ConnectionState, session: Session, request: JoinInvite) -> None:
+        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.player, session.name))
+
+    @handles(Leave)
+    async def _leave(self, state: ConnectionState, session: Session, request: Leave) -> None:
+        await self.lobby.lobby.leave(request.race, session.player, state.owner)
+        await self._unsubscribe(state, request.race)  # no longer seated: its presence lease must not hold the seat
+        state.send(Ok(id=request.id, race=request.race))
+
+    @handles(QuickMatch)
+    async def _quick_match(self, state: ConnectionState, session: Session, request: QuickMatch) -> None:
+        seated, queued = await self.lobby.quick_match.quick_match(session.player, session.name, request.settings, state.owner)
+        if queued:
+            state.send(Queued(id=request.id, race=seated.info))
+            await self._subscribe(state, seated.info.race, seated.slot, 0)
+        else:
+            await self._seat(state, request.id, seated)
+
+    @handles(CancelQuickMatch)
+    async def _cancel_quick_match(self, state: ConnectionState, session: Session, request: CancelQuickMatch) -> None:
+        await self.lobby.quick_match.cancel(session.player, state.owner)
+        state.send(Ok(id=request.id))
+
+    @handles(Rematch)
+    async def _rematch(self, state: ConnectionState, session: Session, request: Rematch) -> None:
+        rematch = await self.lobby.rematch.rematch(request.race, session.player)
+        if rematch is None:
             state.send(Ok(id=request.id, race=request.race))
-        elif isinstance(request, QuickMatch):
-            seated, queued = await self.lobby.quick_match.quick_match(session.player, session.name, request.settings, state.owner)
-            if queued:
-                state.send(Queued(id=request.id, race=seated.info))
-                await self._subscribe(state, seated.info.race, seated.slot, 0)
-            else:
-                await self._seat(state, request.id, seated)
-        elif isinstance(request, CancelQuickMatch):
-            await self.lobby.quick_match.cancel(session.player, state.owner)
-            state.send(Ok(id=request.id))
-        elif isinstance(request, Rematch):
-            rematch = await self.lobby.rematch.rematch(request.race, session.player)
-            if rematch is None:
-                state.send(Ok(id=request.id, race=request.race))
-            else:
-                await self._seat(state, request.id, rematch)
-        elif isinstance(request, WatchLobby):
-            await self._watch_lobby(state, request.id)
-        elif isinstance(request, UnwatchLobby):
-            if state.lobby_watcher is not None:
-                self.lobby.feed.unwatch(state.lobby_watcher)
-                state.lobby_watcher = None
-            state.send(Ok(id=request.id))
-        elif isinstance(request, MoveRequest):
-            outcome = await self.races.move(session, request.race, seq=request.seq, move_id=request.move_id, text=request.move)
-            state.send(
-                Moved(
-                    id=request.id,
-                    race=request.race,
-                    move=outcome.move,
-                    seq=outcome.move_seq,
-                    count=outcome.count,
-                    left=outcome.left,
-                    status=outcome.status,
-                    undos=outcome.undos,
-                    duplicate=outcome.duplicate,
-                )
+        else:
+            await self._seat(state, request.id, rematch)
+
+    @handles(WatchLobby)
+    async def _watch_lobby(self, state: ConnectionState, session: Session, request: WatchLobby) -> None:
+        """Reply with the lobby list, then send its changes (a second ``watch_lobby`` starts over)."""
+        if state.lobby_watcher is not None:
+            self.lobby.feed.unwatch(state.lobby_watcher)
+        watcher = state.lobby_watcher = LobbyWatcher(state.send)
+
+        def reply(races: list[LobbyEntry]) -> None:
+            state.send(LobbySnapshot(id=request.id, races=races))
+
+        try:
+            await self.lobby.feed.watch(watcher, reply)
+        except BaseException:
+            state.lobby_watcher = None
+            raise
+
+    @handles(UnwatchLobby)
+    async def _unwatch_lobby(self, state: ConnectionState, session: Session, request: UnwatchLobby) -> None:
+        if state.lobby_watcher is not None:
+            self.lobby.feed.unwatch(state.lobby_watcher)
+            state.lobby_watcher = None
+        state.send(Ok(id=request.id))
+
+    @handles(MoveRequest)
+    async def _move(self, state: ConnectionState, session: Session, request: MoveRequest) -> None:
+        self._refuse_spectator(state, request.race)
+        outcome = await self.races.move(session, request.race, seq=request.seq, move_id=request.move_id, text=request.move)
+        state.send(
+            Moved(
+                id=request.id,
+                race=request.race,
+                move=outcome.move,
+                seq=outcome.move_seq,
+                count=outcome.count,
+                left=outcome.left,
+                status=outcome.status,
+                undos=outcome.undos,
+                duplicate=outcome.duplicate,
             )
-        elif isinstance(request, Resign | Stuck):
-            await self.races.end_attempt(session, request.race, AttemptState.RESIGNED if isinstance(request, Resign) else AttemptState.STUCK)
-            state.send(Ok(id=request.id, race=request.race))
-        elif isinstance(request, Sync):
-            seated, moves = await self.races.sync(session, request.race)
-            state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
-            await self._subscribe(state, request.race, seated.slot, request.after)
-            await lobby.adopt(state.owner, seated.record, session.player)
-        elif isinstance(request, LiveRaces):
-            state.send(RaceList(id=request.id, races=await self.spectate.live_races(request.limit)))
-        elif isinstance(request, Watch):
-            await self._watch(state, request)
-        elif isinstance(request, Unwatch):
-            watching = state.subscriptions.get(request.race)
-            if watching is not None and watching.viewer_slot is SPECTATOR:
-                await self._unsubscribe(state, request.race)
-            state.send(Ok(id=request.id, race=request.race))
-        elif isinstance(request, Replay):
-            page = await self.spectate.replay_page(request.race, request.after, request.limit)
-            state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
-        else:  # pragma: no cover - REQUEST_TYPES and this method list the same types
-            raise ServiceError(ErrorCode.UNKNOWN_TYPE, f"unhandled request type {request.TYPE}")
+        )
+
+    @handles(Resign)
+    async def _resign(self, state: ConnectionState, session: Session, request: Resign) -> None:
+        self._refuse_spectator(state, request.race)
+        await self.races.end_attempt(session, request.race, AttemptState.RESIGNED)
+        state.send(Ok(id=request.id, race=request.race))
+
+    @handles(Stuck)
+    async def _stuck(self, state: ConnectionState, session: Session, request: Stuck) -> None:
+        self._refuse_spectator(state, request.race)
+        await self.races.end_attempt(session, request.race, AttemptState.STUCK)
+        state.send(Ok(id=request.id, race=request.race))
+
+    @handles(Sync)
+    async def _sync(self, state: ConnectionState, session: Session, request: Sync) -> None:
+        seated, moves = await self.races.sync(session, request.race)
+        state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
+        await self._subscribe(state, request.race, seated.slot, request.after)
+        await self.lobby.lobby.adopt(state.owner, seated.record, session.player)
+
+    @handles(LiveRaces)
+    async def _live_races(self, state: ConnectionState, session: Session, request: LiveRaces) -> None:
+        state.send(RaceList(id=request.id, races=await self.spectate.live_races(request.limit)))
+
+    @handles(Watch)
+    async def _watch(self, state: ConnectionState, session: Session, request: Watch) -> None:
+        current = state.subscriptions.get(request.race)
+        if current is not None and current.viewer_slot is not SPECTATOR:
+            raise ServiceError(ErrorCode.ALREADY_SEATED, "this connection plays in this race and receives its events already")
+        watched = sum(1 for subscription in state.subscriptions.values() if subscription.viewer_slot is SPECTATOR)
+        if current is None and watched >= MAX_WATCHED_PER_CONNECTION:
+            raise ServiceError(ErrorCode.WATCH_LIMIT, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
+        snapshot = await self.spectate.watch(request.race)
+        state.send(Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms))
+        after = snapshot.info.event_seq if request.after is None else request.after
+        await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms)
+
+    @handles(Unwatch)
+    async def _unwatch(self, state: ConnectionState, session: Session, request: Unwatch) -> None:
+        watching = state.subscriptions.get(request.race)
+        if watching is not None and watching.viewer_slot is SPECTATOR:
+            await self._unsubscribe(state, request.race)
+        state.send(Ok(id=request.id, race=request.race))
+
+    @handles(Replay)
+    async def _replay(self, state: ConnectionState, session: Session, request: Replay) -> None:
+        page = await self.spectate.replay_page(request.race, request.after, request.limit)
+        state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
+
+    # --- helpers ---------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _refuse_spectator(state: ConnectionState, race_id: str) -> None:
+        """``spectating`` when this connection watches the race: a spectator cannot act in it."""
+        watching = state.subscriptions.get(race_id)
+        if watching is not None and watching.viewer_slot is SPECTATOR:
+            raise ServiceError(ErrorCode.SPECTATING, "this connection watches the race; spectators cannot act in it")
 
     async def _hello(self, state: ConnectionState, hello: Hello) -> None:
         if state.session is not None:
@@ -275,34 +362,6 @@ class Dispatcher:
         """Reply ``seated`` and deliver the race's events from the first on."""
         state.send(Seated(id=request_id, race=seated.info, slot=seated.slot))
         await self._subscribe(state, seated.info.race, seated.slot, 0)
-
-    async def _watch_lobby(self, state: ConnectionState, request_id: int) -> None:
-        """Reply with the lobby list, then send its changes (a second ``watch_lobby`` starts over)."""
-        if state.lobby_watcher is not None:
-            self.lobby.feed.unwatch(state.lobby_watcher)
-        watcher = state.lobby_watcher = LobbyWatcher(state.send)
-
-        def reply(races: list[LobbyEntry]) -> None:
-            state.send(LobbySnapshot(id=request_id, races=races))
-
-        try:
-            await self.lobby.feed.watch(watcher, reply)
-        except BaseException:
-            state.lobby_watcher = None
-            raise
-
-
-    async def _watch(self, state: ConnectionState, request: Watch) -> None:
-        current = state.subscriptions.get(request.race)
-        if current is not None and current.viewer_slot is not SPECTATOR:
-            raise ServiceError(ErrorCode.ALREADY_SEATED, "this connection plays in this race and receives its events already")
-        watched = sum(1 for subscription in state.subscriptions.values() if subscription.viewer_slot is SPECTATOR)
-        if current is None and watched >= MAX_WATCHED_PER_CONNECTION:
-            raise ServiceError(ErrorCode.WATCH_LIMIT, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
-        snapshot = await self.spectate.watch(request.race)
-        state.send(Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms))
-        after = snapshot.info.event_seq if request.after is None else request.after
-        await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms)
 
     async def _subscribe(self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0) -> None:
         """Deliver the race's events to this connection from ``after_seq`` on, as seat ``slot`` or a spectator (None).
