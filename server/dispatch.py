@@ -12,10 +12,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription
@@ -28,6 +24,7 @@ from server.services.rematch import RematchService
 from server.services.sessions import Session, SessionService
 from server.services.spectate import SpectateService
 from server.services.views import SPECTATOR
+from server.store import StoreError, StoreUnavailable
 from shared.protocol import (
     PROTOCOL_VERSION,
     AttemptState,
@@ -155,7 +152,7 @@ class Dispatcher:
             await self._route(state, request)
         except ServiceError as error:
             state.send(Error(id=request.id, code=error.code.value, message=error.message, field=error.field, expected=error.expected))
-        except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+        except StoreUnavailable as error:
             log.warning("store unavailable during %s: %s", request.TYPE, error)
             state.send(Error(id=request.id, code=ErrorCode.UNAVAILABLE, message="the store is unavailable; try again"))
         except Exception:
@@ -171,7 +168,7 @@ class Dispatcher:
             self.hub.unsubscribe(subscription)
             try:
                 await self.presence.leave(race_id, subscription.viewer_slot, state.connection_id)
-            except (RedisError, OSError) as error:
+            except StoreError as error:
                 log.warning("presence: leaving race %s failed (%s); the lease will expire", race_id, error)
         if state.lobby_watcher is not None:
             self.lobby.feed.unwatch(state.lobby_watcher)

@@ -17,8 +17,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
-from redis.exceptions import RedisError
-
+from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.services.views import event_for
 from server.store import EventReader, RaceStore, StoredEvent
@@ -115,7 +114,7 @@ class EventHub:
         self.block_ms = block_ms
         self._subscriptions: dict[str, set[Subscription]] = {}
         self._cursors: dict[str, int] = {}
-        self._running = True
+        self._loop = BackgroundLoop("event hub: reading streams")
 
     async def subscribe(self, subscription: Subscription) -> None:
         """Start delivering a race's events after ``subscription.last_seq``."""
@@ -140,25 +139,21 @@ class EventHub:
 
     def stop(self) -> None:
         """Make :meth:`run` return (a cancelled Redis read may surface as a connection error, not a cancellation)."""
-        self._running = False
+        self._loop.stop()
 
     async def run(self) -> None:
         """Read and dispatch until stopped; survives Redis outages by retrying."""
-        while self._running:
-            try:
-                found = await self.reader.read(dict(self._cursors), self.block_ms)
-            except (RedisError, OSError) as error:
-                if not self._running:
-                    return
-                log.warning("event hub: reading streams failed (%s); retrying", error)
-                await asyncio.sleep(0.5)
+        await self._loop.run(self._read_once, retry_seconds=0.5)
+
+    async def _read_once(self) -> None:
+        """One blocking read of every watched stream, dispatched to the subscriptions."""
+        found = await self.reader.read(dict(self._cursors), self.block_ms)
+        for race_id, event in found:
+            if race_id not in self._cursors:
                 continue
-            for race_id, event in found:
-                if race_id not in self._cursors:
-                    continue
-                self._cursors[race_id] = max(self._cursors[race_id], event.seq)
-                for subscription in list(self._subscriptions.get(race_id, ())):
-                    try:
-                        subscription.offer(event)
-                    except Exception:
-                        log.exception("event hub: delivering event %d of race %s failed", event.seq, race_id)
+            self._cursors[race_id] = max(self._cursors[race_id], event.seq)
+            for subscription in list(self._subscriptions.get(race_id, ())):
+                try:
+                    subscription.offer(event)
+                except Exception:
+                    log.exception("event hub: delivering event %d of race %s failed", event.seq, race_id)

@@ -19,13 +19,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from redis.exceptions import RedisError
-
+from server.services.background import BackgroundLoop
 from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.views import lobby_entry
-from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord
+from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord, StoreError
 from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings, RaceStatus, as_map
 
 log = logging.getLogger(__name__)
@@ -97,7 +96,7 @@ class LobbyService:
         self.limits = limits
         self.invite_ttl_ms = invite_ttl_ms
         self._owners: set[Owner] = set()
-        self._running = True
+        self._loop = BackgroundLoop("lobby: heartbeat")
 
     # --- requests ----------------------------------------------------------------------------------
 
@@ -209,7 +208,7 @@ class LobbyService:
 
     async def abandon(self, race_id: str, player: str, *, reason: CloseReason) -> None:
         """Close ``player``'s race if it still waits for an opponent (a race that found one goes ahead)."""
-        record = await self.races.store.load_race(race_id)
+        record = await self.races.find(race_id)
         if record is None:
             return
         with contextlib.suppress(ServiceError):
@@ -218,7 +217,7 @@ class LobbyService:
 
     async def race_ticked(self, race_id: str) -> None:
         """After a deadline of the race fired: once it has started, it leaves the lobby and its invite code is freed."""
-        record = await self.races.store.load_race(race_id)
+        record = await self.races.find(race_id)
         if record is None or record.status not in OPEN_STATUSES:
             await self.store.close(race_id, None if record is None else record.invite)
 
@@ -226,19 +225,17 @@ class LobbyService:
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
-        self._running = False
+        self._loop.stop()
 
     async def run(self) -> None:
         """Refresh this process's heartbeats and close other processes' stale races, until stopped."""
-        while self._running:
+
+        async def step() -> None:
             await asyncio.sleep(self.limits.heartbeat_seconds)
-            try:
-                await self.heartbeat_once()
-                await self.close_stale_once()
-            except (RedisError, OSError) as error:
-                if not self._running:
-                    return
-                log.warning("lobby: heartbeat failed (%s); retrying", error)
+            await self.heartbeat_once()
+            await self.close_stale_once()
+
+        await self._loop.run(step, retry_seconds=0)
 
     async def heartbeat_once(self) -> None:
         """Refresh the heartbeat of every race and queue entry held by a connection of this process."""
@@ -252,7 +249,7 @@ class LobbyService:
         now = await self.store.now_ms()
         stale = await self.store.stale(now - round(self.limits.stale_seconds * 1000))
         for race_id in stale:
-            record = await self.races.store.load_race(race_id)
+            record = await self.races.find(race_id)
             if record is not None and record.status is RaceStatus.WAITING and record.seats:
                 log.info("lobby: closing race %s, its creator's server went away", race_id)
                 await self.abandon(race_id, record.seats[0].player, reason=CloseReason.ABANDONED)
@@ -264,7 +261,7 @@ class LobbyService:
     async def _forget_started(self, owners: Iterable[Owner] | None = None) -> None:
         """Drop from the owners the races (and queue entries) no longer open: they started, or were closed elsewhere."""
         owners = list(self._owners if owners is None else owners)
-        statuses = await self.races.store.statuses({race_id for owner in owners for race_id in owner.race_ids()})
+        statuses = await self.races.statuses({race_id for owner in owners for race_id in owner.race_ids()})
         still_open = {race_id for race_id, status in statuses.items() if status in OPEN_STATUSES}
         for owner in owners:
             owner.races &= still_open
@@ -292,7 +289,7 @@ class LobbyService:
 
     async def _undo_deal(self, race: NewRace) -> None:
         """Return what a race creation that failed had taken: its pool seed and its invite code."""
-        with contextlib.suppress(RedisError, OSError):
+        with contextlib.suppress(StoreError):
             await self.dealer.give_back(race)
             if race.invite is not None:
                 await self.store.release_invite(race.invite)

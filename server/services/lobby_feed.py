@@ -11,12 +11,10 @@ know what it missed, so every watcher gets a fresh snapshot (``lobby_reset``).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
-from redis.exceptions import RedisError
-
+from server.services.background import BackgroundLoop
 from server.services.views import lobby_event
 from server.store import LobbyChange, LobbyFeedReader, LobbyStore
 from shared.protocol import LobbyEntry, LobbyEvent, LobbyReset, from_map
@@ -80,7 +78,7 @@ class LobbyFeed:
         self.block_ms = block_ms
         self._watchers: set[LobbyWatcher] = set()
         self._cursor: str | None = None
-        self._running = True
+        self._loop = BackgroundLoop("lobby feed: reading")
         self.read_failures = 0
         """Failed reads of the feed so far (each one is followed by a fresh snapshot for every watcher)."""
 
@@ -110,33 +108,36 @@ class LobbyFeed:
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
-        self._running = False
+        self._loop.stop()
 
     async def run(self) -> None:
         """Read the feed and dispatch until stopped; after a Redis failure, re-snapshot every watcher."""
         lost = self._cursor is None
-        while self._running:
-            try:
-                if lost:
-                    await self._reset_watchers()
-                    lost = False
-                assert self._cursor is not None
-                changes = await self.reader.read(self._cursor, self.block_ms)
-            except (RedisError, OSError) as error:
-                if not self._running:
-                    return
-                log.warning("lobby feed: reading failed (%s); retrying", error)
-                self.read_failures += 1
-                lost = True
-                await asyncio.sleep(0.5)
-                continue
-            for change in changes:
-                self._cursor = change.feed_id
-                for watcher in list(self._watchers):
-                    try:
-                        watcher.offer(change)
-                    except Exception:
-                        log.exception("lobby feed: delivering change %s failed", change.feed_id)
+
+        async def step() -> None:
+            nonlocal lost
+            if lost:
+                await self._reset_watchers()
+                lost = False
+            assert self._cursor is not None
+            self._dispatch(await self.reader.read(self._cursor, self.block_ms))
+
+        def failed(_error: Exception) -> None:
+            nonlocal lost
+            self.read_failures += 1
+            lost = True
+
+        await self._loop.run(step, retry_seconds=0.5, on_failure=failed)
+
+    def _dispatch(self, changes: list[LobbyChange]) -> None:
+        """Offer each change to every watcher, in order."""
+        for change in changes:
+            self._cursor = change.feed_id
+            for watcher in list(self._watchers):
+                try:
+                    watcher.offer(change)
+                except Exception:
+                    log.exception("lobby feed: delivering change %s failed", change.feed_id)
 
     async def _reset_watchers(self) -> None:
         """Continue from now: every watcher gets the whole list again (changes may have been missed)."""

@@ -16,8 +16,7 @@ import itertools
 import logging
 import secrets
 
-from redis.exceptions import RedisError
-
+from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.store import RaceStore, presence_member
 
@@ -35,7 +34,7 @@ class PresenceService:
         self._held: dict[str, set[str]] = {}
         """Race id -> the lease members this process holds in it."""
         self._numbers = itertools.count(1)
-        self._running = True
+        self._loop = BackgroundLoop("presence: renewing leases")
 
     def new_connection_id(self) -> str:
         """A connection id unique across processes (it names the connection's leases)."""
@@ -70,17 +69,15 @@ class PresenceService:
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
-        self._running = False
+        self._loop.stop()
 
     async def run(self) -> None:
         """Renew leases and recalibrate the clock until stopped; survives Redis outages by retrying."""
         interval = self.lease_ms / 3000
-        while self._running:
+
+        async def step() -> None:
             await asyncio.sleep(interval)
-            try:
-                await self.renew_all()
-                await self.clock.calibrate()
-            except (RedisError, OSError) as error:
-                if not self._running:
-                    return
-                log.warning("presence: renewing leases failed (%s); retrying", error)
+            await self.renew_all()
+            await self.clock.calibrate()
+
+        await self._loop.run(step, retry_seconds=0)

@@ -15,7 +15,7 @@ import re
 import secrets
 import string
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -289,6 +289,14 @@ class RaceService:
 
     def _seated(self, record: RaceRecord, slot: int) -> SeatedRace:
         return SeatedRace(self.info(record), slot, record)
+
+    async def find(self, race_id: str) -> RaceRecord | None:
+        """The race's stored record, or None if there is none (or it expired)."""
+        return await self.store.load_race(race_id)
+
+    async def statuses(self, race_ids: Iterable[str]) -> dict[str, RaceStatus | None]:
+        """Each race's status (None for a race that does not exist), in one round trip."""
+        return await self.store.statuses(race_ids)
 
     async def record(self, race_id: str) -> RaceRecord:
         """The race's stored record; ServiceError ``unknown_race`` if there is none."""

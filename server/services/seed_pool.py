@@ -20,10 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from redis.exceptions import RedisError
-
+from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
-from server.store import SeedPoolStore
+from server.store import SeedPoolStore, StoreError
 from shared import Profile
 from shared.protocol import ErrorCode
 from shared.solver import Verdict
@@ -110,7 +109,7 @@ class SeedPool:
         self.idle_seconds = idle_seconds
         self.stats = FillStats()
         self._provers: list[ProverProcess] = []
-        self._running = True
+        self._loop = BackgroundLoop("seed pool")
 
     def offers(self, profile: str) -> bool:
         """Whether ``solvable_only`` is offered for ``profile`` (foundation-only deals are almost never winnable)."""
@@ -139,7 +138,7 @@ class SeedPool:
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
-        self._running = False
+        self._loop.stop()
 
     async def close(self) -> None:
         """Stop the worker processes (a solve in progress is abandoned)."""
@@ -154,20 +153,16 @@ class SeedPool:
         await asyncio.gather(*(self._fill(prover) for prover in self._provers))
 
     async def _fill(self, prover: ProverProcess) -> None:
-        while self._running:
-            try:
-                busy = False
-                for profile in self.profiles:
-                    if await self.store.size(profile) < self.target:
-                        busy = True
-                        await self._try_one(prover, profile)
-                if not busy:
-                    await asyncio.sleep(self.idle_seconds)
-            except (RedisError, OSError, ProverFailed) as error:
-                if not self._running:
-                    return
-                log.warning("seed pool: %s; retrying", error)
+        async def step() -> None:
+            busy = False
+            for profile in self.profiles:
+                if await self.store.size(profile) < self.target:
+                    busy = True
+                    await self._try_one(prover, profile)
+            if not busy:
                 await asyncio.sleep(self.idle_seconds)
+
+        await self._loop.run(step, retry_seconds=self.idle_seconds, recoverable=(StoreError, OSError, ProverFailed))
 
     async def _try_one(self, prover: ProverProcess, profile: str) -> None:
         seed = secrets.randbits(64)

@@ -12,8 +12,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from redis.exceptions import RedisError
-
+from server.services.background import BackgroundLoop
 from server.store import RaceStore
 
 log = logging.getLogger(__name__)
@@ -27,7 +26,7 @@ class TimerSweeper:
         self.store = store
         self.interval = interval
         self.after_tick = after_tick
-        self._running = True
+        self._loop = BackgroundLoop("timers: sweep")
 
     async def sweep_once(self) -> int:
         """Fire every due deadline once; returns how many races were ticked."""
@@ -44,15 +43,13 @@ class TimerSweeper:
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
-        self._running = False
+        self._loop.stop()
 
     async def run(self) -> None:
         """Sweep until stopped; survives Redis outages by retrying."""
-        while self._running:
-            try:
-                await self.sweep_once()
-            except (RedisError, OSError) as error:
-                if not self._running:
-                    return
-                log.warning("timers: sweep failed (%s); retrying", error)
+
+        async def step() -> None:
+            await self.sweep_once()
             await asyncio.sleep(self.interval)
+
+        await self._loop.run(step, retry_seconds=self.interval)

@@ -1,6 +1,7 @@
 """The Redis store: the only package that knows key names and Lua scripts (docs/STORAGE.md)."""
 
 from server.store.connection import connect_redis
+from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_store import (
@@ -20,7 +21,27 @@ from server.store.seed_pool_store import SeedPoolStore
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
-    "ApplyResult", "EventReader", "LobbyChange", "LobbyFeedReader", "LobbyStore", "NewRace", "Partner", "QueueEntry", "QuickMatchStore",
-    "RaceIdTaken", "RaceRecord", "RaceStore", "RematchOffer", "SeatRecord", "SeedPoolStore", "SessionRecord", "SessionStore", "StoreRefusal",
-    "StoredEvent", "connect_redis", "presence_member",
+    "ApplyResult",
+    "EventReader",
+    "LobbyChange",
+    "LobbyFeedReader",
+    "LobbyStore",
+    "NewRace",
+    "Partner",
+    "QueueEntry",
+    "QuickMatchStore",
+    "RaceIdTaken",
+    "RaceRecord",
+    "RaceStore",
+    "RematchOffer",
+    "SeatRecord",
+    "SeedPoolStore",
+    "SessionRecord",
+    "SessionStore",
+    "StoreError",
+    "StoreRefusal",
+    "StoreUnavailable",
+    "StoredEvent",
+    "connect_redis",
+    "presence_member",
 ]

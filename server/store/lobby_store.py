@@ -17,6 +17,7 @@ import msgpack
 from redis.asyncio import Redis
 
 from server.store import keys
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.protocol import LobbyOp
 
@@ -48,6 +49,7 @@ def _change(entry_id: bytes, fields: dict[bytes, bytes]) -> LobbyChange:
     )
 
 
+@translate_errors
 class LobbyStore:
     """Open races (listed or private) and the lobby list; ``max_listed`` bounds the list."""
 
@@ -126,6 +128,7 @@ class LobbyStore:
         return int(seconds) * 1000 + int(micros) // 1000
 
 
+@translate_errors
 class LobbyFeedReader:
     """Blocking reads of the lobby feed on a dedicated connection (XREAD BLOCK stays below its socket timeout)."""
 

@@ -15,6 +15,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from server.store import keys
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 
 
@@ -40,6 +41,7 @@ class Partner:
     player: str
 
 
+@translate_errors
 class QuickMatchStore:
     """Queues of players waiting for an opponent with the same settings."""
 

@@ -17,6 +17,7 @@ import msgpack
 from redis.asyncio import Redis
 
 from server.store import keys
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.board import Status
 from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceStatus, ResultReason
@@ -228,6 +229,7 @@ def _event(entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
     return StoredEvent(seq=int(entry_id.split(b"-")[1]), body=body)
 
 
+@translate_errors
 class RaceStore:
     """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished."""
 
@@ -425,6 +427,7 @@ class RaceStore:
         return int(seconds) * 1000 + int(micros) // 1000
 
 
+@translate_errors
 class EventReader:
     """Blocking reads of many races' event streams on one dedicated connection, woken when the set changes.
 

@@ -7,9 +7,11 @@ from typing import Any
 from redis.asyncio import Redis
 
 from server.store import keys
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 
 
+@translate_errors
 class SeedPoolStore:
     """Seeds the solver proved winnable, each handed out once (SPOP)."""
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 
 from server.store import keys
+from server.store.errors import translate_errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +18,7 @@ class SessionRecord:
     name: str
 
 
+@translate_errors
 class SessionStore:
     """Sessions live ``ttl_ms`` after their last ``hello``."""
 
