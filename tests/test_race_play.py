@@ -86,7 +86,7 @@ async def test_no_progress_on_either_side_is_a_draw_and_the_record_is_kept_with_
         record = await store.load_race(race.race_id)
         assert record is not None and record.status == "finished" and record.winner is None
         history = await store.events_after(race.race_id, 0)
-        assert [event.body["type"] for event in history][-1] == "result"
+        assert [event.TYPE for event in history][-1] == "result"
         assert [event.seq for event in history] == list(range(1, record.event_seq + 1))
     finally:
         await race.close()

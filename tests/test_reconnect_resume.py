@@ -133,17 +133,17 @@ async def test_a_player_whose_connection_flaps_cannot_flood_the_race_with_presen
 
         async def presence_events() -> list[StoredEvent]:
             events = await store.events_after(race.race_id, 0)
-            return [event for event in events if event.body["type"] in ("disconnected", "back")]
+            return [event for event in events if event.TYPE in ("disconnected", "back")]
 
         async def bob_announced_back() -> bool:
             announced = await presence_events()
-            return bool(announced) and announced[-1].body["type"] == "back"
+            return bool(announced) and announced[-1].TYPE == "back"
 
         await wait_until(bob_announced_back, what="Bob's return to be announced")
         announced = await presence_events()
         assert len(announced) <= 2 + 2 * flapping_seconds  # twenty changes, a few announcements
-        assert [event.body["type"] for event in announced] == ["disconnected", "back"] * (len(announced) // 2)
-        assert all(later.body["at"] - earlier.body["at"] >= 1000 for earlier, later in itertools.pairwise(announced))
+        assert [event.TYPE for event in announced] == ["disconnected", "back"] * (len(announced) // 2)
+        assert all(later.at - earlier.at >= 1000 for earlier, later in itertools.pairwise(announced))
         assert (await race.ann.sync(race.race_id)).race.players[1].connected
     finally:
         await race.close()
@@ -170,7 +170,7 @@ async def test_a_snapshot_reports_presence_as_announced_so_it_agrees_with_the_ev
         await race.bob.reconnect()  # back before the change was due: there is nothing to announce
         await asyncio.sleep(max(0.0, (back.at + 1200 - await store.now_ms()) / 1000))
         later = await store.events_after(race.race_id, snapshot.event_seq)
-        assert [event.body["type"] for event in later if event.body["type"] in ("disconnected", "back")] == []
+        assert [event.TYPE for event in later if event.TYPE in ("disconnected", "back")] == []
         assert (await race.ann.sync(race.race_id)).race.players[1].connected
     finally:
         await race.close()

@@ -37,7 +37,7 @@ async def test_a_finished_race_replays_move_by_move_with_its_timing(race_server:
         assert race_server.races is not None
         stored = await race_server.races.store.events_after(race.race_id, 0)
         assert [(event.seq, event.TYPE, event.at) for event in events] == [
-            (event.seq, event.body["type"], event.body["at"]) for event in stored
+            (event.seq, event.TYPE, event.at) for event in stored
         ]
         assert all(earlier.at <= later.at for earlier, later in itertools.pairwise(events))
         countdown = next(event for event in events if isinstance(event, Countdown))

@@ -59,8 +59,8 @@ async def watch_a_race_from_its_countdown(race_server: RaceServer, seed: int, li
         assert [event.seq for event in seen] == list(range(watching.race.event_seq + 1, seen[-1].seq + 1))
         assert moves_seen(seen) == [(slot, move, index + 1) for index, move in enumerate(line[:6]) for slot in (0, 1)]
         stored = await store_of(race_server).events_after(race.race_id, watching.race.event_seq)
-        assert [(event.seq, event.TYPE) for event in seen] == [(event.seq, event.body["type"]) for event in stored]
-        assert [event.at for event in seen] == [event.body["at"] for event in stored]
+        assert [(event.seq, event.TYPE) for event in seen] == [(event.seq, event.TYPE) for event in stored]
+        assert [event.at for event in seen] == [event.at for event in stored]
     finally:
         await race.close()
         await eve.close()
@@ -100,7 +100,7 @@ async def test_spectators_lag_by_the_delay_and_start_from_the_past_never_the_liv
     eve = await player(race_server.url, "Eve")
     try:
         await play(race.ann, race.race_id, line[:2])
-        settled = (await store.events_after(race.race_id, 0))[-1].body["at"] + delay_ms
+        settled = (await store.events_after(race.race_id, 0))[-1].at + delay_ms
         while await store.now_ms() <= settled:  # let those two moves fall behind the delay: the snapshot shows them
             await asyncio.sleep(0.05)
         await play(race.ann, race.race_id, line[2:4])
@@ -112,11 +112,11 @@ async def test_spectators_lag_by_the_delay_and_start_from_the_past_never_the_liv
         assert before - delay_ms <= watching.as_of <= after - delay_ms
         # The snapshot holds exactly the events up to as_of, and the boards exactly the actions those events record.
         history = await store.events_after(race.race_id, 0)
-        assert [event.seq for event in history if event.body["at"] <= watching.as_of] == list(range(1, watching.race.event_seq + 1))
+        assert [event.seq for event in history if event.at <= watching.as_of] == list(range(1, watching.race.event_seq + 1))
         actions = {0: 0, 1: 0}
         for event in history[: watching.race.event_seq]:
-            if event.body["type"] == "move":
-                actions[event.body["slot"]] = event.body["move_seq"]
+            if event.TYPE == "move":
+                actions[event.slot] = event.move_seq
         assert actions[0] >= 2
         assert_boards_match(watching, seed, {slot: list(line[:count]) for slot, count in actions.items()})
         await play(race.ann, race.race_id, line[4:6])

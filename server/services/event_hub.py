@@ -20,7 +20,7 @@ from collections.abc import Callable
 from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.services.views import event_for
-from server.store import EventReader, RaceStore, StoredEvent
+from server.store import EventReader, RaceStore, StoredEvent, UndecodableEvent
 from shared.protocol import RaceEvent
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,9 @@ class Subscription:
         if self._closed or event.seq <= self.last_seq:
             return
         self.last_seq = event.seq
-        message = event_for(self.race_id, event, self.viewer_slot)
+        if isinstance(event, UndecodableEvent):
+            return  # counted and logged by the store when it read it
+        message = event_for(event, self.viewer_slot)
         if self.delay_ms <= 0:
             self.send(message)
             return

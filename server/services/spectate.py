@@ -64,8 +64,8 @@ class SpectateService:
         record = await self.races.record(race_id)
         delay_ms = self.races.policy.delay_of(record)
         as_of = await self.store.now_ms() - delay_ms
-        history = await self.store.events_after(race_id, 0)
-        shown = list(takewhile(lambda event: event.body["at"] <= as_of, history))
+        history = [event for event in await self.store.events_after(race_id, 0) if isinstance(event, RaceEvent)]
+        shown = list(takewhile(lambda event: event.at <= as_of, history))
         info, action_counts = race_as_of(record, shown, spectator_delay_ms=delay_ms)
         boards: list[BoardView] = []
         if info.seed is not None:
@@ -81,5 +81,5 @@ class SpectateService:
         if record.status is not RaceStatus.FINISHED:
             raise ServiceError(ErrorCode.NOT_FINISHED, "the race is still on: watch it, or replay it once it is over")
         stored = await self.store.events_after(race_id, after, limit + 1)
-        events = [event_for(race_id, event, SPECTATOR) for event in stored[:limit]]
+        events = [event_for(event, SPECTATOR) for event in stored[:limit] if isinstance(event, RaceEvent)]
         return EventPage(info=self.races.info(record), events=events, complete=len(stored) <= limit)

@@ -8,14 +8,16 @@ recipient when they are delivered, keeping each event's sequence number.
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
-from typing import Any
 
-from server.store import LobbyChange, RaceRecord, StoredEvent
-from shared import Board, Suit, card_text, deal, make_card
+from server.store import LobbyChange, RaceRecord
+from shared import Board, Suit, card_text, make_card
 from shared.protocol import (
+    AttemptEnded,
     AttemptState,
+    Back,
     BoardView,
+    Countdown,
+    Disconnected,
     LobbyAdded,
     LobbyChanged,
     LobbyEntry,
@@ -23,12 +25,17 @@ from shared.protocol import (
     LobbyRemoved,
     MoveMade,
     PlayerInfo,
+    PlayerJoined,
+    PlayerLeft,
     Progress,
+    RaceClosed,
     RaceEvent,
     RaceInfo,
+    RaceResult,
     RaceSettings,
     RaceStatus,
-    event_from_map,
+    Started,
+    WatcherCount,
     from_map,
 )
 
@@ -36,21 +43,8 @@ SPECTATOR = None
 """The viewer slot of someone who watches without a seat; sees every move (after the spectator delay)."""
 
 
-@lru_cache(maxsize=1024)
-def deal_texts(seed: int) -> tuple[list[list[str]], list[str]]:
-    """The deal of ``seed`` in notation: six columns (first-dealt first) and the bouquet."""
-    layout = deal(seed)
-    return [[card_text(card) for card in column] for column in layout.columns], [card_text(card) for card in layout.bouquet]
-
-
-def event_for(race_id: str, stored: StoredEvent, viewer_slot: int | None) -> RaceEvent:
-    """The event as ``viewer_slot`` (0, 1, or SPECTATOR) receives it."""
-    body: dict[str, Any] = {**stored.body, "race": race_id, "seq": stored.seq}
-    if body["type"] == "countdown":
-        seed = int(body["seed"])
-        columns, bouquet = deal_texts(seed)
-        body.update(seed=seed, columns=columns, bouquet=bouquet)
-    event = event_from_map(body)
+def event_for(event: RaceEvent, viewer_slot: int | None) -> RaceEvent:
+    """The event as ``viewer_slot`` (0, 1, or SPECTATOR) receives it: the opponent's move becomes its progress."""
     if isinstance(event, MoveMade) and viewer_slot is not SPECTATOR and viewer_slot != event.slot:
         return Progress(race=event.race, seq=event.seq, at=event.at, slot=event.slot, count=event.count, left=event.left, status=event.status)
     return event
@@ -103,7 +97,7 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
     )
 
 
-def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_delay_ms: int) -> tuple[RaceInfo, dict[int, int]]:
+def race_as_of(record: RaceRecord, history: list[RaceEvent], *, spectator_delay_ms: int) -> tuple[RaceInfo, dict[int, int]]:
     """The race as it stood after ``history`` (its first events, in order) and each seat's action count then.
 
     This is how a spectator's snapshot is built for a moment in the past: the
@@ -115,36 +109,36 @@ def race_as_of(record: RaceRecord, history: list[StoredEvent], *, spectator_dela
     players: dict[int, PlayerInfo] = {}
     actions: dict[int, int] = {}
     for event in history:
-        body, event_seq = event.body, event.seq
-        kind = body["type"]
-        slot: int = body.get("slot", -1)
-        if kind == "player_joined":
-            players[slot] = PlayerInfo(slot=slot, player=body["player"], name=body["name"], count=0, left=52, state=AttemptState.PLAYING)
-            actions[slot] = 0
-        elif kind == "countdown":
-            status, seed, start_at, deadline = RaceStatus.COUNTDOWN, int(body["seed"]), body["start_at"], body.get("deadline")
-        elif kind == "started":
+        event_seq = event.seq
+        if isinstance(event, PlayerJoined):
+            players[event.slot] = PlayerInfo(
+                slot=event.slot, player=event.player, name=event.name, count=0, left=52, state=AttemptState.PLAYING
+            )
+            actions[event.slot] = 0
+        elif isinstance(event, Countdown):
+            status, seed, start_at, deadline = RaceStatus.COUNTDOWN, event.seed, event.start_at, event.deadline
+        elif isinstance(event, Started):
             status = RaceStatus.RUNNING
-        elif kind == "move":
-            players[slot] = replace(players[slot], count=body["count"], left=body["left"])
-            actions[slot] = body["move_seq"]
-        elif kind == "attempt_ended":
-            players[slot] = replace(players[slot], state=AttemptState(body["reason"]), count=body["count"], left=body["left"])
-        elif kind == "result":
+        elif isinstance(event, MoveMade):
+            players[event.slot] = replace(players[event.slot], count=event.count, left=event.left)
+            actions[event.slot] = event.move_seq
+        elif isinstance(event, AttemptEnded):
+            players[event.slot] = replace(players[event.slot], state=event.reason, count=event.count, left=event.left)
+        elif isinstance(event, RaceResult):
             status = RaceStatus.FINISHED
-            for standing in body["players"]:
-                players[standing["slot"]] = replace(players[standing["slot"]], state=AttemptState(standing["ended"]))
-        elif kind == "disconnected":
-            players[slot] = replace(players[slot], connected=False, grace_until=body.get("grace_until"))
-        elif kind == "back":
-            players[slot] = replace(players[slot], connected=True, grace_until=None)
-        elif kind == "watchers":
-            watchers = body["count"]
-        elif kind == "player_left" and slot == 1:  # back to waiting for a second player, with a new deal
-            players.pop(slot, None)
-            actions.pop(slot, None)
+            for standing in event.players:
+                players[standing.slot] = replace(players[standing.slot], state=standing.ended)
+        elif isinstance(event, Disconnected):
+            players[event.slot] = replace(players[event.slot], connected=False, grace_until=event.grace_until)
+        elif isinstance(event, Back):
+            players[event.slot] = replace(players[event.slot], connected=True, grace_until=None)
+        elif isinstance(event, WatcherCount):
+            watchers = event.count
+        elif isinstance(event, PlayerLeft) and event.slot == 1:  # back to waiting for a second player, with a new deal
+            players.pop(event.slot, None)
+            actions.pop(event.slot, None)
             status, seed, start_at, deadline = RaceStatus.WAITING, None, None, None
-        elif kind == "race_closed":
+        elif isinstance(event, RaceClosed):
             status, seed = RaceStatus.CLOSED, None
     as_of = replace(
         info,

@@ -5,6 +5,7 @@ from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_store import (
+    UNDECODABLE_EVENTS,
     ApplyResult,
     EventReader,
     NewRace,
@@ -15,12 +16,14 @@ from server.store.race_store import (
     SeatRecord,
     StoredEvent,
     StoreRefusal,
+    UndecodableEvent,
     presence_member,
 )
 from server.store.seed_pool_store import SeedPoolStore
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
+    "UNDECODABLE_EVENTS",
     "ApplyResult",
     "EventReader",
     "LobbyChange",
@@ -42,6 +45,7 @@ __all__ = [
     "StoreRefusal",
     "StoreUnavailable",
     "StoredEvent",
+    "UndecodableEvent",
     "connect_redis",
     "presence_member",
 ]

@@ -9,9 +9,11 @@ move that decides the race).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, Final
 
 import msgpack
 from redis.asyncio import Redis
@@ -19,10 +21,23 @@ from redis.asyncio import Redis
 from server.store import keys
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
+from shared import card_text, deal
 from shared.board import Status
-from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceStatus, ResultReason
+from shared.protocol import (
+    AttemptState,
+    CloseReason,
+    Countdown,
+    ErrorCode,
+    ProtocolError,
+    RaceEvent,
+    RaceStatus,
+    ResultReason,
+    event_from_map,
+)
 
 DAY_MS = 24 * 3600 * 1000
+
+log = logging.getLogger(__name__)
 
 
 class StoreRefusal(Exception):
@@ -124,11 +139,43 @@ class RaceRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One entry of a race's event stream: its sequence number and its map (with ``type``)."""
+class UndecodableEvent:
+    """A stream entry that does not decode into a race event (a bug, or a writer of another version).
 
+    The store has counted and logged it (:data:`UNDECODABLE_EVENTS`) when it read it; it keeps its place in the
+    sequence so that readers move past it, and is delivered to nobody."""
+
+    race: str
     seq: int
-    body: dict[str, Any]
+    error: str
+
+
+StoredEvent = RaceEvent | UndecodableEvent
+"""One entry of a race's event stream, decoded once, here: a typed event, or the record of one that did not decode."""
+
+
+class DecodeFailures:
+    """How many stored events failed to decode since the process started (for operators; each is logged too)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def record(self, race_id: str, seq: int, error: Exception) -> UndecodableEvent:
+        """Count and log one event that does not decode."""
+        self.count += 1
+        log.error("race %s: stored event %d does not decode (%s); delivered to nobody", race_id, seq, error)
+        return UndecodableEvent(race=race_id, seq=seq, error=str(error))
+
+
+UNDECODABLE_EVENTS: Final = DecodeFailures()
+"""The process's count of stored events that did not decode."""
+
+
+@lru_cache(maxsize=1024)
+def deal_texts(seed: int) -> tuple[list[list[str]], list[str]]:
+    """The deal of ``seed`` in notation: six columns (first-dealt first) and the bouquet."""
+    layout = deal(seed)
+    return [[card_text(card) for card in column] for column in layout.columns], [card_text(card) for card in layout.bouquet]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +271,22 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
     )
 
 
-def _event(entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
-    body = msgpack.unpackb(entry[b"e"], raw=False)
-    return StoredEvent(seq=int(entry_id.split(b"-")[1]), body=body)
+def _event(race_id: str, entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
+    """The typed event of one stream entry (the stored map, plus its race id and sequence number, and the deal
+    of a ``countdown`` spelt out), or an UndecodableEvent that has been counted and logged."""
+    seq = int(entry_id.split(b"-")[1])
+    try:
+        body = msgpack.unpackb(entry[b"e"], raw=False)
+        if not isinstance(body, dict):
+            raise TypeError("a stored event is one map")
+        body.update(race=race_id, seq=seq)
+        if body.get("type") == Countdown.TYPE:
+            seed = int(body["seed"])
+            columns, bouquet = deal_texts(seed)
+            body.update(seed=seed, columns=columns, bouquet=bouquet)
+        return event_from_map(body)
+    except (ProtocolError, KeyError, ValueError, TypeError, msgpack.UnpackException) as error:
+        return UNDECODABLE_EVENTS.record(race_id, seq, error)
 
 
 @translate_errors
@@ -384,7 +444,7 @@ class RaceStore:
     async def events_after(self, race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
         """The race's events with a sequence number above ``after_seq``, in order."""
         entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{after_seq}", "+", count=limit)
-        return [_event(entry_id, entry) for entry_id, entry in entries]
+        return [_event(race_id, entry_id, entry) for entry_id, entry in entries]
 
     # --- timers -----------------------------------------------------------------------------------
 
@@ -459,5 +519,5 @@ class EventReader:
             if name == self.wake_key:
                 self._wake_cursor = entries[-1][0].decode()
                 continue
-            found.extend((race_of[name], _event(entry_id, entry)) for entry_id, entry in entries)
+            found.extend((race_of[name], _event(race_of[name], entry_id, entry)) for entry_id, entry in entries)
         return found
