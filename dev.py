@@ -2,7 +2,7 @@
 """The project's two entry points for a fresh machine with only Python 3.11+.
 
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
-    python3 dev.py test  [pytest options]               type-check the engine and run the whole test suite
+    python3 dev.py test  [pytest options]               type-check and lint every package, then run the whole test suite
 
 Both create ``.venv`` beside this file on first use and install the project
 into it (again whenever pyproject.toml changes), so nothing else is needed.
@@ -59,17 +59,19 @@ def run(command: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Dispatch ``serve`` or ``test``."""
+    """Dispatch ``serve`` or ``test`` (``mypy --strict`` on shared, server, client and cli, ``ruff check``, then pytest)."""
     if not argv or argv[0] not in ("serve", "test"):
         print(__doc__)
         return 2
     ensure_environment()
     if argv[0] == "serve":
         return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
-    code = run([str(venv_bin("python")), "-m", "mypy", "--strict", "shared"])
-    if code != 0:
-        return code
-    return run([str(venv_bin("python")), "-m", "pytest", *argv[1:]])
+    python = str(venv_bin("python"))
+    for check in (["-m", "mypy", "--strict", "shared", "server", "client", "cli"], ["-m", "ruff", "check", "."]):
+        code = run([python, *check])
+        if code != 0:
+            return code
+    return run([python, "-m", "pytest", *argv[1:]])
 
 
 if __name__ == "__main__":
