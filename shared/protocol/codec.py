@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from dataclasses import MISSING, fields
 from enum import Enum
 from functools import cache
@@ -141,6 +142,7 @@ def _hints(cls: Any) -> dict[str, Any]:
 
 
 def _check(value: Any, hint: Any, name: str, limits: Any) -> Any:
+    """``value`` as the field's type ``hint`` requires; ProtocolError ``bad_field`` naming the field otherwise."""
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
         options = get_args(hint)
@@ -149,40 +151,52 @@ def _check(value: Any, hint: Any, name: str, limits: Any) -> Any:
         (inner,) = [option for option in options if option is not type(None)]
         return _check(value, inner, name, limits)
     if origin is list:
-        if not isinstance(value, list):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a list", field=name)
         (item_hint,) = get_args(hint)
-        return [_check(item, item_hint, f"{name}[{index}]", {}) for index, item in enumerate(value)]
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be true or false", field=name)
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be an integer", field=name)
-        low, high = limits.get("low"), limits.get("high")
-        if (low is not None and value < low) or (high is not None and value > high):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be from {low} to {high}", field=name)
-        return value
-    if hint is str:
-        if not isinstance(value, str):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a string", field=name)
-        max_len = limits.get("max_len")
-        if max_len is not None and not 1 <= len(value) <= max_len:
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must have 1 to {max_len} characters", field=name)
-        return value
+        return [_check(item, item_hint, f"{name}[{index}]", {}) for index, item in enumerate(_expect(value, list, "a list", name))]
+    scalar = _SCALARS.get(hint)
+    if scalar is not None:
+        return scalar(value, name, limits)
     if isinstance(hint, type) and issubclass(hint, Enum):
-        try:
-            return hint(value)
-        except ValueError:
-            allowed = ", ".join(str(member.value) for member in hint)
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be one of {allowed}", field=name) from None
+        return _check_enum(value, hint, name)
     if hint is RaceEvent:
-        if not isinstance(value, dict):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)
-        return _decode(value, EVENT_TYPES)
+        return _decode(_expect(value, dict, "a map", name), EVENT_TYPES)
     if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
-        if not isinstance(value, dict):
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a map", field=name)
-        return from_map(hint, value, prefix=name + ".")
+        return from_map(hint, _expect(value, dict, "a map", name), prefix=name + ".")
     raise TypeError(f"unsupported field type {hint!r}")  # a bug in a message declaration
+
+
+def _expect(value: Any, kind: type[T], what: str, name: str) -> T:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be {what}", field=name)
+    return value
+
+
+def _check_bool(value: Any, name: str, limits: Any) -> bool:
+    return _expect(value, bool, "true or false", name)
+
+
+def _check_int(value: Any, name: str, limits: Any) -> int:
+    number = _expect(value, int, "an integer", name)
+    low, high = limits.get("low"), limits.get("high")
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be from {low} to {high}", field=name)
+    return number
+
+
+def _check_str(value: Any, name: str, limits: Any) -> str:
+    text = _expect(value, str, "a string", name)
+    max_len = limits.get("max_len")
+    if max_len is not None and not 1 <= len(text) <= max_len:
+        raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must have 1 to {max_len} characters", field=name)
+    return text
+
+
+def _check_enum(value: Any, enum: type[Enum], name: str) -> Enum:
+    try:
+        return enum(_expect(value, str, "a string", name))
+    except ValueError:
+        allowed = ", ".join(str(member.value) for member in enum)
+        raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be one of {allowed}", field=name) from None
+
+
+_SCALARS: Final[dict[Any, Callable[[Any, str, Any], Any]]] = {bool: _check_bool, int: _check_int, str: _check_str}
