@@ -12,12 +12,7 @@ from dataclasses import replace
 from server.store import LobbyChange, RaceRecord
 from shared import Board, Suit, card_text, make_card
 from shared.protocol import (
-    AttemptEnded,
-    AttemptState,
-    Back,
     BoardView,
-    Countdown,
-    Disconnected,
     LobbyAdded,
     LobbyChanged,
     LobbyEntry,
@@ -25,19 +20,14 @@ from shared.protocol import (
     LobbyRemoved,
     MoveMade,
     PlayerInfo,
-    PlayerJoined,
-    PlayerLeft,
     Progress,
-    RaceClosed,
     RaceEvent,
     RaceInfo,
-    RaceResult,
     RaceSettings,
     RaceStatus,
-    Started,
-    WatcherCount,
     from_map,
 )
+from shared.race import fold_events
 
 SPECTATOR = None
 """The viewer slot of someone who watches without a seat; sees every move (after the spectator delay)."""
@@ -100,57 +90,21 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
 def race_as_of(record: RaceRecord, history: list[RaceEvent], *, spectator_delay_ms: int) -> tuple[RaceInfo, dict[int, int]]:
     """The race as it stood after ``history`` (its first events, in order) and each seat's action count then.
 
-    This is how a spectator's snapshot is built for a moment in the past: the
-    stream holds every change with its time, so folding a prefix of it gives the
-    race exactly as it was, never the live state.
+    This is how a spectator's snapshot is built for a moment in the past (see :func:`shared.race.fold_events`).
     """
     info = race_info(record, spectator_delay_ms=spectator_delay_ms)
-    status, seed, start_at, deadline, watchers, event_seq = RaceStatus.WAITING, None, None, None, 0, 0
-    players: dict[int, PlayerInfo] = {}
-    actions: dict[int, int] = {}
-    for event in history:
-        event_seq = event.seq
-        if isinstance(event, PlayerJoined):
-            players[event.slot] = PlayerInfo(
-                slot=event.slot, player=event.player, name=event.name, count=0, left=52, state=AttemptState.PLAYING
-            )
-            actions[event.slot] = 0
-        elif isinstance(event, Countdown):
-            status, seed, start_at, deadline = RaceStatus.COUNTDOWN, event.seed, event.start_at, event.deadline
-        elif isinstance(event, Started):
-            status = RaceStatus.RUNNING
-        elif isinstance(event, MoveMade):
-            players[event.slot] = replace(players[event.slot], count=event.count, left=event.left)
-            actions[event.slot] = event.move_seq
-        elif isinstance(event, AttemptEnded):
-            players[event.slot] = replace(players[event.slot], state=event.reason, count=event.count, left=event.left)
-        elif isinstance(event, RaceResult):
-            status = RaceStatus.FINISHED
-            for standing in event.players:
-                players[standing.slot] = replace(players[standing.slot], state=standing.ended)
-        elif isinstance(event, Disconnected):
-            players[event.slot] = replace(players[event.slot], connected=False, grace_until=event.grace_until)
-        elif isinstance(event, Back):
-            players[event.slot] = replace(players[event.slot], connected=True, grace_until=None)
-        elif isinstance(event, WatcherCount):
-            watchers = event.count
-        elif isinstance(event, PlayerLeft) and event.slot == 1:  # back to waiting for a second player, with a new deal
-            players.pop(event.slot, None)
-            actions.pop(event.slot, None)
-            status, seed, start_at, deadline = RaceStatus.WAITING, None, None, None
-        elif isinstance(event, RaceClosed):
-            status, seed = RaceStatus.CLOSED, None
+    race = fold_events(history)
     as_of = replace(
         info,
-        status=status,
-        players=[players[slot] for slot in sorted(players)],
-        seed=seed,
-        start_at=start_at,
-        deadline=deadline,
-        event_seq=event_seq,
-        watchers=watchers,
+        status=race.status,
+        players=race.seats(),
+        seed=race.seed,
+        start_at=race.start_at,
+        deadline=race.deadline,
+        event_seq=race.event_seq,
+        watchers=race.watchers,
     )
-    return as_of, actions
+    return as_of, race.actions
 
 
 def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
