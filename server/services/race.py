@@ -25,7 +25,7 @@ from server.services.policy import RacePolicy
 from server.services.sessions import Session
 from server.services.views import race_info
 from server.store import NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StoreRefusal
-from shared import Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
+from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
 from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus
 
 log = logging.getLogger(__name__)
@@ -218,19 +218,17 @@ class RaceService:
             if game.board is None or seq != game.actions:
                 await self._load_game(race_id, slot, facts, game)
             assert game.board is not None
-            if seq != game.actions:
-                stored_seq = await self.store.move_seq_of(race_id, slot, move_id)
-                if stored_seq is not None:
-                    return self._outcome(race_id, text, stored_seq, game.board, duplicate=True)
-                raise ServiceError(
-                    ErrorCode.OUT_OF_SEQUENCE, f"your next action number is {game.actions}, not {seq}", expected=game.actions
-                )
             try:
-                action = parse_action(text)
-                trial = game.board.copy()
-                trial.play(action)
-            except EngineError as error:
-                raise ServiceError(error.code, error.message) from None
+                action, trial = self._try_action(game, seq, text)
+            except ServiceError:
+                # Refused here; a resend and the race's state come first (docs/PROTOCOL.md "Order of checks").
+                try:
+                    stored = await self.store.check_action(race_id, slot, seq=seq, move_id=move_id)
+                except StoreRefusal as refusal:
+                    raise _refused(refusal) from None
+                if stored is None:
+                    raise
+                return self._outcome(race_id, stored.action, stored.move_seq, game.board, duplicate=True)
             status = trial.status()
             ends: AttemptState | None = None
             if status is Status.WON:
@@ -256,11 +254,26 @@ class RaceService:
                     game.board = None  # another process stored an action: reload next time
                 raise _refused(refusal) from None
             if result.duplicate:
-                return self._outcome(race_id, canonical, result.move_seq, game.board, duplicate=True)
+                return self._outcome(race_id, result.action, result.move_seq, game.board, duplicate=True)
             game.board, game.actions = trial, result.move_seq
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, slot, trial.copy(), result.move_seq))
         return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False)
+
+    @staticmethod
+    def _try_action(game: _Game, seq: int, text: str) -> tuple[Action, Board]:
+        """The action and the position after it, if ``seq`` is the player's next action number and the engine accepts
+        it on this process's copy of the position; ServiceError ``out_of_sequence`` or the engine's code otherwise."""
+        assert game.board is not None
+        if seq != game.actions:
+            raise ServiceError(ErrorCode.OUT_OF_SEQUENCE, f"your next action number is {game.actions}, not {seq}", expected=game.actions)
+        try:
+            action = parse_action(text)
+            trial = game.board.copy()
+            trial.play(action)
+        except EngineError as error:
+            raise ServiceError(error.code, error.message) from None
+        return action, trial
 
     async def end_attempt(self, session: Session, race_id: str, reason: AttemptState) -> None:
         """End the player's attempt (``resigned`` or ``stuck``); its foundation count still counts."""
@@ -312,6 +325,8 @@ class RaceService:
             record = await self.record(race_id)
             if record.slot_of(session.player) is None:
                 raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
+            if record.status is RaceStatus.CLOSED:
+                raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started")
             if len(record.seats) < 2:
                 raise ServiceError(ErrorCode.NOT_STARTED, "the race is waiting for its second player")
             facts = _RaceFacts(seed=record.seed, rules=rules_of(record), players=tuple(seat.player for seat in record.seats))

@@ -189,11 +189,15 @@ class RematchOffer:
 
 @dataclass(frozen=True, slots=True)
 class ApplyResult:
-    """A stored action: the player's action count after it, whether it was a resend, whether it ended the race."""
+    """A stored action: the player's action count after it, whether it was a resend, whether it ended the race.
+
+    ``action`` is the action as stored: for a resend, the one first stored under the move id (whatever was resent).
+    """
 
     move_seq: int
     duplicate: bool
     finished: bool
+    action: str
 
 
 def presence_member(slot: int | None, connection_id: str) -> str:
@@ -386,8 +390,16 @@ class RaceStore:
             "" if ends is None else ends.value, self.max_actions
         )
         if result[0] == 2:
-            return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False)
-        return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]))
+            return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
+        return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]), action=action)
+
+    async def check_action(self, race_id: str, slot: int, *, seq: int, move_id: str) -> ApplyResult | None:
+        """For an action refused before it was stored: the stored action if ``move_id`` was used already (a resend), else
+        StoreRefusal with the race's, the attempt's or the sequence's refusal if any, else None (only the engine refuses it)."""
+        result = await self._run(self.scripts.check_action, race_id, slot, seq, move_id, self.max_actions)
+        if result[0] == 2:
+            return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
+        return None
 
     async def end_attempt(self, race_id: str, slot: int, reason: AttemptState, *, expected_moves: int | None = None) -> bool:
         """End a player's attempt (only if it still has ``expected_moves`` actions, when given); True if the race finished."""
@@ -435,11 +447,6 @@ class RaceStore:
             return []
         raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1 if limit is None else limit - 1)
         return [item.decode() for item in raw]
-
-    async def move_seq_of(self, race_id: str, slot: int, move_id: str) -> int | None:
-        """The action count after the action stored under ``move_id``, if it was stored."""
-        value = await self.redis.hget(keys.race_keys(race_id)[keys.MOVE_IDS_0 + slot], move_id)
-        return None if value is None else int(value)
 
     async def events_after(self, race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
         """The race's events with a sequence number above ``after_seq``, in order."""

@@ -20,6 +20,7 @@ class Scripts:
         self.create: AsyncScript = redis.register_script(common + _source("create"))
         self.join: AsyncScript = redis.register_script(common + _source("join"))
         self.apply_action: AsyncScript = redis.register_script(common + _source("apply_action"))
+        self.check_action: AsyncScript = redis.register_script(common + _source("check_action"))
         self.end_attempt: AsyncScript = redis.register_script(common + _source("end_attempt"))
         self.tick: AsyncScript = redis.register_script(common + _source("tick"))
         self.presence: AsyncScript = redis.register_script(common + _source("presence"))

@@ -1,20 +1,16 @@
 -- One player action, checked by the engine before this script runs.
 -- ARGV: 3 slot, 4 expected seq (the player's action count), 5 move id, 6 action text, 7 count, 8 left,
 --       9 board status, 10 undos, 11 reason that ends the attempt ('' for none), 12 max actions
--- Returns {1, move_seq, finished} | {2, move_seq (duplicate move id)} | {0, code, expected}
+-- Returns {1, move_seq, finished} | {2, move_seq, stored action (duplicate move id)} | {0, code, expected}
 if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
 local slot = tonumber(ARGV[3])
 local ids, moves = K_IDS[slot + 1], K_MOVES[slot + 1]
-local known = redis.call('HGET', ids, ARGV[5])
-if known then return {2, tonumber(known)} end
+local duplicate = stored_action(slot, ARGV[5])
+if duplicate then return duplicate end
 local now = now_ms()
-local refusal = open_for_play(now)
-if refusal then return {0, refusal} end
-if get(pf(slot, 'state')) ~= 'playing' then return {0, 'attempt_over'} end
-local length = redis.call('LLEN', moves)
-if length ~= tonumber(ARGV[4]) then return {0, 'out_of_sequence', length} end
-if length >= tonumber(ARGV[12]) then return {0, 'too_many_moves'} end
-local move_seq = length + 1
+local refusal, expected = action_refusal(slot, tonumber(ARGV[4]), tonumber(ARGV[12]), now)
+if refusal then return {0, refusal, expected} end
+local move_seq = redis.call('LLEN', moves) + 1
 redis.call('RPUSH', moves, ARGV[6])
 redis.call('HSET', ids, ARGV[5], move_seq)
 local count = tonumber(ARGV[7])

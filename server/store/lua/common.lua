@@ -175,6 +175,26 @@ local function open_for_play(now)
   return nil
 end
 
+-- Why a player's next action cannot be stored, in the order docs/PROTOCOL.md ("Order of checks") promises: the
+-- race's state (closed, not started, over), the attempt, the sequence, the action limit. Opens play once the countdown
+-- is over (and applies a passed time limit) on the way. Returns nil, or the code (and the expected seq).
+local function action_refusal(slot, seq, max_actions, now)
+  local refusal = open_for_play(now)
+  if refusal then return refusal end
+  if get(pf(slot, 'state')) ~= 'playing' then return 'attempt_over' end
+  local length = redis.call('LLEN', K_MOVES[slot + 1])
+  if length ~= seq then return 'out_of_sequence', length end
+  if length >= max_actions then return 'too_many_moves' end
+  return nil
+end
+
+-- The stored action of a move id already used by this seat: {2, move_seq, action}, or nil.
+local function stored_action(slot, move_id)
+  local known = redis.call('HGET', K_IDS[slot + 1], move_id)
+  if not known then return nil end
+  return {2, tonumber(known), redis.call('LINDEX', K_MOVES[slot + 1], tonumber(known) - 1)}
+end
+
 -- A seat's presence after its expired leases are dropped; returns true when its grace period ended its attempt.
 local function update_seat(slot, status, now)
   local key = K_PRESENCE[slot + 1]
