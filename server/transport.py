@@ -15,6 +15,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 from http import HTTPStatus
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -26,15 +27,18 @@ from server.dispatch import Dispatcher
 from server.ratelimit import TokenBucket
 from shared.protocol import (
     MAX_FRAME_BYTES,
+    REQUEST_TYPES,
     SHUTDOWN_REASON,
     CloseCode,
     Error,
     ErrorCode,
+    Hello,
     Message,
     ProtocolError,
     ServerShutdown,
     decode_request,
     encode,
+    unpack_map,
 )
 
 log = logging.getLogger(__name__)
@@ -147,6 +151,50 @@ def closed_by_client(connection: ServerConnection) -> bool:
     return received is not None and bool(protocol.close_rcvd_then_sent) and received.code in (CloseCode.NORMAL, CloseCode.GOING_AWAY)
 
 
+class HttpAwareConnection(ServerConnection):
+    """A connection that answers ``405`` itself to an HTTP request whose method is not GET.
+
+    websockets reads no request body, so it drops a request that has one (a POST with a body) without any answer;
+    the method is known from the request line, before anything else is parsed.
+    """
+
+    MAX_REQUEST_LINE = 8192
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._request_line: bytes | None = b""
+        """What arrived before the request line was complete; None once it was checked."""
+
+    def data_received(self, data: bytes) -> None:
+        """Check the method of the request line before websockets sees the request."""
+        if self._request_line is None:
+            super().data_received(data)
+            return
+        head = self._request_line + data
+        if b"\n" not in head and len(head) < self.MAX_REQUEST_LINE:
+            self._request_line = head
+            return
+        self._request_line = None
+        if head.split(b" ", 1)[0] != b"GET":
+            self.transport.write(
+                Transport.http(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "method not allowed"}, allow="GET").serialize()
+            )
+            self.transport.close()
+            return
+        super().data_received(head)
+
+
+def needs_hello_first(frame: bytes) -> bool:
+    """Whether a frame that could not be read as a request is one of a known type other than ``hello``: before
+    ``hello`` such a request is answered ``hello_required`` whatever its fields (a natural first request carries no
+    token yet)."""
+    try:
+        kind = unpack_map(frame).get("type")
+    except ProtocolError:
+        return False
+    return isinstance(kind, str) and kind in REQUEST_TYPES and REQUEST_TYPES[kind] is not Hello
+
+
 HealthProbe = Callable[[], Awaitable[bool]]
 
 
@@ -174,6 +222,7 @@ class Transport:
             compression=None,
             process_request=self._process_request,
             server_header="flowergarden",
+            create_connection=HttpAwareConnection,
         )
         return self.server
 
@@ -197,20 +246,21 @@ class Transport:
         await self.server.wait_closed()
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """``GET /health`` answers plain HTTP on the WebSocket port; other methods are refused."""
+        """``GET /health`` answers plain HTTP on the WebSocket port (other methods: :class:`HttpAwareConnection`)."""
         path = request.path.split("?", 1)[0]
-        if request.method != "GET":
-            return self._http(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "method not allowed"})
         if path == "/health":
             healthy = await self.health()
             status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
-            return self._http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
+            return self.http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
         return None
 
     @staticmethod
-    def _http(status: HTTPStatus, document: dict[str, str]) -> Response:
+    def http(status: HTTPStatus, document: dict[str, str], *, allow: str | None = None) -> Response:
+        """A plain HTTP response with a JSON body, closing the connection."""
         body = (json.dumps(document) + "\n").encode()
         headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body))), ("Connection", "close")])
+        if allow is not None:
+            headers["Allow"] = allow
         return Response(status.value, status.phrase, headers, body)
 
     async def _handle(self, connection: ServerConnection) -> None:
@@ -242,6 +292,8 @@ class Transport:
                     request = decode_request(frame) if isinstance(frame, bytes) else None
                 except ProtocolError as error:
                     request, refusal = None, Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field)
+                    if state.session is None and isinstance(frame, bytes) and needs_hello_first(frame):
+                        refusal = Error(id=error.request_id, code=ErrorCode.HELLO_REQUIRED.value, message="say hello first")
                 else:
                     refusal = Error(id=None, code=ErrorCode.BAD_FRAME, message="send binary frames (MessagePack), not text")
                 if not bucket.allow():

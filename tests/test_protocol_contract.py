@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+from lobby_helpers import players, refused
 from race_helpers import events_until, player, seated_race, server_config
 from winning_lines import winning_deal
 
-from client import ServerError
+from client import RaceClient, ServerError, Unsolicited
 from server.app import RaceServer
-from server.protocol import Countdown, MoveMade, RaceResult, RaceSettings
+from server.protocol import Countdown, MoveMade, Queued, RaceResult, RaceSettings
+from server.services.lobby import LobbyLimits
 from shared import Board, action_text
 
 ILLEGAL_ON_ANY_DEAL = "KS 1>1"
@@ -130,5 +134,96 @@ async def test_a_move_in_a_race_waiting_for_its_second_player_is_not_started(rac
         assert await refusal(ann.move(seated.race.race, ILLEGAL_ON_ANY_DEAL)) == "not_started"
         await ann.leave(seated.race.race)
         assert await refusal(ann.move(seated.race.race, ILLEGAL_ON_ANY_DEAL)) == "race_closed"
+    finally:
+        await ann.close()
+
+
+# --- limits --------------------------------------------------------------------------------------
+
+
+async def test_quick_match_is_refused_to_a_connection_holding_three_waiting_races(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, lobby=LobbyLimits())) as server, players(server.url, "Ann") as (ann,):
+        for _ in range(3):
+            await ann.create(RaceSettings())
+        with refused("too_many_open_races"):
+            await ann.quick_match(RaceSettings(time_limit=3600))
+
+
+async def test_a_new_quick_match_replaces_the_connections_entry_without_counting_it_twice(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, lobby=LobbyLimits())) as server, players(server.url, "Ann") as (ann,):
+        await ann.create(RaceSettings())
+        await ann.create(RaceSettings())
+        first = await ann.quick_match(RaceSettings(time_limit=3600))
+        second = await ann.quick_match(RaceSettings(time_limit=1800))  # replaces the first: still 3 held
+        assert isinstance(first, Queued) and isinstance(second, Queued)
+        with refused("too_many_open_races"):
+            await ann.create(RaceSettings())
+
+
+# --- plain HTTP on the WebSocket port -------------------------------------------------------------
+
+
+async def http_status(port: int, request: bytes) -> tuple[int, bytes]:
+    """The status and the raw head and body of a plain HTTP exchange."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    response = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    assert response, "the server answered nothing"
+    return int(response.split(b" ", 2)[1]), response
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"a\": \"body\"}",
+        b"POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n\r\n",
+        b"PUT /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+        b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n",
+    ],
+    ids=["post-with-body", "post-chunked", "put", "delete"],
+)
+async def test_any_method_but_get_is_answered_405(race_server: RaceServer, request_bytes: bytes) -> None:
+    status, response = await http_status(race_server.port, request_bytes)
+    assert status == 405 and b"Allow: GET" in response
+
+
+async def test_a_plain_get_on_another_path_is_answered_426(race_server: RaceServer) -> None:
+    status, _ = await http_status(race_server.port, b"GET /anything HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 426
+
+
+# --- before hello ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"type": "live_races", "id": 7},
+        {"type": "create", "id": 7, "settings": {"seed": "not even a number"}},
+        {"type": "move", "id": 7, "race": "r", "seq": 0, "move_id": "m", "move": "AC b>f", "token": "t"},
+    ],
+    ids=["no-token", "bad-fields", "complete"],
+)
+async def test_any_request_but_hello_before_hello_is_hello_required(race_server: RaceServer, document: dict[str, object]) -> None:
+    client = await RaceClient.connect(race_server.url)
+    try:
+        await client.send_raw(document)
+        event = await client.next_event(timeout=5)
+        assert isinstance(event, Unsolicited) and (event.error.code, event.error.id) == ("hello_required", 7)
+        await client.hello("Ann")
+    finally:
+        await client.close()
+
+
+async def test_a_bad_frame_leaves_the_connection_open(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    try:
+        await ann.send_raw(b"\xc1")
+        event = await ann.next_event(timeout=5)
+        assert isinstance(event, Unsolicited) and event.error.code == "bad_frame"
+        seated = await ann.create(RaceSettings())  # the connection still answers requests
+        assert seated.slot == 0
     finally:
         await ann.close()

@@ -102,7 +102,7 @@ class LobbyService:
 
     async def create(self, player: str, name: str, settings: RaceSettings, owner: Owner) -> SeatedRace:
         """Open a race with ``player`` in seat 0: listed in the lobby, or private with an invite code."""
-        await self._make_room(owner)
+        await self.make_room(owner)
         race = await self.dealer.deal(settings, origin="create")
         race_id = new_race_id()
         try:
@@ -272,10 +272,16 @@ class LobbyService:
         """The race's lobby entry as stored, with the spectator delay in force."""
         return as_map(lobby_entry(record, spectator_delay_ms=self.races.policy.delay_of(record)))
 
-    async def _make_room(self, owner: Owner) -> None:
-        if owner.open_count() >= self.limits.max_open_per_owner:
+    async def make_room(self, owner: Owner, *, replacing_queue: bool = False) -> None:
+        """Refuse (``too_many_open_races``) when ``owner`` already holds as many open races as it may; a quick-match
+        request is ``replacing_queue``: the connection's earlier entry does not count, the new one replaces it."""
+
+        def held() -> int:
+            return owner.open_count() - int(replacing_queue and owner.queue is not None)
+
+        if held() >= self.limits.max_open_per_owner:
             await self._forget_started([owner])
-        if owner.open_count() >= self.limits.max_open_per_owner:
+        if held() >= self.limits.max_open_per_owner:
             raise ServiceError(
                 ErrorCode.TOO_MANY_OPEN_RACES, f"at most {self.limits.max_open_per_owner} races may wait for an opponent per connection"
             )

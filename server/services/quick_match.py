@@ -34,6 +34,7 @@ class QuickMatchService:
     async def quick_match(self, player: str, name: str, settings: RaceSettings, owner: Owner) -> tuple[SeatedRace, bool]:
         """Join a waiting partner's race (False), or wait in a race of one's own (True). Replaces an earlier entry."""
         checked_profile(settings, self.dealer.seeds)
+        await self.lobby.make_room(owner, replacing_queue=True)
         key = settings_key(settings)
         earlier = await self.store.entry_of(player)
         if earlier is not None and await self.store.cancel(earlier):
