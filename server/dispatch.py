@@ -363,16 +363,18 @@ class Dispatcher:
     async def _subscribe(self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0) -> None:
         """Deliver the race's events to this connection from ``after_seq`` on, as seat ``slot`` or a spectator (None).
 
-        Replaces an older subscription to the race, and holds the connection's presence lease for it.
+        Replaces an older subscription to the race in another role, and holds the connection's presence lease for it.
+        One in the same role is kept as it is: its stream goes on where it is, so no event reaches the connection twice.
         """
-        old = state.subscriptions.pop(race_id, None)
-        if old is not None:
-            self.hub.unsubscribe(old)
-            if old.viewer_slot != slot:
-                await self.presence.leave(race_id, old.viewer_slot, state.connection_id)
-        subscription = Subscription(race_id, slot, state.send, after_seq, delay_ms=delay_ms, clock=self.clock)
-        state.subscriptions[race_id] = subscription
-        await self.hub.subscribe(subscription)
+        current = state.subscriptions.get(race_id)
+        if current is None or current.viewer_slot != slot:
+            if current is not None:
+                del state.subscriptions[race_id]
+                self.hub.unsubscribe(current)
+                await self.presence.leave(race_id, current.viewer_slot, state.connection_id)
+            subscription = Subscription(race_id, slot, state.send, after_seq, delay_ms=delay_ms, clock=self.clock)
+            state.subscriptions[race_id] = subscription
+            await self.hub.subscribe(subscription)
         await self.presence.enter(race_id, slot, state.connection_id)
 
     async def _unsubscribe(self, state: ConnectionState, race_id: str) -> None:

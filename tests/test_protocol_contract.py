@@ -227,3 +227,84 @@ async def test_a_bad_frame_leaves_the_connection_open(race_server: RaceServer) -
         assert seated.slot == 0
     finally:
         await ann.close()
+
+
+# --- where a stream starts, and that it never repeats ----------------------------------------------
+
+
+async def received_seqs(client: RaceClient, race_id: str, until_seq: int) -> list[int]:
+    """The seqs of the race events a client receives up to ``until_seq``."""
+    events = await events_until(client, lambda event: event.race == race_id and event.seq >= until_seq)
+    return [event.seq for event in events if event.race == race_id]
+
+
+async def test_seating_replies_deliver_the_race_from_its_first_event_even_those_the_reply_shows(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        seated = await ann.create(RaceSettings(seed=3))
+        joined = await bob.join(seated.race.race)
+        assert joined.race.event_seq >= 2  # player_joined twice, countdown: all in the reply already
+        seqs = await received_seqs(bob, seated.race.race, joined.race.event_seq)
+        assert seqs == list(range(1, joined.race.event_seq + 1))  # ...and sent anyway: countdown carries the deal
+    finally:
+        await ann.close()
+        await bob.close()
+
+
+async def test_a_second_sync_on_a_following_connection_sends_no_event_twice(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    try:
+        await race.ann.move(race.race_id, line[0])
+        first = await race.ann.sync(race.race_id, after=0)
+        again = await race.ann.sync(race.race_id, after=0)
+        assert again.race.event_seq == first.race.event_seq
+        moved = await race.ann.move(race.race_id, line[1])
+        latest = (await race.ann.sync(race.race_id, after=0)).race.event_seq
+        assert moved.seq == 2
+        events = await events_until(race.ann, lambda event: isinstance(event, MoveMade) and event.move_seq == 2)
+        seqs = [event.seq for event in events if event.race == race.race_id]
+        # Everything from the join on arrived once: up to 'started' in seated_race, the rest here.
+        assert len(seqs) == len(set(seqs)) and seqs[-1] <= latest
+        assert min(seqs) > race.countdown.seq
+    finally:
+        await race.close()
+
+
+async def test_sync_of_a_race_one_has_no_seat_in_or_that_does_not_exist_is_refused(race_server: RaceServer) -> None:
+    race = await seated_race(race_server.url, RaceSettings(seed=8))
+    carol = await player(race_server.url, "Carol")
+    try:
+        assert await refusal(carol.sync(race.race_id)) == "not_seated"
+        assert await refusal(carol.sync("NoSuchRace1")) == "unknown_race"
+    finally:
+        await carol.close()
+        await race.close()
+
+
+# --- replays and invite codes before the start -----------------------------------------------------
+
+
+async def test_replay_of_a_race_closed_before_its_start_is_race_closed(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    try:
+        seated = await ann.create(RaceSettings())
+        assert await refusal(ann.replay_page(seated.race.race)) == "not_finished"
+        await ann.leave(seated.race.race)
+        assert await refusal(ann.replay_page(seated.race.race)) == "race_closed"
+    finally:
+        await ann.close()
+
+
+async def test_an_invite_code_during_the_countdown_answers_as_join_would(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, countdown_seconds=30)) as server, players(server.url, "Ann", "Bob", "Cid") as (ann, bob, cid):
+        seated = await ann.create(RaceSettings(private=True))
+        code = seated.race.invite
+        assert code is not None
+        await bob.join_invite(code)
+        assert await refusal(cid.join_invite(code)) == "race_full"
+        assert await refusal(bob.join_invite(code)) == "already_seated"  # as join: a seat of ones own comes first
+        await bob.leave(seated.race.race)  # the race waits again: the same code works again
+        rejoined = await cid.join_invite(code.lower())
+        assert rejoined.race.race == seated.race.race

@@ -78,6 +78,8 @@ class SpectateService:
     async def replay_page(self, race_id: str, after: int, limit: int) -> EventPage:
         """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time)."""
         record = await self.races.record(race_id)
+        if record.status is RaceStatus.CLOSED:
+            raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started: there is nothing to replay")
         if record.status is not RaceStatus.FINISHED:
             raise ServiceError(ErrorCode.NOT_FINISHED, "the race is still on: watch it, or replay it once it is over")
         stored = await self.store.events_after(race_id, after, limit + 1)
