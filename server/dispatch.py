@@ -83,6 +83,8 @@ class ConnectionState:
     send: Send
     connection_id: str
     """Unique across server processes; names the connection's presence leases."""
+    peer: str = "unknown"
+    """The client's network address (see ``server.transport.peer_address``): per-address limits count against it."""
     session: Session | None = None
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
     owner: Owner = field(default_factory=Owner)
@@ -142,9 +144,9 @@ class Dispatcher:
         self.clock = clock
         self.lobby = lobby
 
-    def connect(self, send: Send) -> ConnectionState:
-        """The state of a new connection whose messages go to ``send``."""
-        return ConnectionState(send=send, connection_id=self.presence.new_connection_id())
+    def connect(self, send: Send, peer: str = "unknown") -> ConnectionState:
+        """The state of a new connection from address ``peer`` whose messages go to ``send``."""
+        return ConnectionState(send=send, connection_id=self.presence.new_connection_id(), peer=peer)
 
     async def handle(self, state: ConnectionState, request: Request) -> None:
         """Run one request; every failure becomes an ``error`` reply with a documented code."""
@@ -198,7 +200,7 @@ class Dispatcher:
 
     @handles(JoinInvite)
     async def _join_invite(self, state: ConnectionState, session: Session, request: JoinInvite) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.player, session.name))
+        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.player, session.name, state.peer))
 
     @handles(Leave)
     async def _leave(self, state: ConnectionState, session: Session, request: Leave) -> None:

@@ -184,6 +184,15 @@ class HttpAwareConnection(ServerConnection):
         super().data_received(head)
 
 
+def peer_address(connection: ServerConnection) -> str:
+    """The client's network address (IP, without the port) as per-address limits count it; ``unknown`` when the
+    socket has none. The one place that decides which address a connection comes from."""
+    remote = connection.remote_address
+    if isinstance(remote, tuple) and remote and isinstance(remote[0], str):
+        return remote[0]
+    return "unknown"
+
+
 def needs_hello_first(frame: bytes) -> bool:
     """Whether a frame that could not be read as a request is one of a known type other than ``hello``: before
     ``hello`` such a request is answered ``hello_required`` whatever its fields (a natural first request carries no
@@ -270,7 +279,7 @@ class Transport:
         self.stats.connections += 1
         outbox = Outbox(connection, self.limits, self.stats)
         writer = asyncio.create_task(outbox.run())
-        state = self.dispatcher.connect(outbox.send)
+        state = self.dispatcher.connect(outbox.send, peer_address(connection))
         live = LiveConnection(connection, outbox, asyncio.Event())
         live.idle.set()
         self._live.add(live)

@@ -8,9 +8,13 @@ from dataclasses import dataclass
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.services.lobby import LobbyLimits
-from server.store import RaceStore
+from server.store import InviteLimits, RaceStore
 from server.transport import TransportLimits
 from shared.protocol import Countdown, RaceEvent, RaceSettings, Started
+
+
+GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
+"""Invite guessing limits that the whole suite, all from one address, never reaches (tests of the limits set their own)."""
 
 
 def server_config(redis_url: str, **overrides: object) -> ServerConfig:
@@ -22,7 +26,8 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         "timer_interval": 0.05,
         "limits": TransportLimits(),
         "seed_pool_target": 0,
-        "lobby": LobbyLimits(max_open_per_owner=64),  # tests open many races on one connection
+        # Tests open many races on one connection, and every test client guesses from 127.0.0.1.
+        "lobby": LobbyLimits(max_open_per_owner=64, invites=GENEROUS_INVITE_LIMITS),
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lobby_helpers import no_lobby_event, players, refused
-from race_helpers import player, server_config
+from race_helpers import GENEROUS_INVITE_LIMITS, player, server_config
 
 from server.app import RaceServer
-from server.services.lobby import INVITE_ALPHABET, LobbyLimits
+from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH, LobbyLimits
 from shared.protocol import Countdown, RaceSettings, Started
 
 
@@ -15,7 +17,7 @@ async def test_a_private_race_is_never_listed_and_is_joined_by_its_invite_code(r
         await watcher.watch_lobby()
         seated = await ann.create(RaceSettings(private=True, undo=True))
         code = seated.race.invite
-        assert code is not None and len(code) == 6 and set(code) <= set(INVITE_ALPHABET)
+        assert code is not None and len(code) == INVITE_LENGTH == 8 and set(code) <= set(INVITE_ALPHABET)
         assert not set(code) & set("01OI")
         assert seated.race.settings.private
         await no_lobby_event(watcher, seated.race.race)
@@ -59,12 +61,12 @@ async def test_a_private_race_can_also_be_joined_by_its_id_and_closes_like_any_o
 
 async def test_guessing_invite_codes_is_rate_limited_per_player(redis_url: str) -> None:
     async with (
-        RaceServer(server_config(redis_url, lobby=LobbyLimits(max_invite_misses=3))) as server,
+        RaceServer(server_config(redis_url, lobby=LobbyLimits(invites=replace(GENEROUS_INVITE_LIMITS, per_player=3)))) as server,
         players(server.url, "Ann", "Eve") as (ann, guesser),
     ):
         code = (await ann.create(RaceSettings(private=True))).race.invite
         assert code is not None
-        for guess in ("222222", "333333", "444444"):
+        for guess in ("22222222", "33333333", "44444444"):
             with refused("unknown_invite"):
                 await guesser.join_invite(guess)
         with refused("rate_limited"):

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from server.services.background import BackgroundLoop
@@ -24,7 +25,7 @@ from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.views import lobby_entry
-from server.store import LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord, StoreError
+from server.store import InviteLimits, LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord, StoreError
 from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings, RaceStatus, as_map
 
 log = logging.getLogger(__name__)
@@ -33,9 +34,33 @@ log = logging.getLogger(__name__)
 
 INVITE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 """32 symbols without 0/O and 1/I, so a code read aloud or from a screen is unambiguous."""
-INVITE_LENGTH = 6
-"""32^6 = 2^30 codes; with at most a few thousand open private races and 20 wrong codes a minute per player,
-guessing one takes years."""
+INVITE_LENGTH = 8
+"""32^8 = 2^40 codes. With the guessing limits (:class:`InviteLimits`: at most 600 wrong codes a minute from
+everybody together) a given code is hit within a day with a chance below one in a million, and even 10,000 open
+private races take about 127 days to the first hit (docs/PROTOCOL.md "Invite codes" has the arithmetic); 2^30
+codes would have given a hit in 30 hours with 1,000 races."""
+
+
+GUESS_LIMITS = {
+    "player": "too many wrong invite codes from you",
+    "source": "too many wrong invite codes from your network address",
+    "global": "too many wrong invite codes are being sent to this server",
+}
+"""What each guessing limit tells the player it refused."""
+
+
+def guess_source(peer: str) -> str:
+    """Whom wrong invite codes are counted against: an IPv4 address, or the /64 network of an IPv6 address (what
+    one subscriber usually holds); anything else (no address known) as it is."""
+    try:
+        address = ipaddress.ip_address(peer)
+    except ValueError:
+        return peer
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def new_invite_code() -> str:
@@ -78,8 +103,8 @@ class LobbyLimits:
     heartbeat_seconds: float = 5.0
     stale_seconds: float = 20.0
     """A waiting race whose heartbeat is older than this is closed (its owner's process went away)."""
-    max_invite_misses: int = 20
-    """Wrong invite codes a player may send per minute; then ``rate_limited`` until the minute is over."""
+    invites: InviteLimits = field(default_factory=InviteLimits)
+    """Wrong invite codes allowed per player, per source address and overall; then ``rate_limited``."""
 
 
 class LobbyService:
@@ -127,15 +152,19 @@ class LobbyService:
             await self.store.change(race_id, self._entry(seated.record))
         return seated
 
-    async def join_invite(self, code: str, player: str, name: str) -> SeatedRace:
-        """Join the private race of an invite code; wrong codes are counted and limited per player."""
-        if await self.store.invite_misses(player) >= self.limits.max_invite_misses:
-            raise ServiceError(ErrorCode.RATE_LIMITED, "too many wrong invite codes; wait a minute", field="code")
+    async def join_invite(self, code: str, player: str, name: str, peer: str) -> SeatedRace:
+        """Join the private race of an invite code; wrong codes are limited per player, per source address of the
+        connection (``peer``) and overall, so that guessing a code stays hopeless (docs/PROTOCOL.md "Invite codes")."""
+        source = guess_source(peer)
+        refusal = await self.store.invite_attempt(player, source, self.limits.invites)
+        if refusal is not None:
+            wait = -(-refusal.retry_after_ms // 1000)
+            raise ServiceError(ErrorCode.RATE_LIMITED, f"{GUESS_LIMITS[refusal.limit]}; try again in {wait} s", field="code")
         normalized = normalized_invite(code)
         race_id = None if normalized is None else await self.store.race_of_invite(normalized)
         if race_id is None:
-            await self.store.count_invite_miss(player)
             raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code")
+        await self.store.invite_refund(player, source)
         return await self.join(race_id, player, name)
 
     async def leave(self, race_id: str, player: str, owner: Owner) -> None:

@@ -2,7 +2,7 @@
 
 from server.store.connection import connect_redis
 from server.store.errors import StoreError, StoreUnavailable
-from server.store.lobby_store import LobbyChange, LobbyFeedReader, LobbyStore
+from server.store.lobby_store import InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_store import (
     UNDECODABLE_EVENTS,
@@ -26,6 +26,8 @@ __all__ = [
     "UNDECODABLE_EVENTS",
     "ApplyResult",
     "EventReader",
+    "InviteLimits",
+    "InviteRefusal",
     "LobbyChange",
     "LobbyFeedReader",
     "LobbyStore",

@@ -57,9 +57,18 @@ def lobby_keys(invite: str | None = None) -> list[str]:
     return [*listed, invite_key(invite)] if invite else listed
 
 
-def invite_misses_key(player: str) -> str:
-    """Counter of a player's wrong invite codes in the current minute."""
-    return f"{PREFIX}:invite_misses:{player}"
+INVITE_GUARD_TAG = f"{PREFIX}:{{invites}}"
+INVITE_MISSES_ALL = f"{INVITE_GUARD_TAG}:misses:all"
+"""Counter of everybody's wrong invite codes in the current window (the global guessing limit)."""
+
+
+def invite_guard_keys(player: str, source: str) -> list[str]:
+    """The keys of the invite guessing limits in the order lua/invite_attempt.lua expects: the player's and the source's
+    wrong codes in the current window, the source's lock and strikes (its back-off), everybody's wrong codes."""
+    return [
+        f"{INVITE_GUARD_TAG}:misses:player:{player}", f"{INVITE_GUARD_TAG}:misses:source:{source}",
+        f"{INVITE_GUARD_TAG}:lock:source:{source}", f"{INVITE_GUARD_TAG}:strikes:source:{source}", INVITE_MISSES_ALL,
+    ]  # fmt: skip
 
 
 # --- quick match (one hash tag) -------------------------------------------------------------------

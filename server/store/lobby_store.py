@@ -21,7 +21,29 @@ from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.protocol import LobbyOp
 
-INVITE_MISS_WINDOW_MS = 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class InviteLimits:
+    """How many wrong invite codes may be sent (docs/PROTOCOL.md "Invite codes"): per player, per source (an IPv4
+    address or an IPv6 /64) with a lockout that doubles each time, and by everybody together, per window."""
+
+    window_ms: int = 60_000
+    per_player: int = 20
+    per_source: int = 20
+    overall: int = 600
+    first_lockout_ms: int = 60_000
+    longest_lockout_ms: int = 3_600_000
+    strikes_kept_ms: int = 24 * 3_600_000
+    """How long a source's lockouts count for the next one's length."""
+
+
+@dataclass(frozen=True, slots=True)
+class InviteRefusal:
+    """Why a guess was refused: the ``limit`` reached (``player``, ``source`` or ``global``) and when to try again."""
+
+    limit: str
+    retry_after_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,19 +130,22 @@ class LobbyStore:
         value: Any = await self.redis.get(keys.invite_key(code))
         return None if value is None else value.decode()
 
-    async def invite_misses(self, player: str) -> int:
-        """The player's wrong invite codes in the current minute."""
-        value: Any = await self.redis.get(keys.invite_misses_key(player))
-        return 0 if value is None else int(value)
+    async def invite_attempt(self, player: str, source: str, limits: InviteLimits) -> InviteRefusal | None:
+        """Count a guess of ``player`` from ``source`` as a miss, unless a limit refuses it (then nothing is counted)."""
+        result: list[Any] = await self.scripts.invite_attempt(
+            keys=keys.invite_guard_keys(player, source),
+            args=[
+                limits.window_ms, limits.per_player, limits.per_source, limits.overall,
+                limits.first_lockout_ms, limits.longest_lockout_ms, limits.strikes_kept_ms,
+            ],
+        )  # fmt: skip
+        if result[0] == 1:
+            return None
+        return InviteRefusal(limit=result[1].decode(), retry_after_ms=int(result[2]))
 
-    async def count_invite_miss(self, player: str) -> int:
-        """Count a wrong invite code of ``player``; returns its wrong codes in the current minute."""
-        key = keys.invite_misses_key(player)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(key, 0, nx=True, px=INVITE_MISS_WINDOW_MS)
-            pipe.incr(key)
-            _, misses = await pipe.execute()
-        return int(misses)
+    async def invite_refund(self, player: str, source: str) -> None:
+        """The guess counted by :meth:`invite_attempt` named an open race's code: it was no miss."""
+        await self.scripts.invite_refund(keys=keys.invite_guard_keys(player, source), args=[])
 
     async def now_ms(self) -> int:
         """Redis' clock."""

@@ -32,6 +32,8 @@ class Scripts:
         self.lobby_change: AsyncScript = redis.register_script(_source("lobby_change"))
         self.lobby_close: AsyncScript = redis.register_script(_source("lobby_close"))
         self.lobby_snapshot: AsyncScript = redis.register_script(_source("lobby_snapshot"))
+        self.invite_attempt: AsyncScript = redis.register_script(_source("invite_attempt"))
+        self.invite_refund: AsyncScript = redis.register_script(_source("invite_refund"))
         self.quick_match: AsyncScript = redis.register_script(_source("quick_match"))
         self.quick_match_cancel: AsyncScript = redis.register_script(_source("quick_match_cancel"))
         self.seed_pool_add: AsyncScript = redis.register_script(_source("seed_pool_add"))

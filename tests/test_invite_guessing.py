@@ -1,0 +1,107 @@
+"""Guessing invite codes stays hopeless: wrong codes are limited per player, per source address (with a lockout that
+doubles each time) and overall, whatever number of sessions or processes a guesser uses (issue 17, section 4)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import replace
+
+import pytest
+import pytest_asyncio
+from lobby_helpers import players, refused
+from race_helpers import GENEROUS_INVITE_LIMITS, server_config
+from redis.asyncio import Redis
+
+from server.app import RaceServer
+from server.protocol import RaceSettings
+from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH, LobbyLimits, guess_source
+from server.store import InviteLimits, LobbyStore, keys
+
+WRONG = "2" * INVITE_LENGTH
+
+
+@pytest_asyncio.fixture
+async def store(redis_url: str) -> AsyncIterator[LobbyStore]:
+    """A lobby store whose guessing counters start empty and are emptied again (every test client is 127.0.0.1)."""
+    redis = Redis.from_url(redis_url)
+
+    async def forget_guesses() -> None:
+        found = [key async for key in redis.scan_iter(match=f"{keys.INVITE_GUARD_TAG}:*")]
+        if found:
+            await redis.delete(*found)
+
+    await forget_guesses()
+    yield LobbyStore(redis)
+    await forget_guesses()
+    await redis.aclose()
+
+
+async def test_a_source_is_locked_out_after_its_misses_for_twice_as_long_each_time(store: LobbyStore) -> None:
+    limits = InviteLimits(per_player=1000, per_source=3, overall=1000, first_lockout_ms=300, longest_lockout_ms=1000)
+    for strike, lockout in enumerate((300, 600, 1000, 1000)):  # doubles, up to the longest
+        for _ in range(3):
+            assert await store.invite_attempt("eve", "198.51.100.7", limits) is None
+        refusal = await store.invite_attempt("eve", "198.51.100.7", limits)
+        assert refusal is not None and (refusal.limit, refusal.retry_after_ms) == ("source", lockout)
+        still = await store.invite_attempt("eve", "198.51.100.7", limits)
+        assert still is not None and still.limit == "source" and 0 < still.retry_after_ms <= lockout
+        assert await store.invite_attempt("eve", f"203.0.113.{strike}", limits) is None  # another address is not affected
+        await asyncio.sleep(lockout / 1000 + 0.05)
+
+
+async def test_fresh_sessions_do_not_escape_the_limit_of_their_address(store: LobbyStore) -> None:
+    limits = InviteLimits(per_player=20, per_source=5, overall=1000)
+    for session in range(5):
+        assert await store.invite_attempt(f"player-{session}", "198.51.100.7", limits) is None
+    refusal = await store.invite_attempt("yet-another-player", "198.51.100.7", limits)
+    assert refusal is not None and refusal.limit == "source"
+
+
+async def test_every_address_together_is_limited_overall(store: LobbyStore) -> None:
+    limits = InviteLimits(per_player=20, per_source=20, overall=4)
+    for address in range(4):
+        assert await store.invite_attempt(f"p{address}", f"198.51.100.{address}", limits) is None
+    refusal = await store.invite_attempt("p9", "198.51.100.99", limits)
+    assert refusal is not None and refusal.limit == "global" and 0 < refusal.retry_after_ms <= limits.window_ms
+
+
+async def test_a_right_code_is_not_counted_as_a_miss(store: LobbyStore) -> None:
+    limits = InviteLimits(per_player=2, per_source=2, overall=2)
+    for _ in range(10):
+        assert await store.invite_attempt("ann", "198.51.100.7", limits) is None
+        await store.invite_refund("ann", "198.51.100.7")
+
+
+async def test_a_guesser_opening_new_sessions_is_refused_even_the_right_code(redis_url: str, store: LobbyStore) -> None:
+    limits = LobbyLimits(invites=replace(GENEROUS_INVITE_LIMITS, per_source=3))
+    async with RaceServer(server_config(redis_url, lobby=limits)) as server, players(server.url, "Ann", "Eve", "Eve2") as (ann, eve, eve2):
+        code = (await ann.create(RaceSettings(private=True))).race.invite
+        assert code is not None
+        for _ in range(3):
+            with refused("unknown_invite"):
+                await eve.join_invite(WRONG)
+        with refused("rate_limited"):
+            await eve2.join_invite(code)  # a fresh session from the same address
+        with refused("rate_limited"):
+            await eve.join_invite(code)
+        other = await ann.create(RaceSettings(private=True))
+        assert (await eve.join(other.race.race)).slot == 1  # the race id (the link) still works
+
+
+@pytest.mark.parametrize(
+    ("peer", "source"),
+    [
+        ("198.51.100.7", "198.51.100.7"),
+        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+        ("2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64"),
+        ("::ffff:198.51.100.7", "198.51.100.7"),
+        ("unknown", "unknown"),
+    ],
+)
+def test_guesses_count_against_an_ipv4_address_or_an_ipv6_64(peer: str, source: str) -> None:
+    assert guess_source(peer) == source
+
+
+def test_invite_codes_have_eight_unambiguous_characters() -> None:
+    assert INVITE_LENGTH == 8 and len(INVITE_ALPHABET) == 32 and not set(INVITE_ALPHABET) & set("01OI")
