@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import secrets
-import unicodedata
 from dataclasses import dataclass
 
 from server.services.errors import ServiceError
 from server.store import SessionRecord, SessionStore
+from shared.names import InvalidName, normalize_name
 from shared.protocol import ErrorCode
 
 
@@ -21,11 +21,12 @@ class Session:
 
 
 def clean_name(name: str) -> str:
-    """A display name without surrounding spaces or control characters; ServiceError ``bad_field`` otherwise."""
-    cleaned = name.strip()
-    if not cleaned or any(unicodedata.category(char).startswith("C") for char in cleaned):
-        raise ServiceError(ErrorCode.BAD_FIELD, "name must be visible text without control characters", field="name")
-    return cleaned
+    """The display name as everybody will see it (:func:`shared.names.normalize_name`); ServiceError ``bad_field``
+    ``name`` when nothing visible is left or it breaks a rule."""
+    try:
+        return normalize_name(name)
+    except InvalidName as error:
+        raise ServiceError(ErrorCode.BAD_FIELD, str(error), field="name") from None
 
 
 class SessionService:
