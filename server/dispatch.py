@@ -316,7 +316,7 @@ class Dispatcher:
 
     @handles(Replay)
     async def _replay(self, state: ConnectionState, session: Session, request: Replay) -> None:
-        page = await self.spectate.replay_page(request.race, request.after, request.limit)
+        page = await self.spectate.replay_page(request.race, request.after, request.limit, session.player)
         state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
 
     # --- helpers ---------------------------------------------------------------------------------------

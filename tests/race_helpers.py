@@ -12,7 +12,6 @@ from server.store import InviteLimits, RaceStore
 from server.transport import TransportLimits
 from shared.protocol import Countdown, RaceEvent, RaceSettings, Started
 
-
 GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
 """Invite guessing limits that the whole suite, all from one address, never reaches (tests of the limits set their own)."""
 

@@ -14,9 +14,9 @@ from race_helpers import GENEROUS_INVITE_LIMITS, server_config
 from redis.asyncio import Redis
 
 from server.app import RaceServer
-from server.protocol import RaceSettings
 from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH, LobbyLimits, guess_source
 from server.store import InviteLimits, LobbyStore, keys
+from shared.protocol import RaceSettings
 
 WRONG = "2" * INVITE_LENGTH
 

@@ -37,7 +37,9 @@ async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_s
         entry = added.entry
         assert ann.session is not None
         assert (entry.race, entry.creator, entry.player, entry.seats, entry.status) == (race_id, "Ann", ann.session.player, 1, "waiting")
-        assert entry.settings == RaceSettings(profile="foundation-only", undo=True, time_limit=120, seed=None, spectator_delay=10, grace=30)
+        assert entry.settings == RaceSettings(
+            profile="foundation-only", undo=True, time_limit=120, seed=None, spectator_delay=10, grace=30, spectators="anyone"
+        )
         assert entry.created_at <= added.at and watcher.lobby[race_id] == entry
 
         await bob.join(race_id)

@@ -21,7 +21,9 @@ async def finish(race: Race) -> None:
 
 
 async def test_both_players_agree_and_get_a_new_race_with_a_new_deal_and_the_same_settings(race_server: RaceServer) -> None:
-    settings = RaceSettings(profile="classic", undo=True, redeal_once=True, time_limit=300, seed=77, spectator_delay=5, grace=20)
+    settings = RaceSettings(
+        profile="classic", undo=True, redeal_once=True, time_limit=300, seed=77, spectator_delay=5, grace=20, spectators="link"
+    )
     race = await seated_race(race_server.url, settings)
     try:
         with refused("not_finished"):
@@ -45,7 +47,9 @@ async def test_both_players_agree_and_get_a_new_race_with_a_new_deal_and_the_sam
         assert synced.slot == 0 and [p.name for p in synced.race.players] == ["Ann", "Bob"]
         old_settings, new_settings = race.countdown, await race.ann.wait_for(Countdown)
         assert new_settings.race == new_race and new_settings.seed != old_settings.seed  # a new deal, not the fixed one
-        expected = RaceSettings(profile="classic", undo=True, redeal_once=True, time_limit=300, seed=None, spectator_delay=5, grace=20)
+        expected = RaceSettings(
+            profile="classic", undo=True, redeal_once=True, time_limit=300, seed=None, spectator_delay=5, grace=20, spectators="link"
+        )
         assert synced.race.settings == expected
         await race.ann.wait_for(Started)
         await race.bob.wait_for(Started)

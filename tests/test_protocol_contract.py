@@ -6,14 +6,14 @@ import asyncio
 
 import pytest
 from lobby_helpers import players, refused
-from race_helpers import events_until, player, seated_race, server_config
-from winning_lines import winning_deal
+from race_helpers import events_until, play, player, seated_race, server_config
+from winning_lines import first_foundation_prefix, winning_deal
 
 from client import RaceClient, ServerError, Unsolicited
 from server.app import RaceServer
-from server.protocol import Countdown, MoveMade, Queued, RaceResult, RaceSettings
 from server.services.lobby import LobbyLimits
 from shared import Board, action_text
+from shared.protocol import AttemptEnded, Countdown, MoveMade, Queued, RaceResult, RaceSettings
 
 ILLEGAL_ON_ANY_DEAL = "KS 1>1"
 """Refused by the engine whatever the deal (``same_place`` or ``card_not_at_source``)."""
@@ -308,3 +308,23 @@ async def test_an_invite_code_during_the_countdown_answers_as_join_would(redis_u
         await bob.leave(seated.race.race)  # the race waits again: the same code works again
         rejoined = await cid.join_invite(code.lower())
         assert rejoined.race.race == seated.race.race
+
+
+# --- value lists ---------------------------------------------------------------------------------
+
+
+async def test_a_time_limit_ends_running_attempts_as_time_limit_and_decides_by_count(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, time_limit=3))
+    try:
+        await play(race.ann, race.race_id, first_foundation_prefix(seed, line, 1))
+        events = await events_until(race.bob, lambda event: isinstance(event, RaceResult), timeout=30)
+        ended = [event for event in events if isinstance(event, AttemptEnded)]
+        assert sorted((event.slot, event.reason) for event in ended) == [(0, "time_limit"), (1, "time_limit")]
+        result = events[-1]
+        assert isinstance(result, RaceResult) and (result.winner, result.reason) == (0, "count")
+        assert [standing.ended for standing in result.players] == ["time_limit", "time_limit"]
+        synced = await race.bob.sync(race.race_id)
+        assert synced.race.status == "finished" and [seat.state for seat in synced.race.players] == ["time_limit", "time_limit"]
+    finally:
+        await race.close()

@@ -10,7 +10,7 @@ from server.services.seed_pool import SeedPool
 from server.services.views import settings_of
 from server.store import NewRace, RaceRecord
 from shared import Profile
-from shared.protocol import ErrorCode, RaceSettings
+from shared.protocol import ErrorCode, RaceSettings, Spectators
 
 
 def checked_profile(settings: RaceSettings, seeds: SeedPool) -> Profile:
@@ -32,13 +32,21 @@ def checked_profile(settings: RaceSettings, seeds: SeedPool) -> Profile:
     return profile
 
 
+def spectators_of(settings: RaceSettings, origin: str) -> Spectators:
+    """Who may watch a race asked for with ``settings``: as chosen, else ``link`` for a private race opened with
+    ``create`` (its players chose privacy) and ``anyone`` otherwise."""
+    if settings.spectators is not None:
+        return settings.spectators
+    return Spectators.LINK if settings.private and origin == "create" else Spectators.ANYONE
+
+
 def settings_key(settings: RaceSettings) -> str:
-    """What two quick-match requests must share to be paired: the rules and the deal (not ``private``, nor the
-    spectator delay and grace: the race takes those of the player who waited)."""
+    """What two quick-match requests must share to be paired: the rules, the deal and who may watch (not ``private``,
+    nor the spectator delay and grace: the race takes those of the player who waited)."""
     seed = "-" if settings.seed is None else str(settings.seed)
     return (
         f"{settings.profile}/undo={int(settings.undo)}/redeal={int(settings.redeal_once)}/limit={settings.time_limit or 0}"
-        f"/solvable={int(settings.solvable_only)}/seed={seed}"
+        f"/solvable={int(settings.solvable_only)}/seed={seed}/spectators={spectators_of(settings, 'quick_match')}"
     )
 
 
@@ -67,6 +75,7 @@ class Dealer:
             origin=origin,
             spectator_delay=settings.spectator_delay,
             grace=settings.grace,
+            spectators=spectators_of(settings, origin),
         )
 
     async def rematch_of(self, record: RaceRecord) -> NewRace:

@@ -26,7 +26,7 @@ from server.services.sessions import Session
 from server.services.views import race_info
 from server.store import NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StoreRefusal
 from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
-from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus
+from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus, Spectators
 
 log = logging.getLogger(__name__)
 
@@ -155,8 +155,9 @@ class RaceService:
         return self._seated(await self.record(race_id), 0)
 
     async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
-        """Take seat 1 of a waiting race; the countdown to the common start time begins."""
-        await self.record(race_id)
+        """Take seat 1 of a waiting race; the countdown to the common start time begins (and the race is listed among
+        the live races if anyone may watch it)."""
+        waiting = await self.record(race_id)
         # Indexed before the script runs so that a crash right after it cannot lose the deadline; never later than
         # a deadline already indexed (a held-back presence announcement of the creator).
         await self.store.schedule_earlier(race_id, await self.store.now_ms() + self.countdown_ms)
@@ -165,7 +166,8 @@ class RaceService:
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
         await self.store.schedule_earlier(race_id, start_at)
-        await self.store.index_live(race_id, start_at)
+        if waiting.spectators is Spectators.ANYONE:
+            await self.store.index_live(race_id, start_at)
         return self._seated(await self.record(race_id), 1)
 
     async def leave(self, race_id: str, player: str, *, next_seed: int, reason: CloseReason, only_waiting: bool = False) -> RaceStatus:

@@ -17,7 +17,7 @@ from server.services.errors import ServiceError
 from server.services.race import RaceService, replay, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceStore
-from shared.protocol import LIVE_STATUSES, BoardView, ErrorCode, RaceEvent, RaceInfo, RaceStatus
+from shared.protocol import LIVE_STATUSES, BoardView, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +54,21 @@ class SpectateService:
         while True:
             race_ids = await self.store.live_race_ids(limit)
             records = [await self.store.load_race(race_id) for race_id in race_ids]
-            stale = [race_id for race_id, record in zip(race_ids, records) if record is None or record.status not in LIVE_STATUSES]
+            stale = [
+                race_id
+                for race_id, record in zip(race_ids, records)
+                if record is None or record.status not in LIVE_STATUSES or record.spectators is not Spectators.ANYONE
+            ]
             if not stale:
                 return [self.races.info(record) for record in records if record is not None]
             await self.store.unindex_live(stale)
 
     async def watch(self, race_id: str) -> WatchSnapshot:
-        """The race and both boards as they stood at now minus the race's spectator delay."""
+        """The race and both boards as they stood at now minus the race's spectator delay (``no_spectators`` if its
+        players chose that nobody watches)."""
         record = await self.races.record(race_id)
+        if record.spectators is Spectators.NOBODY:
+            raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it")
         delay_ms = self.races.policy.delay_of(record)
         as_of = await self.store.now_ms() - delay_ms
         history = [event for event in await self.store.events_after(race_id, 0) if isinstance(event, RaceEvent)]
@@ -75,9 +82,12 @@ class SpectateService:
                 boards.append(board_view(slot, actions, replay(record.seed, rules, actions)))
         return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms)
 
-    async def replay_page(self, race_id: str, after: int, limit: int) -> EventPage:
-        """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time)."""
+    async def replay_page(self, race_id: str, after: int, limit: int, player: str) -> EventPage:
+        """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time); a
+        race nobody may watch is replayed to its own players only."""
         record = await self.races.record(race_id)
+        if record.spectators is Spectators.NOBODY and record.slot_of(player) is None:
+            raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it: only they replay it")
         if record.status is RaceStatus.CLOSED:
             raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started: there is nothing to replay")
         if record.status is not RaceStatus.FINISHED:

@@ -56,6 +56,7 @@ def settings_of(record: RaceRecord, *, spectator_delay_ms: int | None = None) ->
         grace=None if record.grace_ms is None else -(-record.grace_ms // 1000),
         solvable_only=record.solvable_only,
         private=record.private,
+        spectators=record.spectators,
     )
 
 

@@ -32,6 +32,7 @@ from shared.protocol import (
     RaceEvent,
     RaceStatus,
     ResultReason,
+    Spectators,
     event_from_map,
 )
 
@@ -98,6 +99,8 @@ class NewRace:
     """Seconds, as requested (None: the server's default)."""
     grace: int | None = None
     """Seconds, as requested (None: the server's default)."""
+    spectators: Spectators = Spectators.ANYONE
+    """Who may watch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,9 @@ class RaceRecord:
     invite: str | None = None
     rematch_race: str | None = None
     """The race both players agreed to play next, once created."""
+    spectators: Spectators = Spectators.ANYONE
+    """Who may watch: listed among the live races, by its id, or nobody; races stored before the setting existed
+    are ``anyone``."""
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -272,6 +278,7 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         origin=fields.get("origin") or "create",
         invite=fields.get("invite") or None,
         rematch_race=fields.get("rematch_race") or None,
+        spectators=Spectators(fields.get("spectators") or Spectators.ANYONE),
     )
 
 
@@ -336,6 +343,7 @@ class RaceStore:
             race.origin,
             race.invite or "",
             race.rematch_of or "",
+            race.spectators.value,
         )
         return int(result[1])
 

@@ -111,6 +111,7 @@ from shared.protocol.states import (
     LobbyOp,
     RaceStatus,
     ResultReason,
+    Spectators,
 )
 
 __all__ = [
@@ -197,6 +198,7 @@ __all__ = [
     "Seated",
     "ServerShutdown",
     "SessionRequest",
+    "Spectators",
     "Started",
     "Stuck",
     "Sync",

@@ -92,6 +92,8 @@ class ErrorCode(StrEnum):
     """The lobby lists as many open races as it may; create a private race or try later."""
     TOO_MANY_OPEN_RACES = "too_many_open_races"
     """This connection already has as many races waiting for an opponent (and queue entries) as it may."""
+    NO_SPECTATORS = "no_spectators"
+    """The race's players chose ``spectators: nobody``: it cannot be watched, and only they may replay it."""
 
 
 AnyErrorCode = ErrorCode | IllegalMoveCode | NotationErrorCode

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from shared.board import Status
 from shared.protocol.base import bounded
 from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
-from shared.protocol.states import AttemptState, RaceStatus
+from shared.protocol.states import AttemptState, RaceStatus, Spectators
 
 
 @dataclass(frozen=True, slots=True)
 class RaceSettings:
-    """How a race is played; chosen by its creator."""
+    """How a race is played and who may watch it; chosen by its creator."""
 
     profile: str = "classic"
     """``classic`` or ``foundation-only``."""
@@ -30,6 +30,8 @@ class RaceSettings:
     """Deal only a seed the solver proved winnable (from the server's pool); not together with ``seed``."""
     private: bool = False
     """Never listed in the lobby; the creator gets an invite code to share (``join_invite``)."""
+    spectators: Spectators | None = None
+    """Who may watch; None: ``link`` for a private race, ``anyone`` otherwise. Replies carry the value in force."""
 
 
 @dataclass(frozen=True, slots=True)

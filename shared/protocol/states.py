@@ -78,6 +78,17 @@ class CloseReason(StrEnum):
     """The lobby had no room for it."""
 
 
+class Spectators(StrEnum):
+    """Who may watch a race (``settings.spectators``, chosen by its creator)."""
+
+    ANYONE = "anyone"
+    """Listed in ``live_races``; anyone may watch and replay it."""
+    LINK = "link"
+    """Never listed; whoever has the race id may watch and replay it."""
+    NOBODY = "nobody"
+    """Nobody may watch it (``no_spectators``); only its players may replay it."""
+
+
 class LobbyOp(StrEnum):
     """A change of the lobby list, as the lobby feed stores it (the type of the lobby event it becomes)."""
 
