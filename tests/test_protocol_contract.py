@@ -103,7 +103,7 @@ async def test_a_resend_of_a_stored_move_is_a_duplicate_even_once_the_race_is_ov
 
 
 async def test_an_out_of_sequence_move_reports_the_expected_seq_when_the_race_runs(race_server: RaceServer) -> None:
-    seed, line = winning_deal()
+    seed, _ = winning_deal()
     race = await seated_race(race_server.url, RaceSettings(seed=seed))
     try:
         with pytest.raises(ServerError) as refused:
