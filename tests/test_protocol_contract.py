@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from lobby_helpers import players, refused
 from race_helpers import events_until, play, player, seated_race, server_config
@@ -158,40 +156,6 @@ async def test_a_new_quick_match_replaces_the_connections_entry_without_counting
         assert isinstance(first, Queued) and isinstance(second, Queued)
         with refused("too_many_open_races"):
             await ann.create(RaceSettings())
-
-
-# --- plain HTTP on the WebSocket port -------------------------------------------------------------
-
-
-async def http_status(port: int, request: bytes) -> tuple[int, bytes]:
-    """The status and the raw head and body of a plain HTTP exchange."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(request)
-    await writer.drain()
-    response = await asyncio.wait_for(reader.read(), 10)
-    writer.close()
-    assert response, "the server answered nothing"
-    return int(response.split(b" ", 2)[1]), response
-
-
-@pytest.mark.parametrize(
-    "request_bytes",
-    [
-        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"a\": \"body\"}",
-        b"POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n\r\n",
-        b"PUT /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
-        b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n",
-    ],
-    ids=["post-with-body", "post-chunked", "put", "delete"],
-)
-async def test_any_method_but_get_is_answered_405(race_server: RaceServer, request_bytes: bytes) -> None:
-    status, response = await http_status(race_server.port, request_bytes)
-    assert status == 405 and b"Allow: GET" in response
-
-
-async def test_a_plain_get_on_another_path_is_answered_426(race_server: RaceServer) -> None:
-    status, _ = await http_status(race_server.port, b"GET /anything HTTP/1.1\r\nHost: x\r\n\r\n")
-    assert status == 426
 
 
 # --- before hello ---------------------------------------------------------------------------------

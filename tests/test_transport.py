@@ -146,13 +146,14 @@ async def test_no_hello_in_time_closes_with_1008(redis_url: str) -> None:
 
 
 async def http(port: int, request: bytes) -> tuple[int, bytes]:
+    """The status and the whole response (head and body) of a plain HTTP exchange."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     writer.write(request)
     await writer.drain()
-    response = await reader.read()
+    response = await asyncio.wait_for(reader.read(), 10)
     writer.close()
-    status = int(response.split(b" ", 2)[1])
-    return status, response.split(b"\r\n\r\n", 1)[1]
+    assert response, "the server answered nothing"
+    return int(response.split(b" ", 2)[1]), response
 
 
 async def test_health_check_answers_get_and_refuses_other_methods(race_server: RaceServer) -> None:
@@ -160,3 +161,23 @@ async def test_health_check_answers_get_and_refuses_other_methods(race_server: R
     assert status == 200 and b'"status": "ok"' in body
     status, _ = await http(race_server.port, b"POST /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
     assert status == 405
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"a\": \"body\"}",
+        b"POST /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nbody\r\n0\r\n\r\n",
+        b"PUT /health HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+        b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n",
+    ],
+    ids=["post-with-body", "post-chunked", "put", "delete"],
+)
+async def test_any_method_but_get_is_answered_405(race_server: RaceServer, request_bytes: bytes) -> None:
+    status, response = await http(race_server.port, request_bytes)
+    assert status == 405 and b"Allow: GET" in response
+
+
+async def test_a_plain_get_on_another_path_is_answered_426(race_server: RaceServer) -> None:
+    status, _ = await http(race_server.port, b"GET /anything HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 426
