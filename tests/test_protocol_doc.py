@@ -1,4 +1,5 @@
-"""docs/PROTOCOL.md names every message type, every field of every message and every error code of shared/protocol/."""
+"""docs/PROTOCOL.md names every message type, every field of every message and every error code of shared/protocol/,
+and states the limits, choices and value lists the server enforces with the server's own numbers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from shared.protocol import ERROR_CODES, REQUEST_TYPES, SERVER_MESSAGE_TYPES, LobbyEntry, RaceInfo, RaceSettings
+from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH
+from server.store import InviteLimits
+from shared.names import DEFAULT_IGNORABLE, MAX_MARKS_IN_A_ROW, MAX_NAME_LENGTH
+from shared.protocol import ERROR_CODES, REQUEST_TYPES, SERVER_MESSAGE_TYPES, LobbyEntry, RaceInfo, RaceSettings, Spectators
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 MESSAGES = {**REQUEST_TYPES, **SERVER_MESSAGE_TYPES}
@@ -29,3 +33,32 @@ def test_every_field_of_the_shared_structures_is_documented(part: type) -> None:
 @pytest.mark.parametrize("code", sorted(ERROR_CODES))
 def test_every_error_code_is_documented(code: str) -> None:
     assert f"`{code}`" in DOC
+
+
+def test_the_settings_table_has_a_row_per_setting() -> None:
+    for field in fields(RaceSettings):
+        assert f"\n| `{field.name}` |" in DOC, f"settings.{field.name} has no row in the settings table"
+
+
+def test_every_spectators_choice_is_documented() -> None:
+    for choice in Spectators:
+        assert f"| `{choice}`" in DOC, f"spectators {choice!r} has no row in the spectating table"
+
+
+def test_the_invite_code_arithmetic_follows_the_code_space_and_the_overall_limit() -> None:
+    limits = InviteLimits()
+    codes = len(INVITE_ALPHABET) ** INVITE_LENGTH
+    assert f"Invite codes are {INVITE_LENGTH} characters from `{INVITE_ALPHABET}`" in DOC
+    assert f"{limits.overall} per window" in DOC and f"{limits.per_source} per window" in DOC and f"{limits.per_player} per window" in DOC
+    for races in (1_000, 10_000, 100_000):
+        minutes = round(codes / (races * limits.overall * 60_000 / limits.window_ms))
+        assert f"{minutes:,} min" in DOC, f"the expected time to a hit with {races:,} races is {minutes:,} min"
+    per_day = limits.overall * 24 * 60
+    assert f"{per_day:,}" in DOC and f"{per_day / codes:.1e}".replace("e-07", " · 10^-7") in DOC
+
+
+def test_the_name_rules_are_documented_with_their_limits() -> None:
+    assert f"**1–{MAX_NAME_LENGTH} characters**" in DOC and f"most {MAX_MARKS_IN_A_ROW} marks in a row" in DOC
+    for low, high in DEFAULT_IGNORABLE:
+        named = f"U+{low:04X}" if low == high else f"U+{low:04X}–U+{high:04X}"
+        assert named in DOC, f"{named} (default-ignorable, removed from names) is not listed under Names"

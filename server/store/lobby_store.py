@@ -21,6 +21,7 @@ from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.protocol import LobbyOp
 
+
 @dataclass(frozen=True, slots=True)
 class InviteLimits:
     """How many wrong invite codes may be sent (docs/PROTOCOL.md "Invite codes"): per player, per source (an IPv4
