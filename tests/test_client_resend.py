@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
-from server.protocol import Error, Hello, Moved, MoveRequest, Welcome, decode_request, encode
 from websockets.asyncio.server import ServerConnection, serve
 
 from client import RaceClient, ServerError
 from client.race_client import OUTCOME_UNKNOWN_RETRIES
+from shared.protocol import Error, Hello, Moved, MoveRequest, Welcome, decode_request, encode
 
 
 @asynccontextmanager

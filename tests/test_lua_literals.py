@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from server.store import GuessLimit
 from shared.board import Status
 from shared.protocol import EVENT_TYPES, AttemptState, CloseReason, ErrorCode, LobbyOp, RaceStatus, ResultReason
 
@@ -40,6 +41,7 @@ PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "presence": [re.compile(r"\breturn\s+(?='here')" + WORD), re.compile(r"'told'\)\)?\s*or\s*" + WORD), re.compile(r"\{'told',\s*" + WORD)],
     "event type": [re.compile(r"\btype\s*=\s*" + WORD)],  # emit({type = 'attempt_ended', ...})
     "lobby op": [re.compile(r"'op',\s*" + WORD)],  # XADD ... 'op', 'lobby_added'
+    "guess limit": [re.compile(r"\{0,\s*'rate_limited',\s*" + WORD)],  # invite_attempt.lua: {0, 'rate_limited', 'source', ms}
 }
 ALLOWED: dict[str, set[str]] = {
     "race status": {member.value for member in RaceStatus},
@@ -50,8 +52,11 @@ ALLOWED: dict[str, set[str]] = {
     "event type": set(EVENT_TYPES),
     "lobby op": {member.value for member in LobbyOp},
     "presence": {"here"},  # or 'away:<grace_until>' (server/store/race_store.py reads both)
+    "guess limit": {member.value for member in GuessLimit},
 }
-MINIMUM_FOUND = {"race status": 5, "attempt state": 5, "result reason": 4, "error code": 10, "event type": 10, "lobby op": 3}
+MINIMUM_FOUND = {
+    "race status": 5, "attempt state": 5, "result reason": 4, "error code": 10, "event type": 10, "lobby op": 3, "guess limit": 3,
+}  # fmt: skip
 """How many distinct values each category has in today's scripts at least: proves the patterns still match."""
 
 

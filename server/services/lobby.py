@@ -25,7 +25,7 @@ from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.views import lobby_entry
-from server.store import InviteLimits, LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord, StoreError
+from server.store import GuessLimit, InviteLimits, LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord, StoreError
 from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings, RaceStatus, as_map
 
 log = logging.getLogger(__name__)
@@ -42,9 +42,9 @@ codes would have given a hit in 30 hours with 1,000 races."""
 
 
 GUESS_LIMITS = {
-    "player": "too many wrong invite codes from you",
-    "source": "too many wrong invite codes from your network address",
-    "global": "too many wrong invite codes are being sent to this server",
+    GuessLimit.PLAYER: "too many wrong invite codes from you",
+    GuessLimit.SOURCE: "too many wrong invite codes from your network address",
+    GuessLimit.GLOBAL: "too many wrong invite codes are being sent to this server",
 }
 """What each guessing limit tells the player it refused."""
 

@@ -2,7 +2,7 @@
 
 from server.store.connection import connect_redis
 from server.store.errors import StoreError, StoreUnavailable
-from server.store.lobby_store import InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
+from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_store import (
     UNDECODABLE_EVENTS,
@@ -26,6 +26,7 @@ __all__ = [
     "UNDECODABLE_EVENTS",
     "ApplyResult",
     "EventReader",
+    "GuessLimit",
     "InviteLimits",
     "InviteRefusal",
     "LobbyChange",

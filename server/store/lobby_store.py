@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import msgpack
@@ -37,11 +38,20 @@ class InviteLimits:
     """How long a source's lockouts count for the next one's length."""
 
 
+class GuessLimit(StrEnum):
+    """The invite guessing limit that refused a guess (lua/invite_attempt.lua)."""
+
+    PLAYER = "player"
+    SOURCE = "source"
+    """The source address: locked out, or its window's misses spent."""
+    GLOBAL = "global"
+
+
 @dataclass(frozen=True, slots=True)
 class InviteRefusal:
-    """Why a guess was refused: the ``limit`` reached (``player``, ``source`` or ``global``) and when to try again."""
+    """Why a guess was refused: the ``limit`` reached and when to try again."""
 
-    limit: str
+    limit: GuessLimit
     retry_after_ms: int
 
 
@@ -140,7 +150,7 @@ class LobbyStore:
         )  # fmt: skip
         if result[0] == 1:
             return None
-        return InviteRefusal(limit=result[1].decode(), retry_after_ms=int(result[2]))
+        return InviteRefusal(limit=GuessLimit(result[2].decode()), retry_after_ms=int(result[3]))
 
     async def invite_refund(self, player: str, source: str) -> None:
         """The guess counted by :meth:`invite_attempt` named an open race's code: it was no miss."""
