@@ -4,6 +4,7 @@ and states the limits, choices and value lists the server enforces with the serv
 from __future__ import annotations
 
 from dataclasses import fields
+from enum import StrEnum
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,19 @@ import pytest
 from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH
 from server.store import InviteLimits
 from shared.names import DEFAULT_IGNORABLE, MAX_MARKS_IN_A_ROW, MAX_NAME_LENGTH
-from shared.protocol import ERROR_CODES, REQUEST_TYPES, SERVER_MESSAGE_TYPES, LobbyEntry, RaceInfo, RaceSettings, Spectators
+from shared.protocol import (
+    ERROR_CODES,
+    REQUEST_TYPES,
+    SERVER_MESSAGE_TYPES,
+    AttemptState,
+    CloseReason,
+    LobbyEntry,
+    RaceInfo,
+    RaceSettings,
+    RaceStatus,
+    ResultReason,
+    Spectators,
+)
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 MESSAGES = {**REQUEST_TYPES, **SERVER_MESSAGE_TYPES}
@@ -62,3 +75,9 @@ def test_the_name_rules_are_documented_with_their_limits() -> None:
     for low, high in DEFAULT_IGNORABLE:
         named = f"U+{low:04X}" if low == high else f"U+{low:04X}–U+{high:04X}"
         assert named in DOC, f"{named} (default-ignorable, removed from names) is not listed under Names"
+
+
+@pytest.mark.parametrize("values", [RaceStatus, AttemptState, ResultReason, CloseReason, Spectators], ids=lambda values: values.__name__)
+def test_every_value_of_every_closed_set_is_documented(values: type[StrEnum]) -> None:
+    for value in values:
+        assert f"`{value}`" in DOC, f"{values.__name__}.{value.name} ({value}) is not documented"
