@@ -28,6 +28,7 @@ from shared.protocol import (
     RaceSettings,
     Seated,
     ServerShutdown,
+    Spectators,
     Started,
 )
 
@@ -63,6 +64,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--time-limit", type=int, metavar="SECONDS", help="end attempts still running after this long")
     parser.add_argument("--solvable", action="store_true", help="deal only a deal the server's solver proved winnable")
     parser.add_argument("--private", action="store_true", help="do not list the race in the lobby; share its invite code")
+    parser.add_argument(
+        "--spectators",
+        choices=[choice.value for choice in Spectators],
+        help="who may watch: anyone (listed among the live races), link (whoever has the race id) or nobody "
+        "(default: link for a private race, anyone otherwise)",
+    )
     parser.set_defaults(handler=run_race)
 
 
@@ -122,6 +129,7 @@ class TerminalRace:
             seed=args.seed,
             solvable_only=args.solvable,
             private=args.private,
+            spectators=None if args.spectators is None else Spectators(args.spectators),
         )
         seated: Seated | Queued
         if args.join:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from race_helpers import player
-from server_processes import cli_player, flowergarden, resign_and_read
+from server_processes import cli_player, flowergarden, read_until, resign_and_read
 
+from client import ServerError
 from server.app import RaceServer
-from shared.protocol import Countdown, RaceSettings, Started
+from shared.protocol import Countdown, RaceSettings, Spectators, Started
 
 
 async def test_lobby_command_lists_the_open_races(race_server: RaceServer) -> None:
@@ -39,3 +41,14 @@ async def test_race_command_joins_a_private_race_by_invite_code(race_server: Rac
         result, output = await resign_and_read(ann, seated.race.race, bob)
     assert [standing.name for standing in result.players] == ["Ann", "Bob"]
     assert "Deal 15" in output and "Draw." in output
+
+
+async def test_race_command_creates_a_race_nobody_may_watch(race_server: RaceServer) -> None:
+    host = await player(race_server.url, "Wes")
+    async with cli_player(host, "race", "--server", race_server.url, "--name", "Ann", "--spectators", "nobody") as ann:
+        created = await read_until(ann, "created")
+        race_id = created.split("Race ", 1)[1].split(" ", 1)[0]
+        with pytest.raises(ServerError) as refused:
+            await host.watch(race_id)
+        assert refused.value.code == "no_spectators"
+        assert (await race_server.races.record(race_id)).spectators is Spectators.NOBODY  # type: ignore[union-attr]
