@@ -34,7 +34,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
-from typing import Any, Final, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
@@ -44,7 +44,6 @@ from shared.protocol import (
     CancelQuickMatch,
     Create,
     Error,
-    ErrorCode,
     Hello,
     Join,
     JoinInvite,
@@ -91,13 +90,6 @@ from shared.protocol import (
 
 M = TypeVar("M", bound=Message)
 N = TypeVar("N", bound=Message)
-
-
-OUTCOME_UNKNOWN: Final = frozenset({ErrorCode.UNAVAILABLE.value, ErrorCode.INTERNAL_ERROR.value})
-"""Refusals after which a move may or may not have been stored (docs/PROTOCOL.md "Error codes"): resend it."""
-OUTCOME_UNKNOWN_RETRIES: Final = 3
-OUTCOME_UNKNOWN_PAUSE: Final = 0.2
-"""Seconds before the first resend; doubled before each further one."""
 
 
 class ServerError(Exception):
@@ -297,13 +289,7 @@ class RaceClient:
         return reply
 
     async def move(self, race: str, move: str, *, seq: int | None = None, move_id: str | None = None) -> Moved:
-        """Play an action (a move in notation, ``undo`` or ``redeal``); ``seq`` defaults to the next one.
-
-        A refusal whose outcome is unknown (``unavailable``, ``internal_error``: the move may have been stored) is
-        answered by resending the same move (same ``move_id`` and ``seq``: applied at most once) after a growing
-        pause, :data:`OUTCOME_UNKNOWN_RETRIES` times; if it is still refused, the move stays pending and
-        :meth:`reconnect` resends it too.
-        """
+        """Play an action (a move in notation, ``undo`` or ``redeal``); ``seq`` defaults to the next one."""
         request = MoveRequest(
             id=self._id(),
             token=self.token,
@@ -313,17 +299,11 @@ class RaceClient:
             move=move,
         )
         self._unacknowledged[race] = request
-        for attempt in range(OUTCOME_UNKNOWN_RETRIES + 1):
-            try:
-                reply = await self.request(request, Moved)
-                break
-            except ServerError as error:
-                if error.code not in OUTCOME_UNKNOWN or attempt == OUTCOME_UNKNOWN_RETRIES:
-                    if error.code not in OUTCOME_UNKNOWN:
-                        self._unacknowledged.pop(race, None)  # refused: nothing to resend
-                    raise
-            await asyncio.sleep(OUTCOME_UNKNOWN_PAUSE * 2**attempt)
-            request = replace(request, id=self._id())
+        try:
+            reply = await self.request(request, Moved)
+        except ServerError:
+            self._unacknowledged.pop(race, None)  # answered: nothing to resend
+            raise
         self._unacknowledged.pop(race, None)
         self._next_seq[race] = reply.seq
         return reply

@@ -83,8 +83,8 @@ class ConnectionState:
     send: Send
     connection_id: str
     """Unique across server processes; names the connection's presence leases."""
-    peer: str = "unknown"
-    """The client's network address (see ``server.transport.peer_address``): per-address limits count against it."""
+    address: str
+    """The client's address as the per-address limits count it (``transport.client_address``)."""
     session: Session | None = None
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
     owner: Owner = field(default_factory=Owner)
@@ -144,9 +144,9 @@ class Dispatcher:
         self.clock = clock
         self.lobby = lobby
 
-    def connect(self, send: Send, peer: str = "unknown") -> ConnectionState:
-        """The state of a new connection from address ``peer`` whose messages go to ``send``."""
-        return ConnectionState(send=send, connection_id=self.presence.new_connection_id(), peer=peer)
+    def connect(self, send: Send, address: str) -> ConnectionState:
+        """The state of a new connection from client ``address`` whose messages go to ``send``."""
+        return ConnectionState(send=send, connection_id=self.presence.new_connection_id(), address=address)
 
     async def handle(self, state: ConnectionState, request: Request) -> None:
         """Run one request; every failure becomes an ``error`` reply with a documented code."""
@@ -200,7 +200,7 @@ class Dispatcher:
 
     @handles(JoinInvite)
     async def _join_invite(self, state: ConnectionState, session: Session, request: JoinInvite) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.player, session.name, state.peer))
+        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.player, session.name, state.address))
 
     @handles(Leave)
     async def _leave(self, state: ConnectionState, session: Session, request: Leave) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -184,13 +185,22 @@ class HttpAwareConnection(ServerConnection):
         super().data_received(head)
 
 
-def peer_address(connection: ServerConnection) -> str:
-    """The client's network address (IP, without the port) as per-address limits count it; ``unknown`` when the
-    socket has none. The one place that decides which address a connection comes from."""
+def client_address(connection: ServerConnection) -> str:
+    """The client's address as every per-address limit counts it: the peer's IP; an IPv6 client by its /64
+    network (one subscriber usually holds a whole /64). The one place to extend for a trusted proxy's
+    X-Forwarded-For."""
     remote = connection.remote_address
-    if isinstance(remote, tuple) and remote and isinstance(remote[0], str):
-        return remote[0]
-    return "unknown"
+    if not remote:
+        return "unknown"
+    try:
+        address = ipaddress.ip_address(str(remote[0]))
+    except ValueError:
+        return str(remote[0])
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def needs_hello_first(frame: bytes) -> bool:
@@ -279,7 +289,7 @@ class Transport:
         self.stats.connections += 1
         outbox = Outbox(connection, self.limits, self.stats)
         writer = asyncio.create_task(outbox.run())
-        state = self.dispatcher.connect(outbox.send, peer_address(connection))
+        state = self.dispatcher.connect(outbox.send, client_address(connection))
         live = LiveConnection(connection, outbox, asyncio.Event())
         live.idle.set()
         self._live.add(live)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import pytest
 import pytest_asyncio
@@ -14,8 +14,9 @@ from race_helpers import GENEROUS_INVITE_LIMITS, server_config
 from redis.asyncio import Redis
 
 from server.app import RaceServer
-from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH, LobbyLimits, guess_source
+from server.services.lobby import INVITE_ALPHABET, INVITE_LENGTH, LobbyLimits
 from server.store import InviteLimits, LobbyStore, keys
+from server.transport import client_address
 from shared.protocol import RaceSettings
 
 WRONG = "2" * INVITE_LENGTH
@@ -89,18 +90,25 @@ async def test_a_guesser_opening_new_sessions_is_refused_even_the_right_code(red
         assert (await eve.join(other.race.race)).slot == 1  # the race id (the link) still works
 
 
+@dataclass
+class Peer:
+    """Stands in for a connection: all :func:`client_address` reads is its socket's remote address."""
+
+    remote_address: tuple[str, int] | None
+
+
 @pytest.mark.parametrize(
-    ("peer", "source"),
+    ("remote", "address"),
     [
-        ("198.51.100.7", "198.51.100.7"),
-        ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
-        ("2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64"),
-        ("::ffff:198.51.100.7", "198.51.100.7"),
-        ("unknown", "unknown"),
+        (("198.51.100.7", 50123), "198.51.100.7"),
+        (("2001:db8:1:2:aaaa::1", 50123), "2001:db8:1:2::/64"),
+        (("2001:db8:1:2:bbbb::9", 443), "2001:db8:1:2::/64"),
+        (("::ffff:198.51.100.7", 1), "198.51.100.7"),
+        (None, "unknown"),
     ],
 )
-def test_guesses_count_against_an_ipv4_address_or_an_ipv6_64(peer: str, source: str) -> None:
-    assert guess_source(peer) == source
+def test_guesses_count_against_an_ipv4_address_or_an_ipv6_64(remote: tuple[str, int] | None, address: str) -> None:
+    assert client_address(Peer(remote)) == address  # type: ignore[arg-type]
 
 
 def test_invite_codes_have_eight_unambiguous_characters() -> None:

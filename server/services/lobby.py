@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import secrets
 from collections.abc import Iterable
@@ -47,20 +46,6 @@ GUESS_LIMITS = {
     GuessLimit.GLOBAL: "too many wrong invite codes are being sent to this server",
 }
 """What each guessing limit tells the player it refused."""
-
-
-def guess_source(peer: str) -> str:
-    """Whom wrong invite codes are counted against: an IPv4 address, or the /64 network of an IPv6 address (what
-    one subscriber usually holds); anything else (no address known) as it is."""
-    try:
-        address = ipaddress.ip_address(peer)
-    except ValueError:
-        return peer
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return str(address)
 
 
 def new_invite_code() -> str:
@@ -152,11 +137,11 @@ class LobbyService:
             await self.store.change(race_id, self._entry(seated.record))
         return seated
 
-    async def join_invite(self, code: str, player: str, name: str, peer: str) -> SeatedRace:
-        """Join the private race of an invite code; wrong codes are limited per player, per source address of the
-        connection (``peer``) and overall, so that guessing a code stays hopeless (docs/PROTOCOL.md "Invite codes")."""
-        source = guess_source(peer)
-        refusal = await self.store.invite_attempt(player, source, self.limits.invites)
+    async def join_invite(self, code: str, player: str, name: str, address: str) -> SeatedRace:
+        """Join the private race of an invite code; wrong codes are limited per player, per client ``address`` (see
+        ``transport.client_address``) and overall, so that guessing a code stays hopeless (docs/PROTOCOL.md "Invite
+        codes")."""
+        refusal = await self.store.invite_attempt(player, address, self.limits.invites)
         if refusal is not None:
             wait = -(-refusal.retry_after_ms // 1000)
             raise ServiceError(ErrorCode.RATE_LIMITED, f"{GUESS_LIMITS[refusal.limit]}; try again in {wait} s", field="code")
@@ -164,7 +149,7 @@ class LobbyService:
         race_id = None if normalized is None else await self.store.race_of_invite(normalized)
         if race_id is None:
             raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code")
-        await self.store.invite_refund(player, source)
+        await self.store.invite_refund(player, address)
         return await self.join(race_id, player, name)
 
     async def leave(self, race_id: str, player: str, owner: Owner) -> None:
