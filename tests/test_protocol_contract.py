@@ -236,6 +236,23 @@ async def test_a_second_sync_on_a_following_connection_sends_no_event_twice(race
         await race.close()
 
 
+async def test_a_second_watch_of_a_watched_race_sends_a_fresh_snapshot_and_no_event_twice(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
+    async with players(race_server.url, "Wes") as (watcher,):
+        try:
+            await race.ann.move(race.race_id, line[0])
+            first = await watcher.watch(race.race_id, after=0)  # the whole log from the start
+            again = await watcher.watch(race.race_id, after=0)
+            assert again.race.event_seq >= first.race.event_seq
+            await race.ann.move(race.race_id, line[1])
+            events = await events_until(watcher, lambda event: isinstance(event, MoveMade) and event.move_seq == 2)
+            seqs = [event.seq for event in events if event.race == race.race_id]
+            assert seqs == sorted(set(seqs)) and seqs[0] == 1  # each once, in order, from event 1
+        finally:
+            await race.close()
+
+
 async def test_sync_of_a_race_one_has_no_seat_in_or_that_does_not_exist_is_refused(race_server: RaceServer) -> None:
     race = await seated_race(race_server.url, RaceSettings(seed=8))
     carol = await player(race_server.url, "Carol")
