@@ -11,7 +11,7 @@ from client import RaceClient, ServerError, Unsolicited
 from server.app import RaceServer
 from server.services.lobby import LobbyLimits
 from shared import Board, action_text
-from shared.protocol import AttemptEnded, Countdown, MoveMade, Queued, RaceResult, RaceSettings
+from shared.protocol import AttemptEnded, Countdown, MoveMade, PlayerJoined, PlayerLeft, Queued, RaceResult, RaceSettings, encode
 
 ILLEGAL_ON_ANY_DEAL = "KS 1>1"
 """Refused by the engine whatever the deal (``same_place`` or ``card_not_at_source``)."""
@@ -309,3 +309,43 @@ async def test_a_time_limit_ends_running_attempts_as_time_limit_and_decides_by_c
         assert synced.race.status == "finished" and [seat.state for seat in synced.race.players] == ["time_limit", "time_limit"]
     finally:
         await race.close()
+
+
+# --- small behaviours a client relies on ------------------------------------------------------------
+
+
+async def test_a_64_bit_seed_travels_exactly_as_a_msgpack_uint64(race_server: RaceServer) -> None:
+    seed = 2**64 - 1  # far above 2^53: a JavaScript Number would name another deal
+    race = await seated_race(race_server.url, RaceSettings(seed=seed), start=False)
+    try:
+        assert race.countdown.seed == race.bob_countdown.seed == seed
+        assert b"\xcf" + seed.to_bytes(8, "big") in encode(race.countdown)
+    finally:
+        await race.close()
+
+
+async def test_resuming_a_session_answers_the_same_token(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    again = await RaceClient.connect(race_server.url)
+    try:
+        assert ann.session is not None
+        resumed = await again.hello("any name", token=ann.session.token)
+        assert (resumed.token, resumed.player, resumed.name) == (ann.session.token, ann.session.player, "Ann")
+    finally:
+        await ann.close()
+        await again.close()
+
+
+async def test_after_seat_1_leaves_the_countdown_the_creator_gets_player_left_and_nothing_else(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, countdown_seconds=30)) as server:
+        race = await seated_race(server.url, RaceSettings(seed=8), start=False)
+        cid = await player(server.url, "Cid")
+        try:
+            await race.bob.leave(race.race_id)
+            left = (await events_until(race.ann, lambda event: isinstance(event, PlayerLeft)))[-1]
+            await cid.join(race.race_id)  # the next event of the race is Cid's seat
+            following = (await events_until(race.ann, lambda event: isinstance(event, PlayerJoined)))
+            assert [type(event) for event in following] == [PlayerJoined] and following[0].seq == left.seq + 1
+        finally:
+            await cid.close()
+            await race.close()
