@@ -48,7 +48,8 @@ ALLOWED: dict[str, set[str]] = {
     "seat board status": {member.value for member in Status},
     "attempt state": {member.value for member in AttemptState},
     "result reason": {member.value for member in ResultReason},
-    "error code": {member.value for member in ErrorCode} | {"exists"},  # exists: create.lua's id collision (RaceIdTaken)
+    # exists: create.lua's id collision (RaceIdTaken); stale_epoch: apply_action.lua's outdated view (StaleEpoch)
+    "error code": {member.value for member in ErrorCode} | {"exists", "stale_epoch"},
     "event type": set(EVENT_TYPES),
     "lobby op": {member.value for member in LobbyOp},
     "presence": {"here"},  # or 'away:<grace_until>' (server/store/race_store.py reads both)

@@ -1,10 +1,14 @@
 """The race service: create, join, leave, move, resign, stuck, sync, rematch — each stored in Redis by one script.
 
 A move is validated against the player's own position with the shared engine,
-then stored by one Lua script (sequence check, idempotency on ``move_id``,
-append, counters, event) before it is acknowledged. Positions are cached per
-process but any process can rebuild them from Redis alone (seed, rules and the
-stored actions), so a race survives a restart or moves to another process.
+then stored by one Lua script (seat and epoch check, sequence check,
+idempotency on ``move_id``, append, counters, event) before it is acknowledged.
+Positions are cached per process but any process can rebuild them from Redis
+alone (seed, rules and the stored actions), so a race survives a restart or
+moves to another process. Every cached view of a race is keyed by the race's
+epoch, which the scripts bump whenever the seats or the deal change (a second
+player joins or leaves the countdown): the move script refuses a view of an
+older epoch, and the service then reloads the race and checks the move again.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
 from server.services.sessions import Session
 from server.services.views import race_info
-from server.store import NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StoreRefusal
+from server.store import NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StaleEpoch, StoreRefusal
 from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
 from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus, Spectators
 
@@ -59,11 +63,21 @@ class SeatedRace:
 
 @dataclass(frozen=True, slots=True)
 class _RaceFacts:
-    """What never changes once both seats are taken."""
+    """The seats and the deal of a race at one epoch (both seats taken); valid while the race's epoch stays."""
 
+    epoch: int
     seed: int
     rules: Rules
     players: tuple[str, ...]
+
+
+class _StaleView(Exception):
+    """The seats or the deal of the race changed since this process cached them: reload and check again."""
+
+
+STALE_VIEW_ATTEMPTS = 3
+"""How often a move is checked again on a reloaded race before it is refused ``unavailable`` (each reload follows a
+seat change, which only happens before the start, so more than one is rare)."""
 
 
 @dataclass(slots=True)
@@ -122,7 +136,8 @@ class RaceService:
         self.policy = policy or RacePolicy()
         self.max_cached_games = max_cached_games
         self._facts: OrderedDict[str, _RaceFacts] = OrderedDict()
-        self._games: OrderedDict[tuple[str, int], _Game] = OrderedDict()
+        self._games: OrderedDict[tuple[str, int, int], _Game] = OrderedDict()
+        """Positions by (race, epoch, seat): a position never outlives the seats and the deal it was dealt from."""
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dead-check")
         self._background: set[asyncio.Task[None]] = set()
 
@@ -213,9 +228,18 @@ class RaceService:
 
     async def move(self, session: Session, race_id: str, *, seq: int, move_id: str, text: str) -> MoveOutcome:
         """Check ``text`` against the player's position and store it; the reply may be sent once this returns."""
-        facts = await self._race_facts(race_id, session)
-        slot = facts.players.index(session.player)
-        game = self._game(race_id, slot)
+        for _ in range(STALE_VIEW_ATTEMPTS):
+            facts = await self._race_facts(race_id, session)
+            try:
+                return await self._move(race_id, facts, session.player, seq=seq, move_id=move_id, text=text)
+            except _StaleView:
+                self._forget(race_id)
+        raise ServiceError(ErrorCode.UNAVAILABLE, "the race changed while the move was checked; send it again")
+
+    async def _move(self, race_id: str, facts: _RaceFacts, player: str, *, seq: int, move_id: str, text: str) -> MoveOutcome:
+        """One check of a move against this process's view of the race at ``facts.epoch``; _StaleView if outdated."""
+        slot = facts.players.index(player)
+        game = self._game(race_id, facts.epoch, slot)
         async with game.lock:
             if game.board is None or seq != game.actions:
                 await self._load_game(race_id, slot, facts, game)
@@ -225,9 +249,11 @@ class RaceService:
             except ServiceError:
                 # Refused here; a resend and the race's state come first (docs/PROTOCOL.md "Order of checks").
                 try:
-                    stored = await self.store.check_action(race_id, slot, seq=seq, move_id=move_id)
+                    stored = await self.store.check_action(race_id, slot, player=player, epoch=facts.epoch, seq=seq, move_id=move_id)
+                except StaleEpoch:
+                    raise _StaleView from None  # the engine checked another deal: check again on the current one
                 except StoreRefusal as refusal:
-                    raise _refused(refusal) from None
+                    raise self._refused_here(race_id, refusal) from None
                 if stored is None:
                     raise
                 return self._outcome(race_id, stored.action, stored.move_seq, game.board, duplicate=True)
@@ -242,6 +268,8 @@ class RaceService:
                 result = await self.store.apply_action(
                     race_id,
                     slot,
+                    player=player,
+                    epoch=facts.epoch,
                     seq=seq,
                     move_id=move_id,
                     action=canonical,
@@ -251,15 +279,17 @@ class RaceService:
                     undos=trial.undos,
                     ends=ends,
                 )
+            except StaleEpoch:
+                raise _StaleView from None
             except StoreRefusal as refusal:
                 if refusal.code == ErrorCode.OUT_OF_SEQUENCE:
                     game.board = None  # another process stored an action: reload next time
-                raise _refused(refusal) from None
+                raise self._refused_here(race_id, refusal) from None
             if result.duplicate:
                 return self._outcome(race_id, result.action, result.move_seq, game.board, duplicate=True)
             game.board, game.actions = trial, result.move_seq
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
-            self._spawn(self._end_if_dead(race_id, slot, trial.copy(), result.move_seq))
+            self._spawn(self._end_if_dead(race_id, facts.epoch, slot, trial.copy(), result.move_seq))
         return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False)
 
     @staticmethod
@@ -281,9 +311,9 @@ class RaceService:
         """End the player's attempt (``resigned`` or ``stuck``); its foundation count still counts."""
         facts = await self._race_facts(race_id, session)
         try:
-            await self.store.end_attempt(race_id, facts.players.index(session.player), reason)
+            await self.store.end_attempt(race_id, facts.players.index(session.player), reason, player=session.player)
         except StoreRefusal as refusal:
-            raise _refused(refusal) from None
+            raise self._refused_here(race_id, refusal) from None
 
     async def rebuild(self, race_id: str) -> list[Board]:
         """Both players' positions rebuilt from Redis alone (settings, seed, stored actions)."""
@@ -293,7 +323,8 @@ class RaceService:
 
     def cached_board(self, race_id: str, slot: int) -> Board | None:
         """This process's live position of a player, if cached (for checks against :meth:`rebuild`)."""
-        game = self._games.get((race_id, slot))
+        facts = self._facts.get(race_id)
+        game = None if facts is None else self._games.get((race_id, facts.epoch, slot))
         return None if game is None else game.board
 
     # --- helpers --------------------------------------------------------------------------------
@@ -321,26 +352,42 @@ class RaceService:
         return record
 
     async def _race_facts(self, race_id: str, session: Session) -> _RaceFacts:
-        """The race's fixed facts, checking that ``session`` sits in it and that both seats are taken."""
+        """The race's seats and deal, checking that ``session`` sits in it and that both seats are taken.
+
+        A cached view that does not seat the player is reloaded first: the player may have taken the seat since.
+        """
         facts = self._facts.get(race_id)
-        if facts is None:
-            record = await self.record(race_id)
-            if record.slot_of(session.player) is None:
-                raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
-            if record.status is RaceStatus.CLOSED:
-                raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started")
-            if len(record.seats) < 2:
-                raise ServiceError(ErrorCode.NOT_STARTED, "the race is waiting for its second player")
-            facts = _RaceFacts(seed=record.seed, rules=rules_of(record), players=tuple(seat.player for seat in record.seats))
-            self._facts[race_id] = facts
-            while len(self._facts) > self.max_cached_games:
-                self._facts.popitem(last=False)
-        if session.player not in facts.players:
+        if facts is not None and session.player in facts.players:
+            return facts
+        record = await self.record(race_id)
+        if record.slot_of(session.player) is None:
             raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
+        if record.status is RaceStatus.CLOSED:
+            raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started")
+            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
+        if len(record.seats) < 2:
+            raise ServiceError(ErrorCode.NOT_STARTED, "the race is waiting for its second player")
+        facts = _RaceFacts(
+            epoch=record.epoch, seed=record.seed, rules=rules_of(record), players=tuple(seat.player for seat in record.seats)
+        )
+        self._facts[race_id] = facts
+        self._facts.move_to_end(race_id)
+        while len(self._facts) > self.max_cached_games:
+            self._facts.popitem(last=False)
         return facts
 
-    def _game(self, race_id: str, slot: int) -> _Game:
-        key = (race_id, slot)
+    def _refused_here(self, race_id: str, refusal: StoreRefusal) -> ServiceError:
+        """The error for a script's refusal of an action; ``not_seated`` also drops this process's outdated view."""
+        if refusal.code == ErrorCode.NOT_SEATED:
+            self._forget(race_id)
+        return _refused(refusal)
+
+    def _forget(self, race_id: str) -> None:
+        """Drop this process's view of the race's seats and deal (its boards are keyed by the epoch and age out)."""
+        self._facts.pop(race_id, None)
+
+    def _game(self, race_id: str, epoch: int, slot: int) -> _Game:
+        key = (race_id, epoch, slot)
         game = self._games.get(key)
         if game is None:
             game = self._games[key] = _Game()
@@ -353,7 +400,10 @@ class RaceService:
         return game
 
     async def _load_game(self, race_id: str, slot: int, facts: _RaceFacts, game: _Game) -> None:
-        actions = await self.store.actions(race_id, slot)
+        """Rebuild the position from the stored actions; _StaleView if they belong to another epoch's deal."""
+        epoch, actions = await self.store.epoch_and_actions(race_id, slot)
+        if epoch != facts.epoch:
+            raise _StaleView
         game.board, game.actions = replay(facts.seed, facts.rules, actions), len(actions)
 
     @staticmethod
@@ -374,9 +424,9 @@ class RaceService:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _end_if_dead(self, race_id: str, slot: int, board: Board, actions: int) -> None:
+    async def _end_if_dead(self, race_id: str, epoch: int, slot: int, board: Board, actions: int) -> None:
         """Run the dead check off the event loop; end the attempt only on a proof, only if no action came since."""
-        game = self._games.get((race_id, slot))
+        game = self._games.get((race_id, epoch, slot))
         dead_check = self.dead_check
         assert dead_check is not None
 

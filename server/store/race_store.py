@@ -50,6 +50,11 @@ class StoreRefusal(Exception):
         self.expected = expected
 
 
+class StaleEpoch(Exception):
+    """A change was checked against an older view of the race: its seats or its deal changed since (the epoch
+    moved on). Nothing was written; the service reloads the race and checks again."""
+
+
 class RaceIdTaken(Exception):
     """``create_race`` found a race under the id already (a 64-bit id drawn twice); nothing was written."""
 
@@ -138,6 +143,9 @@ class RaceRecord:
     spectators: Spectators = Spectators.ANYONE
     """Who may watch: listed among the live races, by its id, or nobody; races stored before the setting existed
     are ``anyone``."""
+    epoch: int = 0
+    """Bumped by every script that changes the seats or the deal (join, leave): a view of the race built at one
+    epoch (seats, seed, boards) is valid only while the epoch stays (0 for races stored before epochs)."""
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -279,6 +287,7 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         invite=fields.get("invite") or None,
         rematch_race=fields.get("rematch_race") or None,
         spectators=Spectators(fields.get("spectators") or Spectators.ANYONE),
+        epoch=int(fields.get("epoch", 0)),
     )
 
 
@@ -317,6 +326,8 @@ class RaceStore:
             code = _text(result[1])
             if code == "exists":
                 raise RaceIdTaken(race_id)
+            if code == "stale_epoch":
+                raise StaleEpoch(race_id)
             raise StoreRefusal(ErrorCode(code), int(result[2]) if len(result) > 2 else None)
         return result
 
@@ -383,6 +394,8 @@ class RaceStore:
         race_id: str,
         slot: int,
         *,
+        player: str,
+        epoch: int,
         seq: int,
         move_id: str,
         action: str,
@@ -392,26 +405,33 @@ class RaceStore:
         undos: int,
         ends: AttemptState | None = None,
     ) -> ApplyResult:
-        """Append an action the engine accepted, if ``seq`` is still the player's action count (idempotent on ``move_id``)."""
+        """Append an action the engine accepted, if ``player`` still holds seat ``slot``, the race is still at
+        ``epoch`` (else :class:`StaleEpoch`) and ``seq`` is still the player's action count
+        (idempotent on ``move_id``)."""
         result = await self._run(
             self.scripts.apply_action, race_id, slot, seq, move_id, action, count, left, status.value, undos,
-            "" if ends is None else ends.value, self.max_actions
+            "" if ends is None else ends.value, self.max_actions, player, epoch
         )
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]), action=action)
 
-    async def check_action(self, race_id: str, slot: int, *, seq: int, move_id: str) -> ApplyResult | None:
-        """For an action refused before it was stored: the stored action if ``move_id`` was used already (a resend), else
+    async def check_action(self, race_id: str, slot: int, *, player: str, epoch: int, seq: int, move_id: str) -> ApplyResult | None:
+        """For an action refused before it was stored: :class:`StaleEpoch` or ``not_seated`` if the engine checked an
+        outdated view (as :meth:`apply_action`), the stored action if ``move_id`` was used already (a resend), else
         StoreRefusal with the race's, the attempt's or the sequence's refusal if any, else None (only the engine refuses it)."""
-        result = await self._run(self.scripts.check_action, race_id, slot, seq, move_id, self.max_actions)
+        result = await self._run(self.scripts.check_action, race_id, slot, seq, move_id, self.max_actions, player, epoch)
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         return None
 
-    async def end_attempt(self, race_id: str, slot: int, reason: AttemptState, *, expected_moves: int | None = None) -> bool:
-        """End a player's attempt (only if it still has ``expected_moves`` actions, when given); True if the race finished."""
-        result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, -1 if expected_moves is None else expected_moves)
+    async def end_attempt(
+        self, race_id: str, slot: int, reason: AttemptState, *, expected_moves: int | None = None, player: str | None = None
+    ) -> bool:
+        """End a player's attempt (only if it still has ``expected_moves`` actions, when given, and only if ``player``
+        still holds the seat, when given: else ``not_seated``); True if the race finished."""
+        expected = -1 if expected_moves is None else expected_moves
+        result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, expected, player or "")
         return bool(result[1])
 
     async def presence(self, race_id: str, *, leave: bool, members: Sequence[str], lease_ms: int) -> int | None:
@@ -455,6 +475,16 @@ class RaceStore:
             return []
         raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1 if limit is None else limit - 1)
         return [item.decode() for item in raw]
+
+    async def epoch_and_actions(self, race_id: str, slot: int) -> tuple[int, list[str]]:
+        """The race's epoch and the player's stored actions, read at one instant (actions replay only on the deal
+        of their own epoch)."""
+        race = keys.race_keys(race_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hget(race[keys.STATE], "epoch")
+            pipe.lrange(race[keys.MOVES_0 + slot], 0, -1)
+            epoch, raw = await pipe.execute()
+        return int(epoch or 0), [item.decode() for item in raw]
 
     async def events_after(self, race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
         """The race's events with a sequence number above ``after_seq``, in order."""

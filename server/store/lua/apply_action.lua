@@ -1,9 +1,13 @@
 -- One player action, checked by the engine before this script runs.
 -- ARGV: 3 slot, 4 expected seq (the player's action count), 5 move id, 6 action text, 7 count, 8 left,
---       9 board status, 10 undos, 11 reason that ends the attempt ('' for none), 12 max actions
+--       9 board status, 10 undos, 11 reason that ends the attempt ('' for none), 12 max actions, 13 player,
+--       14 epoch of the seats and deal the engine checked against
 -- Returns {1, move_seq, finished} | {2, move_seq, stored action (duplicate move id)} | {0, code, expected}
+-- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
 if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
 local slot = tonumber(ARGV[3])
+local stale = seat_refusal(slot, ARGV[13], tonumber(ARGV[14]))
+if stale then return stale end
 local ids, moves = K_IDS[slot + 1], K_MOVES[slot + 1]
 local duplicate = stored_action(slot, ARGV[5])
 if duplicate then return duplicate end

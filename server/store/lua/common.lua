@@ -188,6 +188,16 @@ local function action_refusal(slot, seq, max_actions, now)
   return nil
 end
 
+-- Whether an action checked by the engine on the caller's view of the race may go on: {0, 'not_seated'} when
+-- ``player`` no longer holds the seat, {0, 'stale_epoch', epoch} when the seats or the deal changed since the view
+-- (the race's epoch, bumped by join and leave, moved on), else nil.
+local function seat_refusal(slot, player, epoch)
+  if get(pf(slot, 'player')) ~= player then return {0, 'not_seated'} end
+  local current = geti('epoch')
+  if current ~= epoch then return {0, 'stale_epoch', current} end
+  return nil
+end
+
 -- The stored action of a move id already used by this seat: {2, move_seq, action}, or nil.
 local function stored_action(slot, move_id)
   local known = redis.call('HGET', K_IDS[slot + 1], move_id)

@@ -8,7 +8,7 @@ redis.call('HSET', K_STATE, 'id', ARGV[3], 'status', 'waiting', 'profile', ARGV[
   'redeal_once', ARGV[8], 'time_limit', ARGV[9], 'seed', ARGV[10], 'created_at', now, 'start_at', 0,
   'deadline', 0, 'event_seq', 0, 'finished_at', 0, 'spectator_delay', ARGV[11], 'grace', ARGV[12], 'watchers', 0,
   'solvable_only', ARGV[13], 'private', ARGV[14], 'seed_fixed', ARGV[15], 'origin', ARGV[16], 'invite', ARGV[17],
-  'rematch_of', ARGV[18], 'spectators', ARGV[19])
+  'rematch_of', ARGV[18], 'spectators', ARGV[19], 'epoch', 1)
 redis.call('HSET', K_STATE, unpack(seat_fields(0, ARGV[4], ARGV[5])))
 emit({type = 'player_joined', slot = 0, player = ARGV[4], name = ARGV[5]}, now)
 expire_all(LIVE_TTL)

@@ -1,7 +1,9 @@
--- ARGV: 3 slot, 4 reason, 5 expected action count (-1: any; the dead check passes the count it analysed)
+-- ARGV: 3 slot, 4 reason, 5 expected action count (-1: any; the dead check passes the count it analysed),
+--       6 the player who must hold the seat ('' for the server's own checks)
 -- Returns {1, finished} | {0, code, expected}
 if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
 local slot = tonumber(ARGV[3])
+if ARGV[6] ~= '' and get(pf(slot, 'player')) ~= ARGV[6] then return {0, 'not_seated'} end
 local now = now_ms()
 local refusal = open_for_play(now)
 if refusal then return {0, refusal} end

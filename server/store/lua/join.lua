@@ -6,6 +6,7 @@ if status == 'closed' then return {0, 'race_closed'} end
 if status ~= 'waiting' then return {0, 'race_full'} end
 local now = now_ms()
 redis.call('HSET', K_STATE, unpack(seat_fields(1, ARGV[3], ARGV[4])))
+redis.call('HINCRBY', K_STATE, 'epoch', 1)  -- the seats changed: every cached view of the race is stale
 emit({type = 'player_joined', slot = 1, player = ARGV[3], name = ARGV[4]}, now)
 local start_at = now + tonumber(ARGV[5])
 local limit = geti('time_limit')

@@ -12,6 +12,7 @@ local now = now_ms()
 if status == 'running' or (status == 'countdown' and now >= geti('start_at')) then return {0, 'already_started'} end
 if ARGV[6] == '1' and status ~= 'waiting' then return {0, 'already_started'} end
 emit({type = 'player_left', slot = slot, player = ARGV[3]}, now)
+redis.call('HINCRBY', K_STATE, 'epoch', 1)  -- the seats (and maybe the deal) change: every cached view is stale
 if slot == 0 then
   -- The creator leaves: nobody can join any more; the record is kept like a finished race's.
   redis.call('HSET', K_STATE, 'status', 'closed', 'finished_at', now, 'result_reason', ARGV[5])

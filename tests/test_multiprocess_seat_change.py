@@ -1,0 +1,123 @@
+"""A seat change before the start, seen by two server processes that cached the race: the second player leaves the
+countdown (the race is redealt), a third player takes the seat. No process may act on the old seat or the old deal:
+the moves of the new player are accepted, the old player's are refused, the creator plays the new deal, and what
+Redis holds replays on the stored deal."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SpawnServers
+from race_helpers import events_until, player
+
+from client import RaceClient, ServerError
+from shared.protocol import AttemptState, Countdown, ErrorCode, RaceSettings, Started
+from server.services.race import replay, rules_of
+from server.store import RaceStore, StaleEpoch, StoreRefusal, connect_redis
+from shared import Board, Status, action_text
+
+
+def legal_texts(seed: int) -> set[str]:
+    """The moves legal on the opening position of ``seed`` (classic rules), in notation."""
+    return {action_text(move) for move in Board.deal(seed).legal_moves()}
+
+
+def two_moves(seed: int) -> list[str]:
+    """Two moves playable one after the other from the opening position of ``seed``."""
+    board = Board.deal(seed)
+    first = board.legal_moves()[0]
+    board.play(first)
+    return [action_text(first), action_text(board.legal_moves()[0])]
+
+
+async def refused(client: RaceClient, race_id: str, move: str) -> str:
+    """The error code of a move the server must refuse."""
+    try:
+        reply = await client.move(race_id, move)
+    except ServerError as error:
+        return error.code
+    raise AssertionError(f"{move} was accepted: {reply}")
+
+
+async def test_after_the_second_player_leaves_the_countdown_no_process_acts_on_the_old_seat_or_the_old_deal(
+    redis_url: str, spawn_servers: SpawnServers
+) -> None:
+    first, second = await spawn_servers(2, "--countdown", "2")  # long enough to act in it on a loaded machine
+    ann = await player(first.url, "Ann")
+    bob, cid = await player(second.url, "Bob"), await player(second.url, "Cid")
+    ann_elsewhere = await RaceClient.connect(second.url)
+    await ann_elsewhere.hello("Ann", ann.token)
+    redis = connect_redis(redis_url)
+    try:
+        race_id = (await ann.create(RaceSettings(spectator_delay=0))).race.race
+        await bob.join(race_id)
+        old_seed = (await bob.wait_for(Countdown)).seed
+        old_move = min(legal_texts(old_seed))
+        # Both processes look at the race in the countdown (and cache what they saw).
+        assert await refused(bob, race_id, old_move) == "not_started"
+        assert await refused(ann, race_id, old_move) == "not_started"
+        assert await refused(ann_elsewhere, race_id, old_move) == "not_started"
+        await bob.leave(race_id)
+        await cid.join(race_id)
+        countdowns = [event for event in await events_until(cid, lambda event: isinstance(event, Started)) if isinstance(event, Countdown)]
+        new_seed = countdowns[-1].seed  # the join replays the race's events from the first: both countdowns
+        assert new_seed != old_seed
+        only_old = sorted(legal_texts(old_seed) - legal_texts(new_seed))
+        assert only_old  # two random deals never offer the same opening moves
+        on_new = two_moves(new_seed)
+
+        assert (await cid.move(race_id, on_new[0])).seq == 1
+        assert await refused(bob, race_id, on_new[0]) == "not_seated"
+        assert await refused(ann, race_id, only_old[0]) not in ("not_started", "not_seated")
+        assert (await ann.move(race_id, on_new[0])).seq == 1
+        assert (await ann_elsewhere.move(race_id, on_new[1], seq=1)).seq == 2  # the other process: the new deal too
+
+        store = RaceStore(redis)
+        record = await store.load_race(race_id)
+        assert record is not None and record.seed == new_seed
+        assert ann.session is not None and cid.session is not None
+        assert [seat.player for seat in record.seats] == [ann.session.player, cid.session.player]
+        assert await store.actions(race_id, 0) == [on_new[0], on_new[1]]
+        assert await store.actions(race_id, 1) == [on_new[0]]
+        for slot in (0, 1):
+            replay(record.seed, rules_of(record), await store.actions(race_id, slot))  # raises if not playable on the deal
+    finally:
+        for client in (ann, bob, cid, ann_elsewhere):
+            await client.close()
+        await redis.aclose()
+
+
+async def test_the_move_script_refuses_a_player_who_no_longer_holds_the_seat_and_a_view_of_an_older_epoch(
+    redis_url: str, spawn_servers: SpawnServers
+) -> None:
+    """The store's own guard, whatever a process has cached: the seat is checked against the player, and the epoch
+    (bumped by the join and by the leave) against the one the engine checked with."""
+    (server,) = await spawn_servers(1, "--countdown", "2")
+    ann, bob, cid = await player(server.url, "Ann"), await player(server.url, "Bob"), await player(server.url, "Cid")
+    redis = connect_redis(redis_url)
+    store = RaceStore(redis)
+    try:
+        race_id = (await ann.create(RaceSettings(spectator_delay=0))).race.race
+        created = await store.load_race(race_id)
+        await bob.join(race_id)
+        await bob.leave(race_id)
+        await cid.join(race_id)
+        record = await store.load_race(race_id)
+        assert created is not None and record is not None and record.epoch == created.epoch + 3
+        assert bob.session is not None and cid.session is not None
+        await cid.wait_for(Started, timeout=10)
+        move = two_moves(record.seed)[0]
+        arguments = {"seq": 0, "move_id": "m1", "action": move, "count": 0, "left": 52, "status": Status.PLAYING, "undos": 0}
+        with pytest.raises(StoreRefusal) as refusal:
+            await store.apply_action(race_id, 1, player=bob.session.player, epoch=record.epoch, **arguments)  # type: ignore[arg-type]
+        assert refusal.value.code == ErrorCode.NOT_SEATED
+        with pytest.raises(StaleEpoch):
+            await store.apply_action(race_id, 1, player=cid.session.player, epoch=created.epoch + 1, **arguments)  # type: ignore[arg-type]
+        assert await store.actions(race_id, 1) == []
+        with pytest.raises(StoreRefusal) as refusal:
+            await store.end_attempt(race_id, 1, AttemptState.RESIGNED, player=bob.session.player)
+        assert refusal.value.code == ErrorCode.NOT_SEATED
+        assert (await store.apply_action(race_id, 1, player=cid.session.player, epoch=record.epoch, **arguments)).move_seq == 1  # type: ignore[arg-type]
+    finally:
+        for client in (ann, bob, cid):
+            await client.close()
+        await redis.aclose()
