@@ -10,10 +10,10 @@ from conftest import SpawnServers
 from race_helpers import events_until, player
 
 from client import RaceClient, ServerError
-from shared.protocol import AttemptState, Countdown, ErrorCode, RaceSettings, Started
 from server.services.race import replay, rules_of
 from server.store import RaceStore, StaleEpoch, StoreRefusal, connect_redis
 from shared import Board, Status, action_text
+from shared.protocol import AttemptState, Countdown, ErrorCode, RaceSettings, Started
 
 
 def legal_texts(seed: int) -> set[str]:

@@ -1,8 +1,17 @@
-"""Redis clients for the server: a bounded blocking pool for commands, a separate one for blocking reads."""
+"""Redis clients for the server: a bounded blocking pool for commands, a separate one for blocking reads; and the
+one retry the stores allow themselves, for operations that are safe to repeat."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float | None = 5.0) -> Redis:
@@ -14,3 +23,32 @@ def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float 
         url, max_connections=max_connections, timeout=10, socket_timeout=socket_timeout, socket_connect_timeout=5
     )
     return Redis(connection_pool=pool)
+
+
+class HasRedis(Protocol):
+    """A store: anything with the Redis client it talks through."""
+
+    redis: Redis
+
+
+S = TypeVar("S", bound=HasRedis)
+
+
+def repeatable(operation: Callable[Concatenate[S, P], Coroutine[Any, Any, T]]) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    """Mark a store operation as safe to repeat (a read, or an idempotent write or script): when its connection turns
+    out to be dead — Redis restarted, so every idle pooled connection points at the old process — the pool's idle
+    connections are dropped and the operation runs once more, on a fresh connection.
+
+    Only a connection error is retried (a timeout may mean Redis is overloaded: waiting twice would not help), and
+    only once: if Redis is really down the caller gets the error at once.
+    """
+
+    @functools.wraps(operation)
+    async def run(store: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await operation(store, *args, **kwargs)
+        except RedisConnectionError:
+            await store.redis.connection_pool.disconnect(inuse_connections=False)
+            return await operation(store, *args, **kwargs)
+
+    return run

@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 
 from server.store import keys
 from server.store.errors import translate_errors
+from server.store.connection import repeatable
 from server.store.scripts import Scripts
 from shared.protocol import LobbyOp
 
@@ -90,27 +91,32 @@ class LobbyStore:
         self.max_listed = max_listed
         self.feed_length = feed_length
 
+    @repeatable
     async def open(self, race_id: str, entry: dict[str, Any] | None, created_at: int) -> bool:
         """A race waits for an opponent (listed with ``entry``, or unlisted with None); False if the list is full."""
         packed = b"" if entry is None else msgpack.packb(entry, use_bin_type=True)
         args = [race_id, int(entry is not None), packed, created_at, self.max_listed, self.feed_length]
         return bool(await self.scripts.lobby_open(keys=keys.lobby_keys(), args=args))
 
+    @repeatable
     async def change(self, race_id: str, entry: dict[str, Any]) -> bool:
         """Replace a listed race's entry (and tell the watchers); False if it is not listed."""
         packed = msgpack.packb(entry, use_bin_type=True)
         return bool(await self.scripts.lobby_change(keys=keys.lobby_keys(), args=[race_id, packed, self.feed_length]))
 
+    @repeatable
     async def close(self, race_id: str, invite: str | None = None) -> bool:
         """The race is no longer open: out of the list and the heartbeat index, its invite freed; True if it was listed."""
         return bool(await self.scripts.lobby_close(keys=keys.lobby_keys(invite), args=[race_id, self.feed_length]))
 
+    @repeatable
     async def snapshot(self) -> tuple[str, list[dict[str, Any]]]:
         """The id of the latest change and the listed entries, oldest race first, read at one instant."""
         result: list[Any] = await self.scripts.lobby_snapshot(keys=keys.lobby_keys(), args=[self.max_listed])
         last, *entries = result
         return last.decode(), [msgpack.unpackb(raw, raw=False) for raw in entries]
 
+    @repeatable
     async def heartbeat(self, race_ids: Iterable[str]) -> None:
         """Races whose owner is still connected: refresh their heartbeat (only those still in the index)."""
         race_ids = list(race_ids)
@@ -119,6 +125,7 @@ class LobbyStore:
         now = await self.now_ms()
         await self.redis.zadd(keys.LOBBY_ALIVE, {race_id: now for race_id in race_ids}, xx=True)
 
+    @repeatable
     async def stale(self, older_than_ms: int, limit: int = 100) -> list[str]:
         """Open races whose heartbeat is older than ``older_than_ms`` (their owner's process went away)."""
         raw: list[Any] = await self.redis.zrangebyscore(keys.LOBBY_ALIVE, "-inf", f"({older_than_ms}", start=0, num=limit)
@@ -130,10 +137,12 @@ class LobbyStore:
         """Reserve ``code`` for ``race_id``; False if another race holds it."""
         return bool(await self.redis.set(keys.invite_key(code), race_id, nx=True, px=ttl_ms))
 
+    @repeatable
     async def release_invite(self, code: str) -> None:
         """Free a code whose race was never created."""
         await self.redis.delete(keys.invite_key(code))
 
+    @repeatable
     async def race_of_invite(self, code: str) -> str | None:
         """The open race an invite code belongs to."""
         value: Any = await self.redis.get(keys.invite_key(code))
@@ -156,6 +165,7 @@ class LobbyStore:
         """The guess counted by :meth:`invite_attempt` named an open race's code: it was no miss."""
         await self.scripts.invite_refund(keys=keys.invite_guard_keys(player, source), args=[])
 
+    @repeatable
     async def now_ms(self) -> int:
         """Redis' clock."""
         seconds, micros = await self.redis.time()

@@ -16,6 +16,7 @@ from redis.asyncio import Redis
 
 from server.store import keys
 from server.store.errors import translate_errors
+from server.store.connection import repeatable
 from server.store.scripts import Scripts
 
 
@@ -60,6 +61,7 @@ class QuickMatchStore:
             return Partner(race_id=result[1].decode(), player=result[2].decode())
         return None
 
+    @repeatable
     async def entry_of(self, player: str) -> QueueEntry | None:
         """The player's queue entry, if it has one."""
         value: Any = await self.redis.hget(keys.QUICK_MATCH_PLAYERS, player)
@@ -77,6 +79,7 @@ class QuickMatchStore:
         )
         return bool(removed)
 
+    @repeatable
     async def heartbeat(self, entries: Iterable[QueueEntry], now_ms: int) -> None:
         """Refresh entries whose owner is still connected (entries no longer queued stay out)."""
         async with self.redis.pipeline(transaction=False) as pipe:

@@ -17,9 +17,11 @@ from typing import Any, Final
 
 import msgpack
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.store import keys
 from server.store.errors import translate_errors
+from server.store.connection import repeatable
 from server.store.scripts import Scripts
 from shared import card_text, deal
 from shared.board import Status
@@ -358,6 +360,7 @@ class RaceStore:
         )
         return int(result[1])
 
+    @repeatable
     async def discard_race(self, race_id: str) -> None:
         """Delete a race nobody was ever told about (a quick-match or rematch race made redundant by a concurrent one)."""
         await self.redis.delete(*keys.race_keys(race_id))
@@ -372,6 +375,7 @@ class RaceStore:
         result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason.value, int(only_waiting))
         return RaceStatus(_text(result[1]))
 
+    @repeatable
     async def offer_rematch(self, race_id: str, player: str, stands_ms: int) -> RematchOffer:
         """Record ``player``'s rematch offer for a finished race, standing for ``stands_ms`` (unless one stands)."""
         result = await self._run(self.scripts.rematch_offer, race_id, player, stands_ms)
@@ -379,6 +383,7 @@ class RaceStore:
             return RematchOffer(slot=int(result[1]), agreed=True, rematch_race=_text(result[2]))
         return RematchOffer(slot=int(result[1]), agreed=bool(result[2]), rematch_race=None)
 
+    @repeatable
     async def link_rematch(self, race_id: str, new_race_id: str) -> str:
         """Announce ``new_race_id`` as the rematch of ``race_id``; returns the rematch actually linked (an earlier one wins)."""
         result = await self._run(self.scripts.rematch_link, race_id, new_race_id)
@@ -407,15 +412,26 @@ class RaceStore:
     ) -> ApplyResult:
         """Append an action the engine accepted, if ``player`` still holds seat ``slot``, the race is still at
         ``epoch`` (else :class:`StaleEpoch`) and ``seq`` is still the player's action count
-        (idempotent on ``move_id``)."""
-        result = await self._run(
-            self.scripts.apply_action, race_id, slot, seq, move_id, action, count, left, status.value, undos,
-            "" if ends is None else ends.value, self.max_actions, player, epoch
-        )
+        (idempotent on ``move_id``).
+
+        Repeated once on a fresh connection if the first one was dead (:func:`repeatable`): if the first attempt was
+        stored after all, the repeat finds its ``move_id`` at ``seq`` + 1 and that is this call's own action.
+        """
+        arguments = (
+            slot, seq, move_id, action, count, left, status.value, undos, "" if ends is None else ends.value, self.max_actions, player, epoch
+        )  # fmt: skip
+        try:
+            result = await self._run(self.scripts.apply_action, race_id, *arguments)
+        except RedisConnectionError:
+            await self.redis.connection_pool.disconnect(inuse_connections=False)
+            result = await self._run(self.scripts.apply_action, race_id, *arguments)
+            if result[0] == 2 and int(result[1]) == seq + 1:
+                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=False, action=action)  # the first attempt was stored
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]), action=action)
 
+    @repeatable
     async def check_action(self, race_id: str, slot: int, *, player: str, epoch: int, seq: int, move_id: str) -> ApplyResult | None:
         """For an action refused before it was stored: :class:`StaleEpoch` or ``not_seated`` if the engine checked an
         outdated view (as :meth:`apply_action`), the stored action if ``move_id`` was used already (a resend), else
@@ -434,6 +450,7 @@ class RaceStore:
         result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, expected, player or "")
         return bool(result[1])
 
+    @repeatable
     async def presence(self, race_id: str, *, leave: bool, members: Sequence[str], lease_ms: int) -> int | None:
         """Add or renew (``leave`` False) or drop presence leases (members from :func:`presence_member`).
 
@@ -444,6 +461,7 @@ class RaceStore:
         )
         return _optional_ms(int(result))
 
+    @repeatable
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
         result = await self.scripts.tick(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms])
@@ -451,6 +469,7 @@ class RaceStore:
 
     # --- reads ---------------------------------------------------------------------------------
 
+    @repeatable
     async def load_race(self, race_id: str) -> RaceRecord | None:
         """The race's record, or None if there is no such race (or its record expired)."""
         raw: dict[Any, Any] = await self.redis.hgetall(keys.race_keys(race_id)[keys.STATE])
@@ -458,6 +477,7 @@ class RaceStore:
             return None
         return _record({key.decode(): value.decode() for key, value in raw.items()})
 
+    @repeatable
     async def statuses(self, race_ids: Iterable[str]) -> dict[str, RaceStatus | None]:
         """Each race's status (None for a race that does not exist), in one round trip."""
         race_ids = list(race_ids)
@@ -469,6 +489,7 @@ class RaceStore:
             values: list[Any] = await pipe.execute()
         return {race_id: None if value is None else RaceStatus(_text(value)) for race_id, value in zip(race_ids, values)}
 
+    @repeatable
     async def actions(self, race_id: str, slot: int, limit: int | None = None) -> list[str]:
         """The player's stored actions in order (moves in notation, ``undo``, ``redeal``); the first ``limit`` if given."""
         if limit == 0:
@@ -476,6 +497,7 @@ class RaceStore:
         raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1 if limit is None else limit - 1)
         return [item.decode() for item in raw]
 
+    @repeatable
     async def epoch_and_actions(self, race_id: str, slot: int) -> tuple[int, list[str]]:
         """The race's epoch and the player's stored actions, read at one instant (actions replay only on the deal
         of their own epoch)."""
@@ -486,6 +508,7 @@ class RaceStore:
             epoch, raw = await pipe.execute()
         return int(epoch or 0), [item.decode() for item in raw]
 
+    @repeatable
     async def events_after(self, race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
         """The race's events with a sequence number above ``after_seq``, in order."""
         entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{after_seq}", "+", count=limit)
@@ -493,18 +516,22 @@ class RaceStore:
 
     # --- timers -----------------------------------------------------------------------------------
 
+    @repeatable
     async def schedule(self, race_id: str, due_ms: int) -> None:
         """Put (or move) the race in the timer index at ``due_ms``."""
         await self.redis.zadd(keys.TIMERS, {race_id: due_ms})
 
+    @repeatable
     async def schedule_earlier(self, race_id: str, due_ms: int) -> None:
         """Index the race at ``due_ms`` unless it is already due earlier (ZADD LT)."""
         await self.redis.zadd(keys.TIMERS, {race_id: due_ms}, lt=True)
 
+    @repeatable
     async def unschedule(self, race_id: str) -> None:
         """Take the race out of the timer index."""
         await self.redis.zrem(keys.TIMERS, race_id)
 
+    @repeatable
     async def due_races(self, limit: int = 100) -> list[str]:
         """Races with a deadline due by Redis' clock."""
         raw: list[bytes] = await self.scripts.due_timers(keys=[keys.TIMERS], args=[limit])
@@ -512,20 +539,24 @@ class RaceStore:
 
     # --- the index of races being played ----------------------------------------------------------
 
+    @repeatable
     async def index_live(self, race_id: str, start_at: int) -> None:
         """List the race among the races being played (once both seats are taken)."""
         await self.redis.zadd(keys.LIVE, {race_id: start_at})
 
+    @repeatable
     async def live_race_ids(self, limit: int) -> list[str]:
         """Indexed races, latest start first (some may have finished since: callers prune them)."""
         raw: list[Any] = await self.redis.zrevrange(keys.LIVE, 0, limit - 1)
         return [item.decode() for item in raw]
 
+    @repeatable
     async def unindex_live(self, race_ids: Sequence[str]) -> None:
         """Drop finished or expired races from the index."""
         if race_ids:
             await self.redis.zrem(keys.LIVE, *race_ids)
 
+    @repeatable
     async def now_ms(self) -> int:
         """Redis' clock, the one all deadlines use."""
         seconds, micros = await self.redis.time()

@@ -8,6 +8,7 @@ from redis.asyncio import Redis
 
 from server.store import keys
 from server.store.errors import translate_errors
+from server.store.connection import repeatable
 from server.store.scripts import Scripts
 
 
@@ -24,10 +25,12 @@ class SeedPoolStore:
         value: Any = await self.redis.spop(keys.seed_pool(profile))
         return None if value is None else int(value)
 
+    @repeatable
     async def add(self, profile: str, seed: int, target: int) -> int:
         """Add a proven seed unless the pool already holds ``target``; returns the pool's size."""
         return int(await self.scripts.seed_pool_add(keys=[keys.seed_pool(profile)], args=[str(seed), target]))
 
+    @repeatable
     async def size(self, profile: str) -> int:
         """How many proven seeds of ``profile`` are ready."""
         return int(await self.redis.scard(keys.seed_pool(profile)))

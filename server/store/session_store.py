@@ -8,6 +8,7 @@ from redis.asyncio import Redis
 
 from server.store import keys
 from server.store.errors import translate_errors
+from server.store.connection import repeatable
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class SessionStore:
         self.redis = redis
         self.ttl_ms = ttl_ms
 
+    @repeatable
     async def create(self, token: str, record: SessionRecord) -> None:
         """Store a new session."""
         key = keys.session_key(token)
@@ -34,6 +36,7 @@ class SessionStore:
             pipe.pexpire(key, self.ttl_ms)
             await pipe.execute()
 
+    @repeatable
     async def resume(self, token: str) -> SessionRecord | None:
         """The session of ``token`` with its lifetime renewed, or None if unknown or expired."""
         key = keys.session_key(token)

@@ -1,0 +1,65 @@
+"""Redis killed (-9) and restarted under a running race: afterwards no request is refused only because a pooled
+connection still pointed at the dead Redis, and every acknowledged move is still stored, once, in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import redis
+from race_helpers import seated_race, server_config
+from winning_lines import winning_deal
+
+from client import ServerError
+from server.app import RaceServer
+from server.embedded_redis import EmbeddedRedis
+from shared.protocol import RaceSettings
+
+RESTARTS = 3
+
+
+def restart(store: EmbeddedRedis) -> None:
+    """SIGKILL redis-server (no goodbye to its clients), start it again on the same port and append-only file."""
+    assert store.process is not None
+    store.process.kill()
+    store.process.wait(10)
+    store.stop()
+    store.start()
+    fsync_every_write(store)
+
+
+def fsync_every_write(store: EmbeddedRedis) -> None:
+    """``appendfsync always``: a kill -9 then loses no acknowledged write (with ``everysec`` up to ~1 s may go)."""
+    with redis.Redis(port=store.port) as client:
+        client.config_set("appendfsync", "always")
+
+
+async def test_after_redis_restarts_requests_succeed_at_once_and_no_acknowledged_move_is_lost(tmp_path: Path) -> None:
+    store = EmbeddedRedis(tmp_path / "redis", persistent=True)
+    store.start()
+    try:
+        fsync_every_write(store)
+        seed, line = winning_deal()
+        async with RaceServer(server_config(store.url)) as server:
+            race = await seated_race(server.url, RaceSettings(seed=seed, spectator_delay=0))
+            acknowledged: dict[int, list[str]] = {0: [], 1: []}
+            refused: list[str] = []
+            for round_number in range(RESTARTS + 1):
+                if round_number:
+                    restart(store)
+                for slot, client in ((0, race.ann), (1, race.bob)):
+                    move = line[len(acknowledged[slot])]
+                    try:
+                        acknowledged[slot].append((await client.move(race.race_id, move)).move)
+                    except ServerError as error:
+                        refused.append(f"round {round_number} seat {slot}: {error.code}")
+                    try:
+                        await client.sync(race.race_id, after=10_000)  # a read on another pooled connection
+                    except ServerError as error:
+                        refused.append(f"round {round_number} sync {slot}: {error.code}")
+            assert refused == []
+            assert server.races is not None
+            for slot in (0, 1):
+                assert await server.races.store.actions(race.race_id, slot) == acknowledged[slot] == list(line[: RESTARTS + 1])
+            await race.close()
+    finally:
+        store.stop()
