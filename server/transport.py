@@ -3,8 +3,10 @@
 Everything a hostile or broken client can do ends here: oversized frames
 (closed by websockets with 1009), text or malformed frames (``bad_frame``),
 floods (``rate_limited``, then close 1008), silence before ``hello`` (1008),
-and not reading (its outgoing queue is bounded; past the bound the connection
-is dropped, so its memory cannot grow).
+too many connections from one address (1008), and not reading (its outgoing
+queue, its write buffer and its kernel send buffer are bounded, and a write
+that cannot drain within the drain deadline drops the connection, so its
+memory cannot grow and a stalled client goes within seconds).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import contextlib
 import ipaddress
 import json
 import logging
+import socket
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -57,6 +61,15 @@ class TransportLimits:
     """Messages waiting for a client that does not read; one more drops the connection."""
     max_write_buffer_bytes: int = 256 * 1024
     """Bytes in the socket's write buffer past which the connection is dropped."""
+    drain_timeout: float = 5.0
+    """Seconds one message may take to be written out (the client reading it); longer drops the connection."""
+    socket_send_buffer_bytes: int = 64 * 1024
+    """The kernel send buffer asked for each connection (SO_SNDBUF; Linux doubles it): what the kernel holds for a
+    client that stops reading, instead of the megabytes its autotuning would allow."""
+    max_connections_per_address: int = 64
+    """Open connections from one client address on one server process; more are closed with 1008."""
+    max_unidentified_per_address: int = 8
+    """Of those, connections that have not said ``hello`` yet; more are closed with 1008."""
     hello_timeout: float = 10.0
     shutdown_timeout: float = 5.0
     """Graceful shutdown: how long requests in flight may take to be answered before connections are cut."""
@@ -69,6 +82,43 @@ class TransportStats:
     connections: int = 0
     dropped_slow: int = 0
     outbox_high_water: int = 0
+    refused_address: int = 0
+    """Connections closed because their address had too many open (or too many without ``hello``)."""
+
+
+class AddressBook:
+    """How many connections each client address has open on this process, and how many of them are unidentified."""
+
+    def __init__(self, limits: TransportLimits) -> None:
+        self.limits = limits
+        self.open: Counter[str] = Counter()
+        self.unidentified: Counter[str] = Counter()
+
+    def admit(self, address: str) -> str | None:
+        """Count a new (unidentified) connection; the reason to refuse it instead, if its address has too many."""
+        if self.open[address] >= self.limits.max_connections_per_address:
+            return f"too many connections from your address (at most {self.limits.max_connections_per_address})"
+        if self.unidentified[address] >= self.limits.max_unidentified_per_address:
+            return f"too many connections without hello from your address (at most {self.limits.max_unidentified_per_address})"
+        self.open[address] += 1
+        self.unidentified[address] += 1
+        return None
+
+    def identified(self, address: str) -> None:
+        """A connection of ``address`` said hello."""
+        self._decrement(self.unidentified, address)
+
+    def closed(self, address: str, *, identified: bool) -> None:
+        """A connection of ``address`` closed."""
+        self._decrement(self.open, address)
+        if not identified:
+            self._decrement(self.unidentified, address)
+
+    @staticmethod
+    def _decrement(counter: Counter[str], address: str) -> None:
+        counter[address] -= 1
+        if counter[address] <= 0:
+            del counter[address]
 
 
 class Outbox:
@@ -88,13 +138,19 @@ class Outbox:
             return
         buffered = self.connection.transport.get_write_buffer_size()
         if self.queue.qsize() >= self.limits.outbox_messages or buffered > self.limits.max_write_buffer_bytes:
-            self.dropped = True
-            self.stats.dropped_slow += 1
-            log.info("dropping %s: not reading (%d queued, %d bytes buffered)", self.connection.remote_address, self.queue.qsize(), buffered)
-            self.connection.transport.abort()
+            self._drop(f"{self.queue.qsize()} queued, {buffered} bytes buffered")
             return
         self.queue.put_nowait(encode(message))
         self.stats.outbox_high_water = max(self.stats.outbox_high_water, self.queue.qsize())
+
+    def _drop(self, why: str) -> None:
+        """Cut a client that does not read (no closing handshake: it would wait for the same stalled socket)."""
+        if self.dropped:
+            return
+        self.dropped = True
+        self.stats.dropped_slow += 1
+        log.info("dropping %s: not reading (%s)", self.connection.remote_address, why)
+        self.connection.transport.abort()
 
     async def flush(self) -> None:
         """Accept nothing more and wait until everything queued is written (shutdown)."""
@@ -102,14 +158,18 @@ class Outbox:
         await self.queue.join()
 
     async def run(self) -> None:
-        """Write queued messages until the connection closes."""
+        """Write queued messages until the connection closes; drop it if one cannot be written within the drain
+        deadline (the client stopped reading and the kernel's buffers are full)."""
         try:
             while True:
                 data = await self.queue.get()
                 try:
-                    await self.connection.send(data)
+                    async with asyncio.timeout(self.limits.drain_timeout):
+                        await self.connection.send(data)
                 finally:
                     self.queue.task_done()
+        except TimeoutError:
+            self._drop("its write did not drain in time")
         except ConnectionClosed:
             pass
         finally:
@@ -225,6 +285,7 @@ class Transport:
         self.limits = limits
         self.health = health
         self.stats = TransportStats()
+        self.addresses = AddressBook(limits)
         self.server: Server | None = None
         self.shutting_down = False
         """Set once the server shuts down: closing connections then keep their open races for a takeover elsewhere."""
@@ -264,6 +325,12 @@ class Transport:
             item.connection.transport.abort()
         await self.server.wait_closed()
 
+    def _bound_kernel_buffer(self, connection: ServerConnection) -> None:
+        sock = connection.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_send_buffer_bytes)
+
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """``GET /health`` answers plain HTTP on the WebSocket port (other methods: :class:`HttpAwareConnection`)."""
         path = request.path.split("?", 1)[0]
@@ -286,16 +353,24 @@ class Transport:
         if self.shutting_down:  # opened just as the shutdown began
             await connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
             return
+        address = client_address(connection)
+        crowded = self.addresses.admit(address)
+        if crowded is not None:
+            self.stats.refused_address += 1
+            await connection.close(CloseCode.POLICY_VIOLATION, crowded)
+            return
         self.stats.connections += 1
+        self._bound_kernel_buffer(connection)
         outbox = Outbox(connection, self.limits, self.stats)
         writer = asyncio.create_task(outbox.run())
-        state = self.dispatcher.connect(outbox.send, client_address(connection))
+        state = self.dispatcher.connect(outbox.send, address)
         live = LiveConnection(connection, outbox, asyncio.Event())
         live.idle.set()
         self._live.add(live)
         bucket = TokenBucket(self.limits.rate_per_second, self.limits.burst)
         # Refusals have a budget of their own: a client that keeps flooding past it is closed.
         patience = TokenBucket(self.limits.rate_per_second, self.limits.burst)
+        identified = False
         try:
             while True:
                 timeout = self.limits.hello_timeout if state.session is None else None
@@ -330,9 +405,13 @@ class Transport:
                     await self.dispatcher.handle(state, request)
                 finally:
                     live.idle.set()
+                if state.session is not None and not identified:
+                    identified = True
+                    self.addresses.identified(address)
         except ConnectionClosed:
             pass
         finally:
+            self.addresses.closed(address, identified=identified)
             self._live.discard(live)
             writer.cancel()
             await self.dispatcher.disconnect(state, going_away=self.shutting_down, deliberate=closed_by_client(connection))

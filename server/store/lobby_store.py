@@ -18,8 +18,8 @@ import msgpack
 from redis.asyncio import Redis
 
 from server.store import keys
-from server.store.errors import translate_errors
 from server.store.connection import repeatable
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.protocol import LobbyOp
 

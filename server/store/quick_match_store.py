@@ -15,8 +15,8 @@ from typing import Any
 from redis.asyncio import Redis
 
 from server.store import keys
-from server.store.errors import translate_errors
 from server.store.connection import repeatable
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 
 

@@ -20,8 +20,8 @@ from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.store import keys
-from server.store.errors import translate_errors
 from server.store.connection import repeatable
+from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared import card_text, deal
 from shared.board import Status

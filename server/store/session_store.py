@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 
 from server.store import keys
-from server.store.errors import translate_errors
 from server.store.connection import repeatable
+from server.store.errors import translate_errors
 
 
 @dataclass(frozen=True, slots=True)
