@@ -14,6 +14,9 @@ from redis.exceptions import RedisError
 from cli.output import EXIT_OK, CommandError
 from server.app import ServerConfig, serve_until_signal
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
+from server.services.lobby import LobbyLimits
+from server.services.sessions import SessionLimits
+from server.transport import TransportLimits
 
 EPILOG = """\
 environment variables (flags win):
@@ -92,6 +95,35 @@ def register(subparsers: Any) -> None:
         "--lobby-size", type=_non_negative_int, default=500, metavar="N",
         help="open public races the lobby lists at most; more are refused with lobby_full (default %(default)s)",
     )
+    parser.add_argument(
+        "--record-retention", type=_positive_seconds_or_days, default=7 * 86400.0, metavar="SECONDS",
+        help="how long the record of a finished casual race (settings, moves, events, result) is kept for replays; "
+        "suffix d for days (default 7d)",
+    )
+    parser.add_argument(
+        "--max-waiting", type=_seconds, default=600.0, metavar="SECONDS",
+        help="a race nobody joined this long after it was opened is closed, reason 'expired' (default %(default)s; 0: never)",
+    )
+    parser.add_argument(
+        "--max-open-races-per-address", type=_non_negative_int, default=10, metavar="N",
+        help="races waiting for an opponent (listed or private) from one client address per process (default %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--max-connections-per-address", type=_non_negative_int, default=64, metavar="N",
+        help="open connections from one client address per process (default %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--max-unidentified-per-address", type=_non_negative_int, default=8, metavar="N",
+        help="of those, connections that have not said hello yet (default %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--max-new-sessions-per-address", type=_non_negative_int, default=60, metavar="N",
+        help="sessions one client address may create per hour (default %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--drain-timeout", type=_positive_seconds, default=5.0, metavar="SECONDS",
+        help="a client whose pending message is not written out within this (it stopped reading) is dropped (default %(default)s)",
+    )
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")
     parser.set_defaults(handler=run_serve)
 
@@ -104,6 +136,18 @@ def _seconds(text: str) -> float:
     if not 0 <= value <= 86400:
         raise argparse.ArgumentTypeError(f"seconds must be from 0 to 86400, got {text}")
     return value
+
+
+def _positive_seconds_or_days(text: str) -> float:
+    if text.endswith("d"):
+        try:
+            days = float(text[:-1])
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
+        if not 0 < days <= 3650:
+            raise argparse.ArgumentTypeError(f"days must be more than 0 and at most 3650, got {text}")
+        return days * 86400
+    return _positive_seconds(text)
 
 
 def _positive_seconds(text: str) -> float:
@@ -155,6 +199,14 @@ def run_serve(args: argparse.Namespace) -> int:
             seed_pool_seconds=args.seed_pool_budget,
             seed_pool_workers=args.seed_pool_workers,
             lobby_max_listed=args.lobby_size,
+            record_ttl_seconds=round(args.record_retention),
+            lobby=LobbyLimits(max_open_per_address=args.max_open_races_per_address, max_waiting_seconds=args.max_waiting),
+            limits=TransportLimits(
+                max_connections_per_address=args.max_connections_per_address,
+                max_unidentified_per_address=args.max_unidentified_per_address,
+                drain_timeout=args.drain_timeout,
+            ),
+            sessions=SessionLimits(max_new_per_address=args.max_new_sessions_per_address),
         )
         asyncio.run(serve_until_signal(config))
     except (RedisError, OSError) as error:

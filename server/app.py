@@ -27,7 +27,7 @@ from server.services.quick_match import QuickMatchService
 from server.services.race import RaceService
 from server.services.rematch import RematchService
 from server.services.seed_pool import SeedPool
-from server.services.sessions import SessionService
+from server.services.sessions import SessionLimits, SessionService
 from server.services.spectate import SpectateService
 from server.services.timers import TimerSweeper
 from server.store import (
@@ -63,6 +63,8 @@ class ServerConfig:
     record_ttl_seconds: int = 7 * DAY_SECONDS
     """How long a finished race's record is kept."""
     session_ttl_seconds: int = 7 * DAY_SECONDS
+    """How long a session that took a seat is kept after its last ``hello``."""
+    sessions: SessionLimits = field(default_factory=SessionLimits)
     timer_interval: float = 0.1
     dead_check_seconds: float = 0.05
     """Budget of the solver's dead-position proof after each move (0 turns the check off)."""
@@ -153,7 +155,12 @@ class RaceServer:
         self.races = RaceService(
             store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check, policy=config.race_policy()
         )
-        sessions = SessionService(SessionStore(self.redis, ttl_ms=config.session_ttl_seconds * 1000))
+        session_store = SessionStore(
+            self.redis,
+            ttl_ms=config.session_ttl_seconds * 1000,
+            provisional_ttl_ms=round(config.sessions.provisional_seconds * 1000),
+        )
+        sessions = SessionService(session_store, config.sessions)
         process_id = secrets.token_hex(8)
         clock = ServerClock(store)
         await clock.calibrate()

@@ -146,7 +146,7 @@ class Dispatcher:
 
     def connect(self, send: Send, address: str) -> ConnectionState:
         """The state of a new connection from client ``address`` whose messages go to ``send``."""
-        return ConnectionState(send=send, connection_id=self.presence.new_connection_id(), address=address)
+        return ConnectionState(send=send, connection_id=self.presence.new_connection_id(), address=address, owner=Owner(address))
 
     async def handle(self, state: ConnectionState, request: Request) -> None:
         """Run one request; every failure becomes an ``error`` reply with a documented code."""
@@ -212,6 +212,7 @@ class Dispatcher:
     async def _quick_match(self, state: ConnectionState, session: Session, request: QuickMatch) -> None:
         seated, queued = await self.lobby.quick_match.quick_match(session.player, session.name, request.settings, state.owner)
         if queued:
+            await self._keep_session(state)
             state.send(Queued(id=request.id, race=seated.info))
             await self._subscribe(state, seated.info.race, seated.slot, 0)
         else:
@@ -335,7 +336,8 @@ class Dispatcher:
             raise ServiceError(
                 ErrorCode.UNSUPPORTED_PROTOCOL, f"this server speaks protocol {PROTOCOL_VERSION} only", field="protocol"
             )
-        state.session = await self.sessions.hello(hello.name, hello.token)
+        state.session = await self.sessions.hello(hello.name, hello.token, state.address)
+        state.owner.player = state.session.player
         state.send(
             Welcome(
                 id=hello.id,
@@ -358,9 +360,15 @@ class Dispatcher:
         return state.session
 
     async def _seat(self, state: ConnectionState, request_id: int, seated: SeatedRace) -> None:
-        """Reply ``seated`` and deliver the race's events from the first on."""
+        """Reply ``seated`` (once the session is kept for the long lifetime) and deliver the race's events from the first on."""
+        await self._keep_session(state)
         state.send(Seated(id=request_id, race=seated.info, slot=seated.slot))
         await self._subscribe(state, seated.info.race, seated.slot, 0)
+
+    async def _keep_session(self, state: ConnectionState) -> None:
+        """A session that took a seat is kept for the long lifetime (it must outlive the race for reconnects)."""
+        assert state.session is not None
+        state.session = await self.sessions.keep(state.session)
 
     async def _subscribe(self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0) -> None:
         """Deliver the race's events to this connection from ``after_seq`` on, as seat ``slot`` or a spectator (None).

@@ -67,9 +67,9 @@ class TransportLimits:
     """The kernel send buffer asked for each connection (SO_SNDBUF; Linux doubles it): what the kernel holds for a
     client that stops reading, instead of the megabytes its autotuning would allow."""
     max_connections_per_address: int = 64
-    """Open connections from one client address on one server process; more are closed with 1008."""
+    """Open connections from one client address on one server process; more are closed with 1008 (0: no limit)."""
     max_unidentified_per_address: int = 8
-    """Of those, connections that have not said ``hello`` yet; more are closed with 1008."""
+    """Of those, connections that have not said ``hello`` yet; more are closed with 1008 (0: no limit)."""
     hello_timeout: float = 10.0
     shutdown_timeout: float = 5.0
     """Graceful shutdown: how long requests in flight may take to be answered before connections are cut."""
@@ -96,9 +96,10 @@ class AddressBook:
 
     def admit(self, address: str) -> str | None:
         """Count a new (unidentified) connection; the reason to refuse it instead, if its address has too many."""
-        if self.open[address] >= self.limits.max_connections_per_address:
-            return f"too many connections from your address (at most {self.limits.max_connections_per_address})"
-        if self.unidentified[address] >= self.limits.max_unidentified_per_address:
+        most, most_unidentified = self.limits.max_connections_per_address, self.limits.max_unidentified_per_address
+        if most and self.open[address] >= most:
+            return f"too many connections from your address (at most {most})"
+        if most_unidentified and self.unidentified[address] >= most_unidentified:
             return f"too many connections without hello from your address (at most {self.limits.max_unidentified_per_address})"
         self.open[address] += 1
         self.unidentified[address] += 1

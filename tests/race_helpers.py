@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.services.lobby import LobbyLimits
+from server.services.sessions import SessionLimits
 from server.store import InviteLimits, RaceStore
 from server.transport import TransportLimits
 from shared.protocol import Countdown, RaceEvent, RaceSettings, Started
@@ -25,8 +26,9 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         "timer_interval": 0.05,
         "limits": TransportLimits(),
         "seed_pool_target": 0,
-        # Tests open many races on one connection, and every test client guesses from 127.0.0.1.
-        "lobby": LobbyLimits(max_open_per_owner=64, invites=GENEROUS_INVITE_LIMITS),
+        # Tests open many races on one connection, and every test client comes (and guesses) from 127.0.0.1.
+        "lobby": LobbyLimits(max_open_per_owner=64, max_open_per_player=64, max_open_per_address=0, invites=GENEROUS_INVITE_LIMITS),
+        "sessions": SessionLimits(max_new_per_address=0),
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]

@@ -67,8 +67,13 @@ async def resign_and_read(host: RaceClient, race_id: str, process: subprocess.Po
 LISTENING = re.compile(r"serving races on ws://[^:\s]+:(\d+)")
 """The line ``flowergarden serve`` prints once it listens."""
 
-FAST_FLAGS = ("--countdown", "0.05", "--spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING")
-"""Short countdown, no spectator delay and no solver filling the seed pool by default, so the tests stay fast."""
+FAST_FLAGS = (
+    "--countdown", "0.05", "--spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING",
+    "--max-new-sessions-per-address", "0", "--max-open-races-per-address", "0",
+)  # fmt: skip
+"""Short countdown, no spectator delay and no solver filling the seed pool by default, so the tests stay fast; every
+client of the suite comes from 127.0.0.1, so the per-address session and open-race budgets are off (tests of those
+limits set their own)."""
 
 
 class ServerProcess:

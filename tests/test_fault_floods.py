@@ -9,15 +9,19 @@ import socket
 import time
 
 import msgpack
+from lobby_helpers import refused, wait_until
 from race_helpers import player, seated_race, server_config
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from client import RaceClient
+from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.protocol import CloseCode, RaceSettings
+from server.services.lobby import LobbyLimits
+from server.services.sessions import SessionLimits
+from server.store import connect_redis, keys
 from server.transport import TransportLimits
 from shared import action_text
+from shared.protocol import CloseCode, RaceClosed, RaceSettings
 
 
 async def close_code(client: RaceClient) -> tuple[int | None, str]:
@@ -98,3 +102,106 @@ async def test_a_client_that_stops_reading_is_dropped_once_a_write_cannot_drain_
         websocket.transport.abort()
         survivor = await player(server.url, "Survivor")
         await survivor.close()
+
+
+async def client_from(url: str, port: int, source: str, name: str) -> RaceClient:
+    """A client that said hello from another loopback address (``127.0.0.x``): another client address."""
+    sock = socket.socket()
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    client = RaceClient(await connect(url, sock=sock, compression=None), url=url)
+    await client.hello(name)
+    return client
+
+
+async def test_a_flood_of_races_from_one_address_cannot_fill_the_lobby_and_others_still_create(redis_url: str) -> None:
+    """40 connections from one address try 3 races each (public and private): only the per-address budget is
+    opened; a player from another address creates, lists and is joined as usual."""
+    limits = LobbyLimits(max_open_per_address=10)
+    async with RaceServer(server_config(redis_url, lobby=limits, lobby_max_listed=50)) as server:
+        flood = [await player(server.url, f"Flood {index}") for index in range(40)]
+        try:
+            opened, refusals = 0, set()
+            for index, client in enumerate(flood):
+                for attempt in range(3):
+                    try:
+                        await client.create(RaceSettings(private=(index + attempt) % 2 == 0))
+                        opened += 1
+                    except ServerError as error:
+                        refusals.add(error.code)
+            assert opened == limits.max_open_per_address and refusals == {"too_many_open_races"}
+            legitimate = await client_from(server.url, server.port, "127.0.0.2", "Ann")
+            opponent = await client_from(server.url, server.port, "127.0.0.3", "Bob")
+            try:
+                race_id = (await legitimate.create(RaceSettings())).race.race
+                assert race_id in {entry.race for entry in (await opponent.watch_lobby()).races}
+                assert (await opponent.join(race_id)).slot == 1
+            finally:
+                await legitimate.close()
+                await opponent.close()
+        finally:
+            for client in flood:
+                await client.close()
+
+
+async def test_one_player_cannot_hold_more_open_races_by_opening_more_connections(redis_url: str) -> None:
+    lobby = LobbyLimits(max_open_per_owner=3, max_open_per_player=3, max_open_per_address=0)
+    async with RaceServer(server_config(redis_url, lobby=lobby)) as server:
+        first = await player(server.url, "Ann")
+        second = await RaceClient.connect(server.url)
+        await second.hello("Ann", first.token)
+        try:
+            for _ in range(2):
+                await first.create(RaceSettings())
+            await second.create(RaceSettings(private=True))
+            with refused("too_many_open_races"):
+                await second.create(RaceSettings())
+        finally:
+            await first.close()
+            await second.close()
+
+
+async def test_a_race_nobody_joins_in_time_is_closed_as_expired_and_leaves_the_lobby(redis_url: str) -> None:
+    lobby = LobbyLimits(max_open_per_owner=64, max_open_per_player=64, max_open_per_address=0, max_waiting_seconds=0.5, heartbeat_seconds=0.1)
+    async with RaceServer(server_config(redis_url, lobby=lobby)) as server:
+        ann, eve = await player(server.url, "Ann"), await player(server.url, "Eve")
+        try:
+            public = (await ann.create(RaceSettings())).race.race
+            private = (await ann.create(RaceSettings(private=True))).race
+            await eve.watch_lobby()
+            closed = [await ann.wait_for(RaceClosed, timeout=10) for _ in range(2)]
+            assert [event.reason for event in closed] == ["expired", "expired"]
+            await wait_until(lambda: asyncio.sleep(0, public not in eve.lobby), what="the expired race to leave the lobby")
+            assert private.invite is not None
+            with refused("unknown_invite"):
+                await eve.join_invite(private.invite)
+            with refused("race_closed"):
+                await eve.join(public)
+        finally:
+            await ann.close()
+            await eve.close()
+
+
+async def test_a_loop_of_fresh_hellos_gets_rate_limited_and_leaves_only_short_lived_sessions(redis_url: str) -> None:
+    sessions = SessionLimits(max_new_per_address=5, provisional_seconds=600)
+    redis = connect_redis(redis_url)
+    await redis.delete(keys.new_sessions_key("127.0.0.1"))
+    try:
+        async with RaceServer(server_config(redis_url, sessions=sessions)) as server:
+            tokens: list[str] = []
+            for index in range(5):
+                async with await RaceClient.connect(server.url) as client:
+                    tokens.append((await client.hello(f"Loop {index}")).token)
+            async with await RaceClient.connect(server.url) as client:
+                with refused("rate_limited"):
+                    await client.hello("One too many")
+                await client.hello("Loop 0", tokens[0])  # resuming is not limited
+            for token in tokens:
+                assert 0 < await redis.pttl(keys.session_key(token)) <= 600_000
+            async with await RaceClient.connect(server.url) as client:
+                await client.hello("Loop 1", tokens[1])
+                await client.create(RaceSettings())  # used: kept for the long lifetime
+                assert await redis.pttl(keys.session_key(tokens[1])) > 6 * 24 * 3600 * 1000
+    finally:
+        await redis.delete(keys.new_sessions_key("127.0.0.1"))
+        await redis.aclose()

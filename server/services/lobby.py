@@ -62,13 +62,17 @@ def normalized_invite(code: str) -> str | None:
 
 
 class Owner:
-    """What one connection holds open before a start: races waiting for an opponent, and its quick-match entry."""
+    """What one connection holds open before a start: races waiting for an opponent, and its quick-match entry;
+    and whose they are (the player, once it said hello, and the client address), for the per-player and per-address
+    limits."""
 
-    __slots__ = ("queue", "races")
+    __slots__ = ("address", "player", "queue", "races")
 
-    def __init__(self) -> None:
+    def __init__(self, address: str = "", player: str | None = None) -> None:
         self.races: set[str] = set()
         self.queue: QueueEntry | None = None
+        self.address = address
+        self.player = player
 
     def open_count(self) -> int:
         """Races and queue entries held."""
@@ -85,6 +89,14 @@ class LobbyLimits:
 
     max_open_per_owner: int = 3
     """Races one connection may have waiting for an opponent at once (a quick-match entry counts)."""
+    max_open_per_player: int = 3
+    """The same across all connections of one player on this server process."""
+    max_open_per_address: int = 10
+    """The same across all connections from one client address on this server process (0: no limit): a flood of
+    connections from one address cannot fill the lobby."""
+    max_waiting_seconds: float = 600.0
+    """A race still waiting for its second player this long after it was opened is closed (``race_closed``
+    ``expired``; 0: never)."""
     heartbeat_seconds: float = 5.0
     stale_seconds: float = 20.0
     """A waiting race whose heartbeat is older than this is closed (its owner's process went away)."""
@@ -252,9 +264,11 @@ class LobbyService:
         await self._loop.run(step, retry_seconds=0)
 
     async def heartbeat_once(self) -> None:
-        """Refresh the heartbeat of every race and queue entry held by a connection of this process."""
-        await self._forget_started()
+        """Refresh the heartbeat of every race and queue entry held by a connection of this process, after closing
+        those that waited for an opponent longer than the limit."""
+        waiting = await self._forget_started()
         now = await self.store.now_ms()
+        await self._expire(waiting, now)
         await self.store.heartbeat({race_id for owner in self._owners for race_id in owner.race_ids()})
         await self.queue.heartbeat([owner.queue for owner in self._owners if owner.queue is not None], now)
 
@@ -272,33 +286,62 @@ class LobbyService:
 
     # --- helpers -----------------------------------------------------------------------------------
 
-    async def _forget_started(self, owners: Iterable[Owner] | None = None) -> None:
-        """Drop from the owners the races (and queue entries) no longer open: they started, or were closed elsewhere."""
+    async def _forget_started(self, owners: Iterable[Owner] | None = None) -> dict[str, int]:
+        """Drop from the owners the races (and queue entries) no longer open: they started, or were closed elsewhere.
+        Returns the races held that wait for an opponent, with their creation times (ms)."""
         owners = list(self._owners if owners is None else owners)
         statuses = await self.races.statuses({race_id for owner in owners for race_id in owner.race_ids()})
-        still_open = {race_id for race_id, status in statuses.items() if status in OPEN_STATUSES}
+        still_open = {race_id for race_id, (status, _) in statuses.items() if status in OPEN_STATUSES}
         for owner in owners:
             owner.races &= still_open
             if owner.queue is not None and owner.queue.race_id not in still_open:
                 owner.queue = None
+        return {race_id: created_at for race_id, (status, created_at) in statuses.items() if status is RaceStatus.WAITING}
+
+    async def _expire(self, waiting: dict[str, int], now: int) -> None:
+        """Close the held races that waited for an opponent longer than ``max_waiting_seconds``."""
+        if not self.limits.max_waiting_seconds:
+            return
+        oldest = now - round(self.limits.max_waiting_seconds * 1000)
+        for owner in list(self._owners):
+            if owner.player is None:
+                continue
+            if owner.queue is not None and waiting.get(owner.queue.race_id, now) <= oldest and await self.queue.cancel(owner.queue):
+                await self.abandon(owner.queue.race_id, owner.player, reason=CloseReason.EXPIRED)
+                owner.queue = None
+            for race_id in [race_id for race_id in owner.races if waiting.get(race_id, now) <= oldest]:
+                log.info("lobby: closing race %s, nobody joined it within %s s", race_id, self.limits.max_waiting_seconds)
+                await self.abandon(race_id, owner.player, reason=CloseReason.EXPIRED)
+                owner.races.discard(race_id)
 
     def _entry(self, record: RaceRecord) -> dict[str, Any]:
         """The race's lobby entry as stored, with the spectator delay in force."""
         return as_map(lobby_entry(record, spectator_delay_ms=self.races.policy.delay_of(record)))
 
     async def make_room(self, owner: Owner, *, replacing_queue: bool = False) -> None:
-        """Refuse (``too_many_open_races``) when ``owner`` already holds as many open races as it may; a quick-match
-        request is ``replacing_queue``: the connection's earlier entry does not count, the new one replaces it."""
+        """Refuse (``too_many_open_races``) when the connection, its player or its client address already holds as
+        many open races as it may; a quick-match request is ``replacing_queue``: the connection's earlier entry does
+        not count, the new one replaces it."""
+        if self._crowding(owner, replacing_queue) is None:
+            return
+        await self._forget_started(self._owners | {owner})
+        crowding = self._crowding(owner, replacing_queue)
+        if crowding is not None:
+            raise ServiceError(ErrorCode.TOO_MANY_OPEN_RACES, f"at most {crowding} may wait for an opponent at once")
 
-        def held() -> int:
-            return owner.open_count() - int(replacing_queue and owner.queue is not None)
-
-        if held() >= self.limits.max_open_per_owner:
-            await self._forget_started([owner])
-        if held() >= self.limits.max_open_per_owner:
-            raise ServiceError(
-                ErrorCode.TOO_MANY_OPEN_RACES, f"at most {self.limits.max_open_per_owner} races may wait for an opponent per connection"
-            )
+    def _crowding(self, owner: Owner, replacing_queue: bool) -> str | None:
+        """Which limit on open races ``owner`` has reached, if any (not counting a queue entry it replaces)."""
+        limits = self.limits
+        owners = self._owners | {owner}
+        replaced = int(replacing_queue and owner.queue is not None)
+        if owner.open_count() - replaced >= limits.max_open_per_owner:
+            return f"{limits.max_open_per_owner} races per connection"
+        if sum(other.open_count() for other in owners if other.player == owner.player) - replaced >= limits.max_open_per_player:
+            return f"{limits.max_open_per_player} races per player"
+        held = sum(other.open_count() for other in owners if other.address == owner.address) - replaced
+        if limits.max_open_per_address and held >= limits.max_open_per_address:
+            return f"{limits.max_open_per_address} races per client address"
+        return None
 
     async def _claim_invite(self, race_id: str) -> str:
         for _ in range(10):

@@ -340,8 +340,8 @@ class RaceService:
         """The race's stored record, or None if there is none (or it expired)."""
         return await self.store.load_race(race_id)
 
-    async def statuses(self, race_ids: Iterable[str]) -> dict[str, RaceStatus | None]:
-        """Each race's status (None for a race that does not exist), in one round trip."""
+    async def statuses(self, race_ids: Iterable[str]) -> dict[str, tuple[RaceStatus | None, int]]:
+        """Each race's status (None for a race that does not exist) and creation time (ms), in one round trip."""
         return await self.store.statuses(race_ids)
 
     async def record(self, race_id: str) -> RaceRecord:

@@ -1,9 +1,13 @@
-"""Sessions: ``hello`` gives a player a random, unguessable token that later proves its seats."""
+"""Sessions: ``hello`` gives a player a random, unguessable token that later proves its seats.
+
+A new session is provisional (stored with a short lifetime) until it is used — until it takes a seat — and the
+sessions one client address may create are counted per window: a loop of fresh hellos cannot fill Redis.
+"""
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from server.services.errors import ServiceError
 from server.store import SessionRecord, SessionStore
@@ -18,6 +22,19 @@ class Session:
     token: str
     player: str
     name: str
+    kept: bool = False
+    """Whether the session was used (took a seat) and is stored for the long lifetime."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLimits:
+    """How many sessions one client address may create, and how long an unused one lives."""
+
+    max_new_per_address: int = 60
+    """New sessions (``hello`` without a token) per client address and window; more get ``rate_limited`` (0: no limit)."""
+    window_seconds: float = 3600.0
+    provisional_seconds: float = 3600.0
+    """Lifetime of a session that never took a seat, renewed by each ``hello`` with its token."""
 
 
 def clean_name(name: str) -> str:
@@ -32,16 +49,33 @@ def clean_name(name: str) -> str:
 class SessionService:
     """Creates and resumes sessions."""
 
-    def __init__(self, store: SessionStore) -> None:
+    def __init__(self, store: SessionStore, limits: SessionLimits | None = None) -> None:
         self.store = store
+        self.limits = limits or SessionLimits()
 
-    async def hello(self, name: str, token: str | None) -> Session:
-        """A new session for ``name``, or the session of ``token`` (its stored name is kept)."""
+    async def hello(self, name: str, token: str | None, address: str) -> Session:
+        """A new session for ``name`` (counted against client ``address``), or the session of ``token`` (its stored
+        name is kept)."""
         if token is not None:
             record = await self.store.resume(token)
             if record is None:
                 raise ServiceError(ErrorCode.BAD_TOKEN, "unknown or expired session token", field="token")
-            return Session(token=token, player=record.player, name=record.name)
-        session = Session(token=secrets.token_urlsafe(32), player=secrets.token_urlsafe(9), name=clean_name(name))
+            return Session(token=token, player=record.player, name=record.name, kept=record.kept)
+        cleaned = clean_name(name)
+        most = self.limits.max_new_per_address
+        if most and await self.store.count_new(address, round(self.limits.window_seconds * 1000)) > most:
+            raise ServiceError(
+                ErrorCode.RATE_LIMITED,
+                f"at most {self.limits.max_new_per_address} new sessions per address and hour; say hello with your token",
+                field="token",
+            )
+        session = Session(token=secrets.token_urlsafe(32), player=secrets.token_urlsafe(9), name=cleaned)
         await self.store.create(session.token, SessionRecord(player=session.player, name=session.name))
         return session
+
+    async def keep(self, session: Session) -> Session:
+        """The session took a seat: store it for the long lifetime (once)."""
+        if session.kept:
+            return session
+        await self.store.keep(session.token)
+        return replace(session, kept=True)

@@ -33,6 +33,11 @@ def session_key(token: str) -> str:
     return f"{PREFIX}:session:{hashlib.sha256(token.encode()).hexdigest()}"
 
 
+def new_sessions_key(address: str) -> str:
+    """Counter of the sessions created from one client address in the current window."""
+    return f"{PREFIX}:new_sessions:{address}"
+
+
 # --- lobby (one hash tag: the lobby scripts touch these keys together) ---------------------------
 
 LOBBY_TAG = f"{PREFIX}:{{lobby}}"

@@ -108,6 +108,9 @@ class NewRace:
     """Seconds, as requested (None: the server's default)."""
     spectators: Spectators = Spectators.ANYONE
     """Who may watch."""
+    record_ttl_ms: int | None = None
+    """How long the record is kept once the race finishes: None for the server's retention of casual records
+    (``RaceStore.record_ttl_ms``), 0 for ever (rated races may be kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +316,8 @@ def _event(race_id: str, entry_id: bytes, entry: Mapping[bytes, bytes]) -> Store
 
 @translate_errors
 class RaceStore:
-    """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished."""
+    """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished or
+    closed (the retention of casual records; a race created with its own ``NewRace.record_ttl_ms`` keeps that)."""
 
     def __init__(self, redis: Redis, *, live_ttl_ms: int = DAY_MS, record_ttl_ms: int = 7 * DAY_MS, max_actions: int = 1000) -> None:
         self.redis = redis
@@ -357,6 +361,7 @@ class RaceStore:
             race.invite or "",
             race.rematch_of or "",
             race.spectators.value,
+            "" if race.record_ttl_ms is None else race.record_ttl_ms,
         )
         return int(result[1])
 
@@ -478,16 +483,19 @@ class RaceStore:
         return _record({key.decode(): value.decode() for key, value in raw.items()})
 
     @repeatable
-    async def statuses(self, race_ids: Iterable[str]) -> dict[str, RaceStatus | None]:
-        """Each race's status (None for a race that does not exist), in one round trip."""
+    async def statuses(self, race_ids: Iterable[str]) -> dict[str, tuple[RaceStatus | None, int]]:
+        """Each race's status (None for a race that does not exist) and creation time (ms), in one round trip."""
         race_ids = list(race_ids)
         if not race_ids:
             return {}
         async with self.redis.pipeline(transaction=False) as pipe:
             for race_id in race_ids:
-                pipe.hget(keys.race_keys(race_id)[keys.STATE], "status")
+                pipe.hmget(keys.race_keys(race_id)[keys.STATE], "status", "created_at")
             values: list[Any] = await pipe.execute()
-        return {race_id: None if value is None else RaceStatus(_text(value)) for race_id, value in zip(race_ids, values)}
+        return {
+            race_id: (None if status is None else RaceStatus(_text(status)), int(created_at or 0))
+            for race_id, (status, created_at) in zip(race_ids, values)
+        }
 
     @repeatable
     async def actions(self, race_id: str, slot: int, limit: int | None = None) -> list[str]:

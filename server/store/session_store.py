@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from redis.asyncio import Redis
 
@@ -13,37 +14,56 @@ from server.store.errors import translate_errors
 
 @dataclass(frozen=True, slots=True)
 class SessionRecord:
-    """Who a token belongs to."""
+    """Who a token belongs to, and whether the session was used (took a seat) and is therefore kept long."""
 
     player: str
     name: str
+    kept: bool = False
 
 
 @translate_errors
 class SessionStore:
-    """Sessions live ``ttl_ms`` after their last ``hello``."""
+    """A session lives ``provisional_ttl_ms`` after its last ``hello`` until it is used, then ``ttl_ms``."""
 
-    def __init__(self, redis: Redis, *, ttl_ms: int = 7 * 24 * 3600 * 1000) -> None:
+    def __init__(self, redis: Redis, *, ttl_ms: int = 7 * 24 * 3600 * 1000, provisional_ttl_ms: int = 3600 * 1000) -> None:
         self.redis = redis
         self.ttl_ms = ttl_ms
+        self.provisional_ttl_ms = provisional_ttl_ms
 
     @repeatable
     async def create(self, token: str, record: SessionRecord) -> None:
-        """Store a new session."""
+        """Store a new, provisional session."""
         key = keys.session_key(token)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping={"player": record.player, "name": record.name})
-            pipe.pexpire(key, self.ttl_ms)
+            pipe.pexpire(key, self.provisional_ttl_ms)
             await pipe.execute()
 
     @repeatable
     async def resume(self, token: str) -> SessionRecord | None:
-        """The session of ``token`` with its lifetime renewed, or None if unknown or expired."""
+        """The session of ``token`` with its lifetime renewed (the long one once kept), or None if unknown or expired."""
         key = keys.session_key(token)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(key)
-            pipe.pexpire(key, self.ttl_ms)
-            raw, _ = await pipe.execute()
+        raw: dict[Any, Any] = await self.redis.hgetall(key)
         if not raw:
             return None
-        return SessionRecord(player=raw[b"player"].decode(), name=raw[b"name"].decode())
+        record = SessionRecord(player=raw[b"player"].decode(), name=raw[b"name"].decode(), kept=raw.get(b"kept") == b"1")
+        await self.redis.pexpire(key, self.ttl_ms if record.kept else self.provisional_ttl_ms)
+        return record
+
+    @repeatable
+    async def keep(self, token: str) -> None:
+        """The session was used: keep it for the long lifetime from now on."""
+        key = keys.session_key(token)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, "kept", 1)
+            pipe.pexpire(key, self.ttl_ms)
+            await pipe.execute()
+
+    async def count_new(self, address: str, window_ms: int) -> int:
+        """Count a new session of client ``address``; returns its new sessions in the current window."""
+        key = keys.new_sessions_key(address)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(key, 0, nx=True, px=window_ms)
+            pipe.incr(key)
+            _, created = await pipe.execute()
+        return int(created)

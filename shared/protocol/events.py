@@ -129,7 +129,7 @@ class PlayerLeft(RaceEvent):
 @dataclass(frozen=True, slots=True)
 class RaceClosed(RaceEvent):
     """The race ended before it started: ``left`` (the creator left), ``abandoned`` (the creator's connection or
-    server went away), ``cancelled`` (quick-match entry cancelled) or ``lobby_full``."""
+    server went away), ``cancelled`` (quick-match entry cancelled), ``lobby_full`` or ``expired`` (nobody joined in time)."""
 
     TYPE: ClassVar[str] = "race_closed"
     reason: CloseReason

@@ -76,6 +76,8 @@ class CloseReason(StrEnum):
     """A quick-match entry was cancelled."""
     LOBBY_FULL = "lobby_full"
     """The lobby had no room for it."""
+    EXPIRED = "expired"
+    """Nobody joined it within the server's waiting limit."""
 
 
 class Spectators(StrEnum):

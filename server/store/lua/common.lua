@@ -30,6 +30,17 @@ local function expire_all(ttl)
   for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl) end
 end
 
+-- A finished race's record is kept for the race's own retention ('record_ttl' ms, set at creation: 0 keeps it for
+-- ever, e.g. a rated race) or else the server's retention of casual records (RECORD_TTL).
+local function keep_record()
+  local ttl = tonumber(redis.call('HGET', K_STATE, 'record_ttl') or RECORD_TTL)
+  if ttl > 0 then
+    expire_all(ttl)
+  else
+    for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
+  end
+end
+
 local SEAT_DEFAULTS = {{'count', 0}, {'left', 52}, {'moves', 0}, {'undos', 0}, {'status', 'playing'}, {'state', 'playing'},
                        {'count_seq', 0}, {'ended_at', 0}, {'ended_seq', 0}, {'seen', 0}, {'away', 0}, {'grace_until', 0},
                        {'told', 'here'}, {'told_at', 0}, {'rematch', 0}}
@@ -143,7 +154,7 @@ local function decide(now)
   if winner >= 0 then event['winner'] = winner end
   emit(event, now)
   redis.call('DEL', K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS)
-  expire_all(RECORD_TTL)
+  keep_record()
   return true
 end
 
