@@ -12,7 +12,10 @@ lobby changes too while the client watches the lobby (:meth:`RaceClient.watch_lo
 :attr:`RaceClient.lobby` is the lobby list kept up to date from them.
 The client keeps each race's next action number and gives every move a
 unique ``move_id``, so :meth:`RaceClient.move` can simply be called again
-after a lost reply: the server applies a move id once.
+after a lost reply: the server applies a move id once. A move answered
+``unavailable`` (outcome unknown: the store failed) is resent by the client
+itself with the same ``move_id`` and ``seq``, a few times with back-off
+(:attr:`RaceClient.move_retry_delays`), before the error is raised.
 
 When the connection drops (or the server shuts down: ``ServerShutdown``, close
 1001), :meth:`RaceClient.reconnect` opens a new one — to the same or another
@@ -88,6 +91,11 @@ from shared.protocol import (
     pack,
 )
 
+OUTCOME_UNKNOWN = "unavailable"
+"""The error code after which a request may or may not have been applied (docs/PROTOCOL.md): moves are resent."""
+MOVE_RETRY_DELAYS = (0.1, 0.3, 1.0, 2.0)
+"""Back-off before each resend of a move answered ``unavailable`` (3.4 s in all, then the error is raised)."""
+
 M = TypeVar("M", bound=Message)
 N = TypeVar("N", bound=Message)
 
@@ -152,6 +160,10 @@ class RaceClient:
         self._watching: set[str] = set()
         self._unacknowledged: dict[str, MoveRequest] = {}
         """Per race, the move sent whose reply has not arrived (resent by :meth:`reconnect`)."""
+        self.move_retry_delays: tuple[float, ...] = MOVE_RETRY_DELAYS
+        """Seconds to wait before each resend of a move answered ``unavailable``; one resend per entry."""
+        self.moves_resent = 0
+        """How many times a move was resent after ``unavailable`` (for tools and tests)."""
         self._closed_here = False
         self.lobby: dict[str, LobbyEntry] = {}
         """The open races while watching the lobby (race id -> entry, oldest first), updated as changes arrive."""
@@ -299,11 +311,20 @@ class RaceClient:
             move=move,
         )
         self._unacknowledged[race] = request
-        try:
-            reply = await self.request(request, Moved)
-        except ServerError:
-            self._unacknowledged.pop(race, None)  # answered: nothing to resend
-            raise
+        delays = iter(self.move_retry_delays)
+        while True:
+            try:
+                reply = await self.request(request, Moved)
+                break
+            except ServerError as error:
+                delay = next(delays, None) if error.code == OUTCOME_UNKNOWN else None
+                if delay is None:
+                    self._unacknowledged.pop(race, None)  # answered: nothing to resend
+                    raise
+            await asyncio.sleep(delay)  # outcome unknown: the same move (move_id, seq) again, applied at most once
+            self.moves_resent += 1
+            request = replace(request, id=self._id())
+            self._unacknowledged[race] = request
         self._unacknowledged.pop(race, None)
         self._next_seq[race] = reply.seq
         return reply
