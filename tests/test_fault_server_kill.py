@@ -8,10 +8,10 @@ import signal
 
 from conftest import SpawnServers
 from race_helpers import player
+from server.protocol import RaceSettings, Started
 from test_multiprocess_shutdown import Runner
 from winning_lines import winning_deal
 
-from server.protocol import RaceSettings, Started
 from server.store import RaceStore, connect_redis
 
 RACES = 2

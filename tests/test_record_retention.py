@@ -6,11 +6,11 @@ from __future__ import annotations
 import contextlib
 
 from race_helpers import play, player, seated_race, server_config
+from server.protocol import RaceResult, RaceSettings, Started
 from winning_lines import winning_deal
 
 from client import ServerError
 from server.app import RaceServer
-from server.protocol import RaceResult, RaceSettings, Started
 from server.services.race import new_race_id
 from server.store import NewRace, connect_redis, keys
 

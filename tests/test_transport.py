@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 
 import msgpack
 import pytest
 from race_helpers import player, seated_race, server_config
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from client import RaceClient, Unsolicited
@@ -110,15 +111,24 @@ async def test_a_flood_is_rate_limited_then_closed_with_1008(race_server: RaceSe
     await client.close()
 
 
+async def non_reading_client(server: RaceServer) -> ClientConnection:
+    """A connection with a small receive buffer that never reads again (each frame it sends gets an error reply)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", server.port))
+    websocket = await connect(server.url, sock=sock, compression=None, max_queue=1)
+    websocket.transport.pause_reading()
+    return websocket
+
+
+PADDED_FRAME = msgpack.packb({"type": "teleport", "id": 1, "padding": "p" * 400})
+
+
 async def test_a_client_that_does_not_read_is_dropped_with_bounded_memory(redis_url: str) -> None:
     limits = TransportLimits(rate_per_second=1e6, burst=1_000_000, outbox_messages=32, max_write_buffer_bytes=64 * 1024)
     async with RaceServer(server_config(redis_url, limits=limits)) as server:
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.connect(("127.0.0.1", server.port))
-        websocket = await connect(server.url, sock=sock, compression=None, max_queue=1)
-        websocket.transport.pause_reading()  # this client never reads again
-        frame = msgpack.packb({"type": "teleport", "id": 1, "padding": "p" * 400})
+        websocket = await non_reading_client(server)
+        frame = PADDED_FRAME
         sent = 0
         with contextlib.suppress(ConnectionClosed, OSError):  # the server aborted the connection: that is the point
             for sent in range(1, 20_001):
@@ -132,6 +142,35 @@ async def test_a_client_that_does_not_read_is_dropped_with_bounded_memory(redis_
         stats = server.transport.stats  # type: ignore[union-attr]
         assert stats.dropped_slow == 1, f"not dropped after {sent} frames"
         assert stats.outbox_high_water <= limits.outbox_messages
+        websocket.transport.abort()
+        survivor = await player(server.url, "Survivor")
+        await survivor.close()
+
+
+async def test_a_client_that_stops_reading_is_dropped_once_a_write_cannot_drain_within_the_deadline(redis_url: str) -> None:
+    """Queue and buffer bounds far away: only the drain deadline can drop this client (small kernel buffers on both
+    sides, so a few hundred KiB of replies stall the writer)."""
+    limits = TransportLimits(
+        rate_per_second=1e6, burst=1_000_000, outbox_messages=1_000_000, max_write_buffer_bytes=1 << 30, drain_timeout=0.5,
+        socket_send_buffer_bytes=16 * 1024,
+    )  # fmt: skip
+    async with RaceServer(server_config(redis_url, limits=limits)) as server:
+        assert server.transport is not None
+        stats = server.transport.stats
+        websocket = await non_reading_client(server)
+        started = time.monotonic()
+        with contextlib.suppress(ConnectionClosed, OSError):  # the server aborted the connection: that is the point
+            for _ in range(20_000):
+                await websocket.send(PADDED_FRAME)
+                if stats.dropped_slow:
+                    break
+        for _ in range(400):
+            if stats.dropped_slow:
+                break
+            await asyncio.sleep(0.05)
+        took = time.monotonic() - started
+        assert stats.dropped_slow == 1, f"not dropped after {took:.1f} s"
+        print(f"non-reading client dropped {took:.2f} s after it stopped reading (drain deadline {limits.drain_timeout} s)")
         websocket.transport.abort()
         survivor = await player(server.url, "Survivor")
         await survivor.close()

@@ -25,6 +25,16 @@ def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float 
     return Redis(connection_pool=pool)
 
 
+async def count_in_window(redis: Redis, key: str, window_ms: int) -> int:
+    """Count one event in the fixed window that starts with the first one (the key expires with it); returns the
+    window's count so far."""
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.set(key, 0, nx=True, px=window_ms)
+        pipe.incr(key)
+        _, count = await pipe.execute()
+    return int(count)
+
+
 class HasRedis(Protocol):
     """A store: anything with the Redis client it talks through."""
 

@@ -8,7 +8,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from server.store import keys
-from server.store.connection import repeatable
+from server.store.connection import count_in_window, repeatable
 from server.store.errors import translate_errors
 
 
@@ -61,9 +61,4 @@ class SessionStore:
 
     async def count_new(self, address: str, window_ms: int) -> int:
         """Count a new session of client ``address``; returns its new sessions in the current window."""
-        key = keys.new_sessions_key(address)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(key, 0, nx=True, px=window_ms)
-            pipe.incr(key)
-            _, created = await pipe.execute()
-        return int(created)
+        return await count_in_window(self.redis, keys.new_sessions_key(address), window_ms)
