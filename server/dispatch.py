@@ -287,6 +287,7 @@ class Dispatcher:
     @handles(Sync)
     async def _sync(self, state: ConnectionState, session: Session, request: Sync) -> None:
         seated, moves = await self.races.sync(session, request.race)
+        await self._keep_session(state)
         state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
         await self._subscribe(state, request.race, seated.slot, request.after)
         await self.lobby.lobby.adopt(state.owner, seated.record, session.player)
@@ -366,7 +367,8 @@ class Dispatcher:
         await self._subscribe(state, seated.info.race, seated.slot, 0)
 
     async def _keep_session(self, state: ConnectionState) -> None:
-        """A session that took a seat is kept for the long lifetime (it must outlive the race for reconnects)."""
+        """A session that took (or, syncing, holds) a seat is kept for the long lifetime: it must outlive the race
+        for reconnects."""
         assert state.session is not None
         state.session = await self.sessions.keep(state.session)
 
