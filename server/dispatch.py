@@ -6,9 +6,10 @@ the sockets, limits and frames are the transport's business.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -143,6 +144,7 @@ class Dispatcher:
         self.spectate = spectate
         self.clock = clock
         self.lobby = lobby
+        self._background: set[asyncio.Task[None]] = set()
 
     def connect(self, send: Send, address: str) -> ConnectionState:
         """The state of a new connection from client ``address`` whose messages go to ``send``."""
@@ -214,7 +216,7 @@ class Dispatcher:
         if queued:
             await self._keep_session(state)
             state.send(Queued(id=request.id, race=seated.info))
-            await self._subscribe(state, seated.info.race, seated.slot, 0)
+            await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq)
         else:
             await self._seat(state, request.id, seated)
 
@@ -289,7 +291,7 @@ class Dispatcher:
         seated, moves = await self.races.sync(session, request.race)
         await self._keep_session(state)
         state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
-        await self._subscribe(state, request.race, seated.slot, request.after)
+        await self._subscribe(state, request.race, seated.slot, request.after, seated_at=seated.info.event_seq)
         await self.lobby.lobby.adopt(state.owner, seated.record, session.player)
 
     @handles(LiveRaces)
@@ -364,7 +366,7 @@ class Dispatcher:
         """Reply ``seated`` (once the session is kept for the long lifetime) and deliver the race's events from the first on."""
         await self._keep_session(state)
         state.send(Seated(id=request_id, race=seated.info, slot=seated.slot))
-        await self._subscribe(state, seated.info.race, seated.slot, 0)
+        await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq)
 
     async def _keep_session(self, state: ConnectionState) -> None:
         """A session that took (or, syncing, holds) a seat is kept for the long lifetime: it must outlive the race
@@ -372,22 +374,51 @@ class Dispatcher:
         assert state.session is not None
         state.session = await self.sessions.keep(state.session)
 
-    async def _subscribe(self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0) -> None:
+    async def _subscribe(
+        self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0, seated_at: int = 0
+    ) -> None:
         """Deliver the race's events to this connection from ``after_seq`` on, as seat ``slot`` or a spectator (None).
 
         Replaces an older subscription to the race in another role, and holds the connection's presence lease for it.
         One in the same role is kept as it is: its stream goes on where it is, so no event reaches the connection twice.
+        A player's subscription ends when another player takes the seat it held at event ``seated_at`` (it left, on
+        whatever connection).
         """
+        assert state.session is not None
+        player = state.session.player
         current = state.subscriptions.get(race_id)
         if current is None or current.viewer_slot != slot:
             if current is not None:
                 del state.subscriptions[race_id]
                 self.hub.unsubscribe(current)
                 await self.presence.leave(race_id, current.viewer_slot, state.connection_id)
-            subscription = Subscription(race_id, slot, state.send, after_seq, delay_ms=delay_ms, clock=self.clock)
+            subscription = Subscription(
+                race_id,
+                slot,
+                state.send,
+                after_seq,
+                delay_ms=delay_ms,
+                clock=self.clock,
+                seat=None if slot is None else (player, seated_at),
+                on_unseated=lambda: self._in_background(self._unsubscribe_if(state, subscription)),
+            )
             state.subscriptions[race_id] = subscription
             await self.hub.subscribe(subscription)
-        await self.presence.enter(race_id, slot, state.connection_id)
+        await self.presence.enter(race_id, slot, state.connection_id, player)
+
+    def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _unsubscribe_if(self, state: ConnectionState, subscription: Subscription) -> None:
+        """Drop ``subscription`` (its player left the seat, maybe on another connection) if it is still the
+        connection's subscription to its race."""
+        if state.subscriptions.get(subscription.race_id) is subscription:
+            try:
+                await self._unsubscribe(state, subscription.race_id)
+            except StoreError as error:
+                log.warning("presence: leaving race %s failed (%s); the lease will expire", subscription.race_id, error)
 
     async def _unsubscribe(self, state: ConnectionState, race_id: str) -> None:
         """Stop delivering the race's events to this connection and drop its presence lease there."""

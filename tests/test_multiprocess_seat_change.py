@@ -5,15 +5,18 @@ Redis holds replays on the stored deal."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from conftest import SpawnServers
-from race_helpers import events_until, player
+from race_helpers import events_until, player, server_config
 
 from client import RaceClient, ServerError
+from server.app import RaceServer
 from server.services.race import replay, rules_of
 from server.store import RaceStore, StaleEpoch, StoreRefusal, connect_redis
 from shared import Board, Status, action_text
-from shared.protocol import AttemptState, Countdown, ErrorCode, RaceSettings, Started
+from shared.protocol import AttemptState, Countdown, Disconnected, ErrorCode, MoveMade, PlayerLeft, RaceSettings, Started
 
 
 def legal_texts(seed: int) -> set[str]:
@@ -121,3 +124,57 @@ async def test_the_move_script_refuses_a_player_who_no_longer_holds_the_seat_and
         for client in (ann, bob, cid):
             await client.close()
         await redis.aclose()
+
+
+async def test_a_player_who_left_the_countdown_keeps_no_view_of_the_seat_on_its_other_connections(
+    redis_url: str, spawn_servers: SpawnServers
+) -> None:
+    """Bob follows the race on two processes and leaves on one; Cid takes the seat. Bob's other connection gets
+    the ``player_left`` and then nothing of Cid's seat (no moves of Cid's, which only Cid and, delayed, spectators
+    may see), and its process holds no presence lease for the seat any more: when Cid goes, Ann sees it."""
+    first, second = await spawn_servers(2, "--countdown", "2", "--presence-lease", "1.5")
+    ann = await player(first.url, "Ann")
+    bob, cid = await player(first.url, "Bob"), await player(first.url, "Cid")
+    bob_elsewhere = await RaceClient.connect(second.url)
+    await bob_elsewhere.hello("Bob", bob.token)
+    try:
+        race_id = (await ann.create(RaceSettings(spectator_delay=0))).race.race
+        await bob.join(race_id)
+        await bob_elsewhere.sync(race_id)
+        await bob.leave(race_id)
+        await cid.join(race_id)
+        await events_until(cid, lambda event: isinstance(event, Started))
+        await asyncio.sleep(1.2)  # two lease renewals of the second process: none may hold Cid's seat
+        await cid.move(race_id, two_moves((await cid.sync(race_id)).race.seed)[0])
+        await cid.close()
+        away = await events_until(ann, lambda event: isinstance(event, Disconnected) and event.slot == 1)
+        assert away[-1].slot == 1
+        seen = await events_until(bob_elsewhere, lambda event: isinstance(event, PlayerLeft))
+        assert isinstance(seen[-1], PlayerLeft) and seen[-1].slot == 1
+        with pytest.raises(TimeoutError):
+            extra = await bob_elsewhere.next_event(timeout=0.5)
+            raise AssertionError(f"Bob's other connection still follows the seat: {extra}")
+    finally:
+        for client in (ann, bob, cid, bob_elsewhere):
+            await client.close()
+
+
+async def test_a_player_who_leaves_the_countdown_and_joins_again_follows_the_race_from_its_new_seat(redis_url: str) -> None:
+    """The catch-up of the new seating replays the old ``player_left``: it must not end the new subscription."""
+    async with RaceServer(server_config(redis_url, countdown_seconds=1.0)) as server:
+        ann, bob = await player(server.url, "Ann"), await player(server.url, "Bob")
+        try:
+            race_id = (await ann.create(RaceSettings(spectator_delay=0))).race.race
+            await bob.join(race_id)
+            await bob.leave(race_id)
+            await bob.join(race_id)
+            seen = await events_until(bob, lambda event: isinstance(event, Started))
+            assert PlayerLeft in [type(event) for event in seen]  # replayed by the new seating's catch-up
+            seed = [event for event in seen if isinstance(event, Countdown)][-1].seed
+            move = two_moves(seed)[0]
+            await bob.move(race_id, move)
+            own = await events_until(bob, lambda event: isinstance(event, MoveMade))
+            assert own[-1].move == move
+        finally:
+            await ann.close()
+            await bob.close()

@@ -21,7 +21,7 @@ from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.services.views import event_for
 from server.store import EventReader, RaceStore, StoredEvent, UndecodableEvent
-from shared.protocol import RaceEvent
+from shared.protocol import PlayerJoined, RaceEvent
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,10 @@ log = logging.getLogger(__name__)
 class Subscription:
     """One recipient's view of one race: delivers each event once, in sequence order, cut down for its seat.
 
-    With ``delay_ms`` (spectators) each event is held until the server time ``event.at + delay_ms``.
+    With ``delay_ms`` (spectators) each event is held until the server time ``event.at + delay_ms``. A player's
+    subscription (``seat``: the player in seat ``viewer_slot`` and the event seq at which it held it) ends when
+    another player takes that seat after that seq (the player left it, maybe on another connection):
+    ``on_unseated`` is called then, and nothing of the seat's next player reaches this connection.
     """
 
     def __init__(
@@ -41,6 +44,8 @@ class Subscription:
         *,
         delay_ms: int = 0,
         clock: ServerClock | None = None,
+        seat: tuple[str, int] | None = None,
+        on_unseated: Callable[[], None] | None = None,
     ) -> None:
         if delay_ms > 0 and clock is None:
             raise ValueError("a delayed subscription needs the server clock")
@@ -50,6 +55,8 @@ class Subscription:
         self.last_seq = after_seq
         self.delay_ms = delay_ms
         self.clock = clock
+        self.seat = seat
+        self.on_unseated = on_unseated
         self._pending: list[StoredEvent] | None = []
         """Live events that arrive while the catch-up read is in flight."""
         self._held: deque[RaceEvent] = deque()
@@ -78,6 +85,11 @@ class Subscription:
         self.last_seq = event.seq
         if isinstance(event, UndecodableEvent):
             return  # counted and logged by the store when it read it
+        if self._unseats(event):
+            self.close()
+            if self.on_unseated is not None:
+                self.on_unseated()
+            return
         message = event_for(event, self.viewer_slot)
         if self.delay_ms <= 0:
             self.send(message)
@@ -85,6 +97,13 @@ class Subscription:
         self._held.append(message)
         if self._releaser is None:
             self._releaser = asyncio.create_task(self._release())
+
+    def _unseats(self, event: RaceEvent) -> bool:
+        """Whether ``event`` gives this subscription's seat to another player (after the subscriber held it)."""
+        if self.seat is None or not isinstance(event, PlayerJoined):
+            return False
+        player, seated_at = self.seat
+        return event.seq > seated_at and event.slot == self.viewer_slot and event.player != player
 
     async def _release(self) -> None:
         """Send held events in order, each once the server clock reaches its time plus the delay."""

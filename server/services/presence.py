@@ -31,8 +31,8 @@ class PresenceService:
         self.clock = clock
         self.process_id = process_id or secrets.token_hex(6)
         self.lease_ms = lease_ms
-        self._held: dict[str, set[str]] = {}
-        """Race id -> the lease members this process holds in it."""
+        self._held: dict[str, dict[str, str]] = {}
+        """Race id -> the leases this process holds in it: member without player -> member with it (what renews)."""
         self._numbers = itertools.count(1)
         self._loop = BackgroundLoop("presence: renewing leases")
 
@@ -40,10 +40,11 @@ class PresenceService:
         """A connection id unique across processes (it names the connection's leases)."""
         return f"{self.process_id}.{next(self._numbers)}"
 
-    async def enter(self, race_id: str, slot: int | None, connection_id: str) -> None:
-        """The connection plays seat ``slot`` of the race, or watches it (slot None)."""
-        member = presence_member(slot, connection_id)
-        self._held.setdefault(race_id, set()).add(member)
+    async def enter(self, race_id: str, slot: int | None, connection_id: str, player: str = "") -> None:
+        """The connection of ``player`` plays seat ``slot`` of the race, or watches it (slot None); a seat's lease is
+        held only while ``player`` holds the seat."""
+        member = presence_member(slot, connection_id, player)
+        self._held.setdefault(race_id, {})[presence_member(slot, connection_id)] = member
         await self._change(race_id, [member], leave=False)
 
     async def leave(self, race_id: str, slot: int | None, connection_id: str) -> None:
@@ -51,7 +52,7 @@ class PresenceService:
         member = presence_member(slot, connection_id)
         held = self._held.get(race_id)
         if held is not None:
-            held.discard(member)
+            held.pop(member, None)
             if not held:
                 del self._held[race_id]
         await self._change(race_id, [member], leave=True)
@@ -59,7 +60,7 @@ class PresenceService:
     async def renew_all(self) -> None:
         """Renew every lease this process holds (one script per race)."""
         for race_id, members in list(self._held.items()):
-            await self._change(race_id, sorted(members), leave=False)
+            await self._change(race_id, sorted(members.values()), leave=False)
 
     async def _change(self, race_id: str, members: list[str], *, leave: bool) -> None:
         due = await self.store.presence(race_id, leave=leave, members=members, lease_ms=self.lease_ms)

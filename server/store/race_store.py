@@ -219,9 +219,10 @@ class ApplyResult:
     action: str
 
 
-def presence_member(slot: int | None, connection_id: str) -> str:
-    """How the presence script names a connection's lease: in seat ``slot``'s set, or a spectator's (slot None)."""
-    return f"{'w' if slot is None else slot}|{connection_id}"
+def presence_member(slot: int | None, connection_id: str, player: str = "") -> str:
+    """How the presence script names a connection's lease: in seat ``slot``'s set (for ``player``: a lease is taken
+    or renewed only while that player holds the seat), or a spectator's (slot None)."""
+    return f"{'w' if slot is None else slot}|{player}|{connection_id}"
 
 
 def _text(value: bytes | None) -> str:
