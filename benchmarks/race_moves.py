@@ -22,6 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.embedded_redis import EmbeddedRedis
+from server.services.lobby import LobbyLimits
+from server.services.sessions import SessionLimits
 from server.transport import TransportLimits
 from shared import Board, action_text
 from shared.protocol import Countdown, RaceSettings, Started
@@ -56,9 +58,18 @@ async def run_race(url: str, index: int, actions: int, latencies: list[float]) -
 
 
 async def measure(redis_url: str, races: int, actions: int) -> None:
-    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000)
+    # Every client comes from 127.0.0.1: no per-address limits.
+    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000, max_connections_per_address=0, max_unidentified_per_address=0)
     # No seed-pool filler: its solver worker would take a core from the measured server and clients.
-    config = ServerConfig(redis_url=redis_url, port=0, countdown_seconds=0.05, limits=limits, seed_pool_target=0)
+    config = ServerConfig(
+        redis_url=redis_url,
+        port=0,
+        countdown_seconds=0.05,
+        limits=limits,
+        seed_pool_target=0,
+        sessions=SessionLimits(max_new_per_address=0),
+        lobby=LobbyLimits(max_open_per_address=0),
+    )
     async with RaceServer(config) as server:
         latencies: list[float] = []
         started = time.perf_counter()
