@@ -38,6 +38,7 @@ from server.store import (
     RaceStore,
     SeedPoolStore,
     SessionStore,
+    StoreError,
     connect_redis,
 )
 from server.transport import Transport, TransportLimits
@@ -222,7 +223,7 @@ class RaceServer:
         for stop in self._stoppers:
             stop()
         if self._hub is not None:
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(StoreError, RedisError, OSError):
                 await self._hub.reader.wake()  # a blocked XREAD returns now rather than at its timeout
         for task in self._tasks:
             task.cancel()

@@ -13,6 +13,7 @@ from test_multiprocess_shutdown import Runner
 from winning_lines import winning_deal
 
 from server.store import RaceStore, connect_redis
+from shared.protocol import RaceSettings, Started
 
 RACES = 2
 

@@ -13,6 +13,7 @@ from client import ServerError
 from server.app import RaceServer
 from server.services.race import new_race_id
 from server.store import NewRace, connect_redis, keys
+from shared.protocol import RaceResult, RaceSettings, Started
 
 
 async def finish(race_server: RaceServer, settings: RaceSettings, line: tuple[str, ...], bob_moves: int) -> str:

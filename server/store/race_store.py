@@ -584,6 +584,7 @@ class EventReader:
         self.wake_key = f"{keys.PREFIX}:hub:{reader_id}:wake"
         self._wake_cursor = "0-0"
 
+    @repeatable
     async def wake(self) -> None:
         """Make a blocked :meth:`read` return."""
         async with self.redis.pipeline(transaction=False) as pipe:
