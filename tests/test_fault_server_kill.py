@@ -8,7 +8,6 @@ import signal
 
 from conftest import SpawnServers
 from race_helpers import player
-from server.protocol import RaceSettings, Started
 from test_multiprocess_shutdown import Runner
 from winning_lines import winning_deal
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 
 from race_helpers import play, player, seated_race, server_config
-from server.protocol import RaceResult, RaceSettings, Started
 from winning_lines import winning_deal
 
 from client import ServerError
