@@ -15,7 +15,8 @@ unique ``move_id``, so :meth:`RaceClient.move` can simply be called again
 after a lost reply: the server applies a move id once. A move answered
 ``unavailable`` (outcome unknown: the store failed) is resent by the client
 itself with the same ``move_id`` and ``seq``, a few times with back-off
-(:attr:`RaceClient.move_retry_delays`), before the error is raised.
+(:attr:`RaceClient.move_retry_delays`), before the error is raised (the move
+then stays pending: :meth:`RaceClient.reconnect` resends it).
 
 When the connection drops (or the server shuts down: ``ServerShutdown``, close
 1001), :meth:`RaceClient.reconnect` opens a new one — to the same or another
@@ -317,10 +318,12 @@ class RaceClient:
                 reply = await self.request(request, Moved)
                 break
             except ServerError as error:
-                delay = next(delays, None) if error.code == OUTCOME_UNKNOWN else None
-                if delay is None:
+                if error.code != OUTCOME_UNKNOWN:
                     self._unacknowledged.pop(race, None)  # answered: nothing to resend
                     raise
+                delay = next(delays, None)
+                if delay is None:
+                    raise  # still unknown: the move stays pending, and :meth:`reconnect` resends it
             await asyncio.sleep(delay)  # outcome unknown: the same move (move_id, seq) again, applied at most once
             self.moves_resent += 1
             request = replace(request, id=self._id())

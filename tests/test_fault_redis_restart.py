@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 import pytest_asyncio
 import redis
 from lobby_helpers import wait_until
@@ -97,3 +98,19 @@ async def test_a_move_answered_unavailable_is_resent_by_the_client_with_its_move
     assert server.races is not None
     assert await server.races.store.actions(race.race_id, 0) == [line[0]]
     assert (await race.ann.move(race.race_id, line[1])).seq == 2
+
+
+async def test_a_move_still_unavailable_after_the_resends_stays_pending_and_the_reconnect_resends_it(
+    race_on_own_redis: tuple[EmbeddedRedis, RaceServer, Race, tuple[str, ...]],
+) -> None:
+    store, server, race, line = race_on_own_redis
+    race.ann.move_retry_delays = (0.05,)
+    kill(store)
+    with pytest.raises(ServerError) as refused:
+        await race.ann.move(race.race_id, line[0])
+    assert refused.value.code == "unavailable" and race.ann.moves_resent == 1
+    start(store)
+    resumed = await race.ann.reconnect()
+    assert resumed.resent[race.race_id].move == line[0] and resumed.resent[race.race_id].seq == 1
+    assert server.races is not None
+    assert await server.races.store.actions(race.race_id, 0) == [line[0]]
