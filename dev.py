@@ -3,6 +3,7 @@
 
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
     python3 dev.py test  [pytest options]               type-check and lint every package, then run the whole test suite
+                                                        (browser tests included: installs Debian's chromium as root)
 
 Both create ``.venv`` beside this file on first use and install the project
 into it (again whenever pyproject.toml changes), so nothing else is needed.
@@ -11,6 +12,7 @@ into it (again whenever pyproject.toml changes), so nothing else is needed.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,6 +47,32 @@ def ensure_environment() -> None:
     STAMP.write_bytes(wanted)
 
 
+BROWSER_HINT = (
+    "the browser tests (tests/test_web_browser.py) need Chromium: on Debian/Ubuntu run `apt-get install -y chromium` "
+    "as root, or set FLOWERGARDEN_CHROMIUM to a Chromium binary; they will fail until then"
+)
+
+
+def ensure_browser() -> None:
+    """Install Debian's chromium for the browser tests when it is missing and this machine allows it (root, apt-get).
+
+    Where it cannot, say what to install; the browser tests then fail with the same advice (never skipped).
+    """
+    if os.environ.get("FLOWERGARDEN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser"):
+        return
+    if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
+        print(f"dev.py: no Chromium found and cannot install it here (needs root and apt-get): {BROWSER_HINT}", flush=True)
+        return
+    print("dev.py: installing Debian's chromium for the browser tests (apt-get install -y chromium) …", flush=True)
+    quiet = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "chromium"]
+    if subprocess.run(install, env=quiet, check=False).returncode != 0:
+        subprocess.run(["apt-get", "update"], env=quiet, check=False)  # a fresh machine's package lists may be empty
+        subprocess.run(install, env=quiet, check=False)
+    if shutil.which("chromium") is None:
+        print(f"dev.py: apt-get could not install chromium: {BROWSER_HINT}", flush=True)
+
+
 def run(command: list[str]) -> int:
     """Run a command from the project root and return its exit code.
 
@@ -66,6 +94,7 @@ def main(argv: list[str]) -> int:
     ensure_environment()
     if argv[0] == "serve":
         return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
+    ensure_browser()
     python = str(venv_bin("python"))
     for check in (["-m", "mypy", "--strict", "shared", "server", "client", "cli"], ["-m", "ruff", "check", "."]):
         code = run([python, *check])

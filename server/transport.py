@@ -30,6 +30,7 @@ from websockets.http11 import Request, Response
 
 from server.dispatch import Dispatcher
 from server.ratelimit import TokenBucket
+from server.web.static_site import StaticSite
 from shared.protocol import (
     MAX_FRAME_BYTES,
     REQUEST_TYPES,
@@ -281,8 +282,10 @@ HealthProbe = Callable[[], Awaitable[bool]]
 class Transport:
     """Serves the protocol on one host and port with a dispatcher behind it."""
 
-    def __init__(self, dispatcher: Dispatcher, limits: TransportLimits, health: HealthProbe) -> None:
+    def __init__(self, dispatcher: Dispatcher, limits: TransportLimits, health: HealthProbe, site: StaticSite | None = None) -> None:
         self.dispatcher = dispatcher
+        self.site = site or StaticSite()
+        """The browser client's pages and files (docs/WEB.md), served to plain GETs."""
         self.limits = limits
         self.health = health
         self.stats = TransportStats()
@@ -333,12 +336,14 @@ class Transport:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_send_buffer_bytes)
 
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        """``GET /health`` answers plain HTTP on the WebSocket port (other methods: :class:`HttpAwareConnection`)."""
+        """``GET /health`` and the web client's pages answer plain HTTP on the WebSocket port (other methods: :class:`HttpAwareConnection`)."""
         path = request.path.split("?", 1)[0]
         if path == "/health":
             healthy = await self.health()
             status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
             return self.http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
+        if request.headers.get("Upgrade", "").lower() != "websocket":
+            return self.site.respond(path)
         return None
 
     @staticmethod

@@ -1,0 +1,187 @@
+// Draws one player's board as a solitaire table and, when interactive, turns clicks, drags, double-clicks
+// and taps into moves. Highlights come from the engine's rules (display only); every move goes to the server.
+// Markup: each card carries data-card="5D", each pile data-pile="b" (bouquet), "f" (foundations) or "1".."6".
+
+import { FOUNDATION, SUIT_NAMES, SUIT_SYMBOLS, rankOf, suitOf } from "./engine.js";
+import { h } from "./dom.js";
+
+const RANK_NAMES = ["", "ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"];
+
+function cardElement(card, classes = "") {
+  const suit = suitOf(card);
+  const rank = card[0] === "T" ? "10" : card[0];
+  return h(
+    "button",
+    {
+      type: "button",
+      class: `card suit-${"cdhs"[suit]} ${suit === 1 || suit === 2 ? "red" : "black"} ${classes}`,
+      dataset: { card },
+      "aria-label": `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suit]}`,
+      draggable: "false",
+    },
+    h("span", { class: "corner" }, h("span", { class: "rank" }, rank), h("span", { class: "pip" }, SUIT_SYMBOLS[suit])),
+    h("span", { class: "face" }, SUIT_SYMBOLS[suit]),
+  );
+}
+
+/** The bouquet as people sort a hand: by suit (clubs, diamonds, hearts, spades), then by rank. */
+export function sortedBouquet(cards) {
+  return [...cards].sort((a, b) => suitOf(a) - suitOf(b) || rankOf(a) - rankOf(b));
+}
+
+export class BoardView {
+  /** options: interactive (bool), onMove({card, from, to}) for the player's own board, label (aria). */
+  constructor(container, options = {}) {
+    this.container = container;
+    this.interactive = !!options.interactive;
+    this.onMove = options.onMove || (() => {});
+    this.onSelect = options.onSelect || (() => {});
+    this.board = null;
+    this.selected = null;
+    this.pending = null;
+    this.drag = null;
+    this.suppressClick = false;
+    this.root = h("section", { class: `board${this.interactive ? " interactive" : ""}`, "aria-label": options.label || "board" });
+    container.append(this.root);
+    if (this.interactive) this.listen();
+  }
+
+  /** Draw `board` (an engine Board, or null before the deal). pending: the card of a move awaiting the server. */
+  render(board, pending = null) {
+    this.board = board;
+    this.pending = pending;
+    if (this.selected && (!board || board.sourceOf(this.selected) === null)) this.selected = null;
+    this.root.replaceChildren();
+    if (!board) {
+      this.root.append(h("p", { class: "board-empty" }, "The cards are dealt when the race starts."));
+      return;
+    }
+    const playable = new Set(this.interactive ? board.playable() : []);
+    const targets = new Set(this.selected ? board.destinations(this.selected) : []);
+    const last = board.lastMove && board.lastMove.card;
+    const classesOf = (card, available) =>
+      [
+        available && this.interactive ? "available" : "",
+        playable.has(card) ? "playable" : "",
+        card === this.selected ? "selected" : "",
+        card === pending ? "pending" : "",
+        card === last ? "last-move" : "",
+      ].join(" ");
+
+    const tops = board.foundationTops();
+    const foundations = h(
+      "div",
+      { class: `pile foundations${targets.has(FOUNDATION) ? " target" : ""}`, dataset: { pile: "f" }, "aria-label": "foundations" },
+      tops.map((top, suit) =>
+        h(
+          "div",
+          { class: "foundation", dataset: { suit: "CDHS"[suit] }, "aria-label": `${SUIT_NAMES[suit]} foundation` },
+          top ? cardElement(top, "on-foundation" + (top === last ? " last-move" : "")) : h("span", { class: `slot-mark suit-${"cdhs"[suit]}` }, SUIT_SYMBOLS[suit]),
+        ),
+      ),
+    );
+    const score = h("div", { class: "score", "aria-live": "polite" }, h("strong", {}, String(board.count)), " / 52");
+    const columns = h(
+      "div",
+      { class: "columns" },
+      board.columns.map((column, index) =>
+        h(
+          "div",
+          { class: `pile column${targets.has(String(index + 1)) ? " target" : ""}`, dataset: { pile: String(index + 1) }, "aria-label": `column ${index + 1}` },
+          column.length ? column.map((card, depth) => cardElement(card, classesOf(card, depth === column.length - 1))) : h("span", { class: "slot-mark" }, String(index + 1)),
+        ),
+      ),
+    );
+    const bouquet = h(
+      "div",
+      { class: "pile bouquet", dataset: { pile: "b" }, "aria-label": "bouquet" },
+      board.bouquet.length ? sortedBouquet(board.bouquet).map((card) => cardElement(card, classesOf(card, true))) : h("span", { class: "slot-mark" }, "bouquet empty"),
+    );
+    this.root.append(h("div", { class: "board-top" }, foundations, score), columns, h("div", { class: "bouquet-label" }, "Bouquet"), bouquet);
+  }
+
+  /** Select an available card (keyboard entry, clicks); null clears. */
+  select(card) {
+    this.selected = card && this.board && this.board.sourceOf(card) !== null ? card : null;
+    this.mark();
+    this.onSelect(this.selected);
+  }
+
+  /** Show the selection and its legal destinations without redrawing (a double-click needs the same element). */
+  mark() {
+    const targets = new Set(this.selected && this.board ? this.board.destinations(this.selected) : []);
+    for (const node of this.root.querySelectorAll(".card.selected")) node.classList.remove("selected");
+    if (this.selected) this.root.querySelector(`[data-pile]:not(.foundations) [data-card="${this.selected}"]`)?.classList.add("selected");
+    for (const pile of this.root.querySelectorAll("[data-pile]")) pile.classList.toggle("target", targets.has(pile.dataset.pile));
+  }
+
+  sendTo(card, to) {
+    const from = this.board.sourceOf(card);
+    this.selected = null;
+    if (from === null) return;
+    this.onMove({ card, from, to });
+  }
+
+  listen() {
+    this.root.addEventListener("click", (event) => {
+      if (this.suppressClick) {
+        this.suppressClick = false;
+        return;
+      }
+      const cardNode = event.target.closest("[data-card]");
+      const pileNode = event.target.closest("[data-pile]");
+      if (!pileNode || !this.board) return;
+      const card = cardNode && cardNode.dataset.card;
+      const pile = pileNode.dataset.pile;
+      const available = card && !cardNode.classList.contains("on-foundation") && this.board.sourceOf(card) !== null;
+      if (this.selected) {
+        if (card === this.selected) return this.select(null);
+        if (pile !== "b") return this.sendTo(this.selected, pile);
+      }
+      if (available) this.select(card);
+    });
+    this.root.addEventListener("dblclick", (event) => {
+      const cardNode = event.target.closest("[data-card]");
+      if (!cardNode || !this.board || cardNode.classList.contains("on-foundation")) return;
+      const card = cardNode.dataset.card;
+      if (this.board.sourceOf(card) !== null) this.sendTo(card, FOUNDATION);
+    });
+    this.root.addEventListener("pointerdown", (event) => this.pointerDown(event));
+  }
+
+  pointerDown(event) {
+    const cardNode = event.target.closest("[data-card]");
+    if (!cardNode || !this.board || event.button !== 0 || cardNode.classList.contains("on-foundation")) return;
+    const card = cardNode.dataset.card;
+    if (this.board.sourceOf(card) === null) return;
+    const start = { x: event.clientX, y: event.clientY };
+    let ghost = null;
+    const move = (moving) => {
+      if (!ghost && Math.hypot(moving.clientX - start.x, moving.clientY - start.y) < 8) return;
+      if (!ghost) {
+        this.select(card);
+        ghost = cardElement(card, "ghost");
+        document.body.append(ghost);
+      }
+      ghost.style.left = `${moving.clientX - 20}px`;
+      ghost.style.top = `${moving.clientY - 20}px`;
+      moving.preventDefault();
+    };
+    const up = (lifted) => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+      window.removeEventListener("pointercancel", up);
+      if (!ghost) return;
+      ghost.remove();
+      this.suppressClick = true;
+      setTimeout(() => (this.suppressClick = false), 0);
+      const below = document.elementFromPoint(lifted.clientX, lifted.clientY);
+      const pile = below && this.root.contains(below) ? below.closest("[data-pile]") : null;
+      if (pile && pile.dataset.pile !== "b" && pile.dataset.pile !== this.board.sourceOf(card)) this.sendTo(card, pile.dataset.pile);
+      else this.select(null);
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+    window.addEventListener("pointercancel", up);
+  }
+}

@@ -1,0 +1,324 @@
+// One session on the race server over one WebSocket at a time, like client/race_client.py: requests with ids
+// and their replies, race and lobby events in order, per-race next action numbers and move ids, and a
+// reconnect that says hello with the same token, syncs the races played and re-watches the races watched
+// from the last event received, and resends a move whose reply never came (same move_id: applied once).
+
+import { LOBBY_EVENTS, PROTOCOL_VERSION, RACE_EVENTS, decode, encode } from "./protocol.js";
+
+/** The server refused a request: its code (switch on it), message for people, field and expected seq. */
+export class ServerError extends Error {
+  constructor(reply) {
+    super(reply.message);
+    this.code = reply.code;
+    this.field = reply.field ?? null;
+    this.expected = reply.expected ?? null;
+  }
+}
+
+/** The connection closed before the reply came. */
+export class ConnectionLost extends Error {
+  constructor(code, reason) {
+    super(`connection closed (${code}) ${reason || ""}`.trim());
+    this.code = code;
+  }
+}
+
+function randomId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class Connection {
+  /** url: ws://host:port/ (default: this page's host). Listeners: onEvent(event), onStatus(text), onResumed(result). */
+  constructor(url = Connection.pageUrl()) {
+    this.url = url;
+    this.socket = null;
+    this.session = null;
+    this.clockOffset = 0;
+    this.nextId = 1;
+    this.waiting = new Map();
+    this.nextSeq = new Map();
+    this.lastSeq = new Map();
+    this.playing = new Set();
+    this.watching = new Set();
+    this.watchingLobby = false;
+    this.unacknowledged = new Map();
+    this.listeners = { event: [], status: [], resumed: [] };
+    this.closedHere = false;
+    this.reconnecting = false;
+    this.status = "connecting";
+  }
+
+  static pageUrl() {
+    return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+  }
+
+  on(kind, listener) {
+    this.listeners[kind].push(listener);
+    return () => {
+      this.listeners[kind] = this.listeners[kind].filter((item) => item !== listener);
+    };
+  }
+
+  emit(kind, value) {
+    for (const listener of [...this.listeners[kind]]) listener(value);
+  }
+
+  setStatus(status) {
+    this.status = status;
+    this.emit("status", status);
+  }
+
+  /** Server time now (ms since the epoch on the server's clock), from welcome.server_time. */
+  serverNow() {
+    return Date.now() + this.clockOffset;
+  }
+
+  open() {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(this.url);
+      socket.binaryType = "arraybuffer";
+      socket.onopen = () => {
+        this.socket = socket;
+        resolve();
+      };
+      socket.onerror = () => reject(new ConnectionLost(null, "could not connect"));
+      socket.onmessage = (message) => this.receive(message.data);
+      socket.onclose = (closing) => this.closed(socket, closing);
+    });
+  }
+
+  /** Connect and say hello; with a token, resume that session (bad_token if it expired: start a new one). */
+  async start(name, token) {
+    this.setStatus("connecting");
+    await this.open();
+    try {
+      await this.hello(name, token);
+    } catch (error) {
+      if (!(error instanceof ServerError) || error.code !== "bad_token" || !token) throw error;
+      await this.hello(name, null);
+    }
+    this.setStatus("connected");
+    return this.session;
+  }
+
+  async hello(name, token) {
+    const sentAt = Date.now();
+    this.session = await this.request({ type: "hello", protocol: PROTOCOL_VERSION, name, token: token ?? null }, false);
+    this.clockOffset = this.session.server_time - Math.round((sentAt + Date.now()) / 2);
+    return this.session;
+  }
+
+  close() {
+    this.closedHere = true;
+    if (this.socket) this.socket.close(1000);
+  }
+
+  // --- requests ---------------------------------------------------------------------------------
+
+  /** Send a request (id and token added) and wait for its reply; ServerError on an error reply. */
+  request(fields, withToken = true) {
+    const id = this.nextId++;
+    const message = { ...fields, id };
+    if (withToken) message.token = this.session.token;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject, message });
+      this.send(message);
+    });
+  }
+
+  send(message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(encode(message));
+  }
+
+  async create(settings) {
+    const seated = await this.request({ type: "create", settings });
+    this.follow(seated.race.race, true);
+    return seated;
+  }
+
+  async join(race) {
+    const seated = await this.request({ type: "join", race });
+    this.follow(race, true);
+    return seated;
+  }
+
+  async joinInvite(code) {
+    const seated = await this.request({ type: "join_invite", code });
+    this.follow(seated.race.race, true);
+    return seated;
+  }
+
+  async quickMatch(settings) {
+    const reply = await this.request({ type: "quick_match", settings });
+    this.follow(reply.race.race, true);
+    return reply;
+  }
+
+  cancelQuickMatch() {
+    return this.request({ type: "cancel_quick_match" });
+  }
+
+  async leave(race) {
+    const reply = await this.request({ type: "leave", race });
+    this.playing.delete(race);
+    return reply;
+  }
+
+  async sync(race, after = 0) {
+    const reply = await this.request({ type: "sync", race, after });
+    this.nextSeq.set(race, reply.moves.length);
+    this.follow(race, true, after);
+    return reply;
+  }
+
+  async watch(race, after = null) {
+    const reply = await this.request({ type: "watch", race, after });
+    this.follow(race, false, after ?? reply.race.event_seq);
+    return reply;
+  }
+
+  async unwatch(race) {
+    this.watching.delete(race);
+    return this.request({ type: "unwatch", race });
+  }
+
+  async watchLobby() {
+    const reply = await this.request({ type: "watch_lobby" });
+    this.watchingLobby = true;
+    return reply;
+  }
+
+  async unwatchLobby() {
+    this.watchingLobby = false;
+    return this.request({ type: "unwatch_lobby" });
+  }
+
+  liveRaces(limit = 50) {
+    return this.request({ type: "live_races", limit });
+  }
+
+  replayPage(race, after = 0) {
+    return this.request({ type: "replay", race, after, limit: 256 });
+  }
+
+  async rematch(race) {
+    const reply = await this.request({ type: "rematch", race });
+    if (reply.type === "seated") this.follow(reply.race.race, true);
+    return reply;
+  }
+
+  resign(race) {
+    return this.request({ type: "resign", race });
+  }
+
+  stuck(race) {
+    return this.request({ type: "stuck", race });
+  }
+
+  /**
+   * Play an action ("5D b>3", "undo", "redeal") with the race's next action number and a fresh move_id.
+   * If the connection drops before the reply, the same request is resent after the reconnect and this
+   * promise settles with that reply (the server applies a move_id at most once).
+   */
+  async move(race, text) {
+    const request = { type: "move", race, seq: this.nextSeq.get(race) ?? 0, move_id: randomId(), move: text };
+    this.unacknowledged.set(race, request);
+    try {
+      const reply = await this.request(request);
+      this.nextSeq.set(race, reply.seq);
+      return reply;
+    } catch (error) {
+      if (error instanceof ServerError && error.code === "out_of_sequence" && error.expected !== null) {
+        this.nextSeq.set(race, error.expected);
+      }
+      throw error;
+    } finally {
+      if (this.unacknowledged.get(race) === request) this.unacknowledged.delete(race);
+    }
+  }
+
+  follow(race, playing, after = 0) {
+    (playing ? this.playing : this.watching).add(race);
+    (playing ? this.watching : this.playing).delete(race);
+    this.lastSeq.set(race, Math.max(this.lastSeq.get(race) ?? 0, after));
+  }
+
+  // --- incoming ---------------------------------------------------------------------------------
+
+  receive(data) {
+    let message;
+    try {
+      message = decode(data);
+    } catch {
+      return; // a newer server's message this client cannot read
+    }
+    const pending = typeof message.id === "number" ? this.waiting.get(message.id) : undefined;
+    if (pending) {
+      this.waiting.delete(message.id);
+      if (message.type === "error") pending.reject(new ServerError(message));
+      else pending.resolve(message);
+      return;
+    }
+    if (RACE_EVENTS.has(message.type) && typeof message.race === "string") {
+      const last = this.lastSeq.get(message.race) ?? 0;
+      if (message.seq <= last) return; // already received: never twice
+      this.lastSeq.set(message.race, Math.max(last, message.seq));
+    } else if (!LOBBY_EVENTS.has(message.type) && message.type !== "error" && message.type !== "server_shutdown") {
+      return;
+    }
+    this.emit("event", message);
+  }
+
+  closed(socket, closing) {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    const lost = new ConnectionLost(closing.code, closing.reason);
+    for (const [id, pending] of this.waiting) {
+      if (pending.message.type === "move") continue; // resent after the reconnect
+      this.waiting.delete(id);
+      pending.reject(lost);
+    }
+    if (this.reconnecting) return;
+    if (this.closedHere || !this.session) {
+      this.setStatus("closed");
+      return;
+    }
+    this.reconnect();
+  }
+
+  /** Reconnect with growing pauses until it works; then resume every race and the lobby. */
+  async reconnect() {
+    this.setStatus("reconnecting");
+    this.reconnecting = true;
+    try {
+      await this.reconnectLoop();
+    } finally {
+      this.reconnecting = false;
+    }
+  }
+
+  async reconnectLoop() {
+    for (let attempt = 0; !this.closedHere; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(250 * 2 ** attempt, 5000)));
+      try {
+        await this.open();
+        await this.hello(this.session.name, this.session.token);
+        const resumed = { synced: new Map(), watching: new Map() };
+        for (const race of [...this.playing]) resumed.synced.set(race, await this.sync(race, this.lastSeq.get(race) ?? 0));
+        for (const race of [...this.watching]) resumed.watching.set(race, await this.watch(race, this.lastSeq.get(race) ?? 0));
+        for (const pending of this.waiting.values()) if (pending.message.type === "move") this.send(pending.message);
+        if (this.watchingLobby) resumed.lobby = await this.watchLobby();
+        this.setStatus("connected");
+        this.emit("resumed", resumed);
+        return;
+      } catch (error) {
+        if (this.socket) this.socket.close();
+        if (error instanceof ServerError && error.code === "bad_token") {
+          this.setStatus("closed");
+          return;
+        }
+      }
+    }
+  }
+}

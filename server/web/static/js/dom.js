@@ -1,0 +1,72 @@
+// Small helpers to build the page without a framework.
+
+/** h("div", {class: "x", onclick: f, dataset: {card: "5D"}}, child, "text", …) → an element. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "dataset") Object.assign(element.dataset, value);
+    else if (key.startsWith("on")) element.addEventListener(key.slice(2), value);
+    else if (key === "class") element.className = value;
+    else if (key === "style") element.style.cssText = value; // through the CSSOM: the page's CSP allows no style attributes
+    else if (value === true) element.setAttribute(key, "");
+    else element.setAttribute(key, value);
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replace an element's content. */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** "1:05" from milliseconds. */
+export function clockText(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/** "12 s ago", "3 min ago". */
+export function ageText(ms) {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  return `${Math.round(seconds / 3600)} h ago`;
+}
+
+/** The settings of a race in a few words: "classic · undo · 5 min · solvable". */
+export function settingsText(settings) {
+  const parts = [settings.profile === "foundation-only" ? "foundation-only" : "classic"];
+  if (settings.undo) parts.push("undo");
+  if (settings.redeal_once) parts.push("redeal");
+  if (settings.time_limit) parts.push(`${clockText(settings.time_limit * 1000)} limit`);
+  if (settings.solvable_only) parts.push("solvable");
+  if (settings.private) parts.push("private");
+  return parts.join(" · ");
+}
+
+/** Sentences for how an attempt ended and why a race ended. */
+export const ENDINGS = {
+  playing: "playing",
+  cleared: "cleared the board",
+  resigned: "resigned",
+  abandoned: "left (grace period over)",
+  stuck: "declared stuck",
+  dead: "no way forward (proved)",
+  blocked: "no legal move",
+  time_limit: "time limit",
+  race_over: "race decided",
+};

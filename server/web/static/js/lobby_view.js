@@ -1,0 +1,202 @@
+// The lobby (/): open races (live from lobby events), quick match and create with every setting, join by
+// invite code, races being played (to watch) and recently finished races (to replay).
+
+import { ServerError } from "./connection.js";
+import { ageText, fill, h, settingsText } from "./dom.js";
+import { parseSeed } from "./protocol.js";
+
+const LIVE_REFRESH_MS = 3000;
+
+export function mountLobby(root, app) {
+  const view = new LobbyView(root, app);
+  view.start();
+  return view;
+}
+
+function field(label, control, hint) {
+  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint ? h("span", { class: "hint" }, hint) : null);
+}
+
+class LobbyView {
+  constructor(root, app) {
+    this.root = root;
+    this.app = app;
+    this.conn = app.conn;
+    this.open = new Map();
+    this.live = [];
+    this.liveSeen = new Map();
+    this.timer = null;
+    this.offEvent = this.conn.on("event", (event) => this.onEvent(event));
+    this.offResumed = this.conn.on("resumed", (resumed) => resumed.lobby && this.setLobby(resumed.lobby.races));
+  }
+
+  async start() {
+    document.title = "Flower Garden Race";
+    this.build();
+    try {
+      const lobby = await this.conn.watchLobby();
+      this.setLobby(lobby.races);
+    } catch (error) {
+      this.error(error);
+    }
+    this.refreshLive();
+    this.timer = setInterval(() => this.refreshLive(), LIVE_REFRESH_MS);
+    this.ageTimer = setInterval(() => this.renderOpen(), 1000);
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    clearInterval(this.ageTimer);
+    this.offEvent();
+    this.offResumed();
+    this.conn.unwatchLobby().catch(() => {});
+  }
+
+  build() {
+    const form = h(
+      "form",
+      { class: "settings", onsubmit: (event) => event.preventDefault() },
+      field("Rules", h("select", { name: "profile" }, h("option", { value: "classic" }, "Classic"), h("option", { value: "foundation-only" }, "Foundation only"))),
+      field("Time limit", h("select", { name: "time_limit" }, h("option", { value: "" }, "none"), ...[60, 180, 300, 600, 900].map((s) => h("option", { value: String(s), selected: s === 300 }, `${s / 60} min`)))),
+      h("div", { class: "checks" },
+        h("label", {}, h("input", { type: "checkbox", name: "undo" }), " undo (counted)"),
+        h("label", {}, h("input", { type: "checkbox", name: "redeal_once" }), " one redeal"),
+        h("label", {}, h("input", { type: "checkbox", name: "solvable_only" }), " solvable deals only"),
+        h("label", {}, h("input", { type: "checkbox", name: "private" }), " private (invite link)"),
+      ),
+      h("details", { class: "more" },
+        h("summary", {}, "More settings"),
+        field("Seed", h("input", { name: "seed", inputmode: "numeric", placeholder: "random", autocomplete: "off" }), "a fixed deal, 0 to 2^64−1"),
+        field("Spectator delay (s)", h("input", { name: "spectator_delay", type: "number", min: "0", max: "3600", placeholder: "server default" })),
+        field("Grace period (s)", h("input", { name: "grace", type: "number", min: "1", max: "3600", placeholder: "server default" }), "how long a disconnected player keeps the seat"),
+      ),
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "primary", dataset: { action: "quick-match" }, onclick: () => this.quickMatch() }, "Quick match"),
+        h("button", { type: "button", dataset: { action: "create" }, onclick: () => this.create() }, "Create race"),
+      ),
+      h("p", { class: "error-text", role: "alert" }),
+    );
+    this.form = form;
+    this.openList = h("div", { class: "race-list", id: "open-races" });
+    this.liveList = h("div", { class: "race-list", id: "live-races" });
+    this.finishedList = h("div", { class: "race-list", id: "finished-races" });
+    const invite = h("form", { class: "invite-form", onsubmit: (event) => {
+      event.preventDefault();
+      const code = event.target.code.value.trim();
+      if (code) this.app.navigate(`/invite/${encodeURIComponent(code)}`);
+    } }, h("input", { name: "code", placeholder: "invite code", autocomplete: "off", "aria-label": "invite code" }), h("button", { type: "submit" }, "Join"));
+    fill(
+      this.root,
+      h("div", { class: "lobby" },
+        h("section", { class: "panel play" }, h("h2", {}, "Play"), form, h("h3", {}, "Have an invite code?"), invite),
+        h("section", { class: "panel" }, h("h2", {}, "Open races"), this.openList),
+        h("section", { class: "panel" }, h("h2", {}, "Being played now"), this.liveList),
+        h("section", { class: "panel" }, h("h2", {}, "Recently finished"), this.finishedList),
+      ),
+    );
+    this.renderFinished();
+  }
+
+  settings({ forQuickMatch }) {
+    const form = this.form;
+    const settings = { profile: form.profile.value, undo: form.undo.checked, redeal_once: form.redeal_once.checked, solvable_only: form.solvable_only.checked };
+    settings.time_limit = form.time_limit.value ? Number(form.time_limit.value) : null;
+    settings.seed = parseSeed(form.seed.value);
+    if (!forQuickMatch) settings.private = form.private.checked;
+    for (const name of ["spectator_delay", "grace"]) if (form[name].value !== "") settings[name] = Number(form[name].value);
+    return settings;
+  }
+
+  async create() {
+    try {
+      const seated = await this.conn.create(this.settings({ forQuickMatch: false }));
+      this.app.navigate(`/race/${seated.race.race}`, { seated });
+    } catch (error) {
+      this.error(error);
+    }
+  }
+
+  async quickMatch() {
+    try {
+      const reply = await this.conn.quickMatch(this.settings({ forQuickMatch: true }));
+      this.app.navigate(`/race/${reply.race.race}`, { seated: reply, queued: reply.type === "queued" });
+    } catch (error) {
+      this.error(error);
+    }
+  }
+
+  async join(race) {
+    try {
+      const seated = await this.conn.join(race);
+      this.app.navigate(`/race/${race}`, { seated });
+    } catch (error) {
+      this.error(error);
+    }
+  }
+
+  error(error) {
+    const text = error instanceof ServerError ? `${error.message} (${error.code}${error.field ? `: ${error.field}` : ""})` : String(error.message || error);
+    this.form.querySelector(".error-text").textContent = text;
+  }
+
+  setLobby(races) {
+    this.open = new Map(races.map((entry) => [entry.race, entry]));
+    this.renderOpen();
+  }
+
+  onEvent(event) {
+    if (event.type === "lobby_added" || event.type === "lobby_changed") this.open.set(event.entry.race, event.entry);
+    else if (event.type === "lobby_removed") this.open.delete(event.race);
+    else if (event.type === "lobby_reset") return this.setLobby(event.races);
+    else return;
+    this.renderOpen();
+  }
+
+  renderOpen() {
+    const now = this.conn.serverNow();
+    const mine = this.conn.session && this.conn.session.player;
+    const rows = [...this.open.values()].map((entry) =>
+      h("div", { class: "race-row", dataset: { race: entry.race } },
+        h("div", { class: "who" }, h("strong", {}, entry.creator), h("span", { class: "settings-text" }, settingsText(entry.settings))),
+        h("div", { class: "meta" }, `${entry.seats}/2 seats · ${ageText(now - entry.created_at)}`),
+        entry.player === mine
+          ? h("a", { class: "button", href: `/race/${entry.race}`, dataset: { link: "" } }, "Yours")
+          : h("button", { class: "primary", disabled: entry.status !== "waiting", onclick: () => this.join(entry.race) }, entry.status === "waiting" ? "Join" : "Full"),
+      ),
+    );
+    fill(this.openList, rows.length ? rows : h("p", { class: "empty" }, "No open race. Create one, or use quick match."));
+  }
+
+  async refreshLive() {
+    let reply;
+    try {
+      reply = await this.conn.liveRaces(50);
+    } catch {
+      return;
+    }
+    const current = new Set(reply.races.map((race) => race.race));
+    for (const [race, info] of this.liveSeen) if (!current.has(race)) this.app.rememberFinished(info);
+    this.liveSeen = new Map(reply.races.map((race) => [race.race, race]));
+    const rows = reply.races.map((race) =>
+      h("div", { class: "race-row", dataset: { race: race.race } },
+        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => `${p.name} ${p.count}`).join(" – ")), h("span", { class: "settings-text" }, settingsText(race.settings))),
+        h("div", { class: "meta" }, `${race.status} · ${race.watchers ?? 0} watching`),
+        h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, "Watch"),
+      ),
+    );
+    fill(this.liveList, rows.length ? rows : h("p", { class: "empty" }, "Nobody is racing right now."));
+    this.renderFinished();
+  }
+
+  renderFinished() {
+    const finished = this.app.finishedRaces();
+    const rows = finished.map((race) =>
+      h("div", { class: "race-row", dataset: { race: race.race } },
+        h("div", { class: "who" }, h("strong", {}, race.names.join(" vs ")), h("span", { class: "settings-text" }, race.settings ? settingsText(race.settings) : "")),
+        h("div", { class: "meta" }, ageText(Date.now() - race.seen)),
+        h("a", { class: "button", href: `/replay/${race.race}`, dataset: { link: "" } }, "Replay"),
+      ),
+    );
+    fill(this.finishedList, rows.length ? rows : h("p", { class: "empty" }, "Races you play or see here appear once they end."));
+  }
+}

@@ -1,0 +1,154 @@
+// The page's entry point: the session (name and token kept in localStorage), one connection per tab, the
+// router from the URL to a view, and the races this page follows (each a RaceState fed by race events).
+
+import { Connection } from "./connection.js";
+import { fill, h } from "./dom.js";
+import { RACE_EVENTS } from "./protocol.js";
+
+const NAME_KEY = "fg.name";
+const TOKEN_KEY = "fg.token";
+const FINISHED_KEY = "fg.finished";
+const FINISHED_KEPT = 20;
+const UNCLAIMED_KEPT = 2000;
+
+const ROUTES = [
+  [/^\/$/, async () => (await import("./lobby_view.js")).mountLobby, () => ({})],
+  [/^\/race\/([A-Za-z0-9]+)$/, async () => (await import("./race_view.js")).mountRace, (m) => ({ race: m[1] })],
+  [/^\/invite\/([A-Za-z0-9-]+)$/, async () => (await import("./race_view.js")).mountRace, (m) => ({ code: decodeURIComponent(m[1]) })],
+  [/^\/watch\/([A-Za-z0-9]+)$/, async () => (await import("./watch_view.js")).mountWatch, (m) => ({ race: m[1] })],
+  [/^\/replay\/([A-Za-z0-9]+)$/, async () => (await import("./replay_view.js")).mountReplay, (m) => ({ race: m[1] })],
+];
+
+class App {
+  constructor() {
+    this.conn = new Connection();
+    this.main = document.getElementById("app");
+    this.statusBadge = document.getElementById("connection");
+    this.who = document.getElementById("who");
+    this.view = null;
+    this.followed = new Map();
+    this.unclaimed = [];
+    this.conn.on("event", (event) => this.dispatch(event));
+    this.conn.on("status", (status) => this.showStatus(status));
+    document.addEventListener("click", (event) => {
+      const link = event.target.closest("a[data-link]");
+      if (!link || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+      event.preventDefault();
+      this.navigate(link.getAttribute("href"));
+    });
+    window.addEventListener("popstate", () => this.route({}));
+  }
+
+  async start() {
+    let name = localStorage.getItem(NAME_KEY);
+    if (!name) name = await this.askName();
+    try {
+      const session = await this.conn.start(name, localStorage.getItem(TOKEN_KEY));
+      localStorage.setItem(TOKEN_KEY, session.token);
+      localStorage.setItem(NAME_KEY, session.name);
+    } catch (error) {
+      fill(this.main, h("div", { class: "panel entry" }, h("h2", {}, "Cannot reach the race server"), h("p", { class: "error-text" }, error.message), h("button", { onclick: () => location.reload() }, "Try again")));
+      return;
+    }
+    this.showWho();
+    this.route({});
+  }
+
+  askName() {
+    return new Promise((resolve) => {
+      const input = h("input", { name: "name", maxlength: "32", required: true, autocomplete: "nickname", placeholder: "your name", "aria-label": "your name" });
+      const form = h("form", { class: "panel entry name-form", onsubmit: (event) => {
+        event.preventDefault();
+        const name = input.value.trim();
+        if (!name || /[\u0000-\u001f\u007f]/.test(name)) return;
+        localStorage.setItem(NAME_KEY, name);
+        resolve(name);
+      } }, h("h2", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"), input, h("button", { type: "submit", class: "primary" }, "Start"));
+      fill(this.main, form);
+      input.focus();
+    });
+  }
+
+  showWho() {
+    fill(this.who, h("span", { class: "me-name" }, this.conn.session.name), " ", h("button", { class: "link", title: "a new name starts a new session", onclick: () => {
+      if (!confirm("Change your name? This starts a new session: races you sit in now stay with the old one.")) return;
+      localStorage.removeItem(NAME_KEY);
+      localStorage.removeItem(TOKEN_KEY);
+      location.assign("/");
+    } }, "change"));
+  }
+
+  showStatus(status) {
+    this.statusBadge.textContent = status === "connected" ? "online" : status;
+    this.statusBadge.dataset.status = status;
+  }
+
+  /** Show another page of the app without reloading (the connection, and the seats it holds, stay). */
+  navigate(path, context = {}) {
+    history.pushState({}, "", path);
+    this.route(context);
+  }
+
+  async route(context) {
+    const path = location.pathname;
+    if (this.view && this.view.unmount) this.view.unmount();
+    this.view = null;
+    for (const [pattern, load, paramsOf] of ROUTES) {
+      const match = pattern.exec(path);
+      if (!match) continue;
+      const mount = await load();
+      this.view = mount(this.main, this, { ...paramsOf(match), ...context });
+      return;
+    }
+    fill(this.main, h("div", { class: "panel entry" }, h("h2", {}, "No such page"), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
+  }
+
+  // --- races followed by the current view --------------------------------------------------------
+
+  /** Feed `state` with its race's events from now on; `listener` is told after each one applied. */
+  adoptState(state, listener) {
+    this.followed.set(state.race, { state, listener });
+    const early = this.unclaimed.filter((event) => event.race === state.race);
+    this.unclaimed = this.unclaimed.filter((event) => event.race !== state.race);
+    for (const event of early) state.apply(event);
+  }
+
+  releaseState(state) {
+    if (this.followed.get(state.race)?.state === state) this.followed.delete(state.race);
+  }
+
+  dispatch(event) {
+    if (!RACE_EVENTS.has(event.type)) return;
+    const followed = this.followed.get(event.race);
+    if (!followed) {
+      // Events that arrive while the page that wants them is still loading (between a reply and the view's start).
+      this.unclaimed = [...this.unclaimed, event].slice(-UNCLAIMED_KEPT);
+      return;
+    }
+    if (!followed.state.apply(event)) return;
+    if (event.type === "result") this.rememberFinished(followed.state);
+    followed.listener(event);
+  }
+
+  remember(state) {
+    if (state.status === "finished") this.rememberFinished(state);
+  }
+
+  /** Keep a finished (or probably finished) race for the lobby's "recently finished" list. */
+  rememberFinished(race) {
+    const players = race.players || [];
+    const entry = { race: race.race, names: players.filter((p) => p.name).map((p) => p.name), settings: race.settings, seen: Date.now() };
+    const kept = this.finishedRaces().filter((item) => item.race !== entry.race);
+    localStorage.setItem(FINISHED_KEY, JSON.stringify([entry, ...kept].slice(0, FINISHED_KEPT)));
+  }
+
+  finishedRaces() {
+    try {
+      return JSON.parse(localStorage.getItem(FINISHED_KEY) || "[]");
+    } catch {
+      return [];
+    }
+  }
+}
+
+new App().start();

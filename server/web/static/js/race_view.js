@@ -1,0 +1,464 @@
+// The race page (/race/<id>, /invite/<code>): the player's own table, the opponent's progress, the clock,
+// watchers and presence, the buttons, keyboard entry, and the result with a rematch button.
+
+import { BoardView } from "./board_view.js";
+import { ServerError } from "./connection.js";
+import { ENDINGS, clockText, fill, h, settingsText } from "./dom.js";
+import { cardLabel, moveText, parseCard, replayBoard } from "./engine.js";
+import { FULL, RaceState } from "./race_state.js";
+
+const RESULT_REASONS = {
+  cleared: "cleared the board first",
+  count: "more cards on the foundations",
+  reached_first: "same count, reached first",
+  draw: "same count at the same moment",
+};
+const STATUS_TEXT = { waiting: "Waiting for an opponent", countdown: "Starting…", running: "Racing", finished: "Finished", closed: "Closed" };
+
+/** A player's line: name, presence, a progress bar of cards on the foundations, how the attempt stands. */
+export function playerPanel(state, slot, now, label, connection = "connected") {
+  const player = state.players[slot];
+  if (!player.name) return h("div", { class: "player empty", dataset: { slot: String(slot) } }, h("span", { class: "name" }, "waiting for a player…"));
+  const percent = Math.round((100 * player.count) / FULL);
+  let presence = h("span", { class: "presence on", title: "connected" }, "online");
+  if (slot === state.mySlot && connection !== "connected") {
+    presence = h("span", { class: "presence off", title: "this page's connection" }, connection);
+  } else if (slot !== state.mySlot && !player.connected) {
+    const grace = player.grace_until ? ` · ${clockText(player.grace_until - now)} to come back` : "";
+    presence = h("span", { class: "presence off", title: "disconnected" }, `disconnected${grace}`);
+  }
+  return h(
+    "div",
+    { class: `player${slot === state.mySlot ? " me" : ""}`, dataset: { slot: String(slot) } },
+    h("div", { class: "player-line" }, h("span", { class: "name" }, player.name), label ? h("span", { class: "tag" }, label) : null, presence),
+    h("div", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
+    h(
+      "div",
+      { class: "player-stats" },
+      h("span", { class: "count", dataset: { count: String(player.count) } }, `${player.count} on foundations`),
+      h("span", {}, `${player.left} left`),
+      h("span", { class: "state" }, ENDINGS[player.state] || player.state),
+    ),
+  );
+}
+
+/** The clock line: time since the start (or to the start), the time limit, the watcher count. */
+export function clockLine(state, now) {
+  let clock = "–:––";
+  if (state.startAt && now < state.startAt) clock = `starts in ${Math.ceil((state.startAt - now) / 1000)}`;
+  else if (state.startAt) clock = clockText((state.result ? state.result.at : now) - state.startAt);
+  const limitText = state.settings.time_limit ? `limit ${clockText(state.settings.time_limit * 1000)}` : "no time limit";
+  const until = state.result ? state.result.at : now;
+  const remaining = state.deadline ? ` · ${clockText(Math.max(0, state.deadline - Math.max(until, state.startAt || until)))} left` : "";
+  const limit = h("span", { class: "limit" }, limitText + remaining);
+  return h(
+    "div",
+    { class: "clock-line" },
+    h("span", { class: "clock", "aria-label": "race clock" }, clock),
+    limit,
+    h("span", { class: "watchers", title: "spectators" }, `${state.watchers} watching`),
+  );
+}
+
+/** The result: winner, reason, and per player count, time, moves and undos. */
+export function resultTable(state) {
+  const result = state.result;
+  const winner = result.winner === null || result.winner === undefined ? null : state.players[result.winner].name;
+  const headline = winner === null ? "Draw" : state.mySlot === null ? `${winner} wins` : result.winner === state.mySlot ? "You win!" : `${winner} wins`;
+  return h(
+    "div",
+    { class: "result" },
+    h("h2", { class: "headline" }, headline),
+    h("p", { class: "reason" }, RESULT_REASONS[result.reason] || result.reason),
+    h(
+      "table",
+      { class: "result-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards"), h("th", {}, "Time"), h("th", {}, "Moves"), h("th", {}, "Undos"), h("th", {}, "Ended"))),
+      h(
+        "tbody",
+        {},
+        result.players.map((player) =>
+          h(
+            "tr",
+            { class: player.slot === result.winner ? "winner" : "" },
+            h("td", {}, player.name),
+            h("td", {}, `${player.count}/52`),
+            h("td", {}, clockText(player.time_ms)),
+            h("td", {}, String(player.moves)),
+            h("td", {}, String(player.undos)),
+            h("td", {}, ENDINGS[player.ended] || player.ended),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+export function mountRace(root, app, params) {
+  const view = new RaceView(root, app, params);
+  view.start();
+  return view;
+}
+
+class RaceView {
+  constructor(root, app, params) {
+    this.root = root;
+    this.app = app;
+    this.conn = app.conn;
+    this.params = params;
+    this.state = null;
+    this.pending = null;
+    this.queue = [];
+    this.typed = "";
+    this.message = null;
+    this.autoMove = localStorage.getItem("fg.automove") === "1";
+    this.caughtUpSeq = 0;
+    this.timer = setInterval(() => this.tick(), 250);
+    this.keys = (event) => this.keyDown(event);
+    window.addEventListener("keydown", this.keys);
+    this.offStatus = this.conn.on("status", () => this.render());
+  }
+
+  async start() {
+    fill(this.root, h("p", { class: "loading" }, "Loading the race…"));
+    const { race, code, seated } = this.params;
+    try {
+      if (seated) this.adopt(seated);
+      else if (code) this.adopt(await this.conn.joinInvite(code), true);
+      else await this.resume(race);
+    } catch (error) {
+      this.showEntryError(error, race);
+    }
+  }
+
+  /** A reply that seated this page (seated / queued): the state from its RaceInfo, boards from the seed. */
+  adopt(reply, replaceUrl = false) {
+    const info = reply.race;
+    const state = new RaceState(info, reply.slot ?? 0);
+    state.lastSeq = info.event_seq;
+    if (info.seed !== null && info.seed !== undefined && info.status !== "waiting" && info.status !== "closed") {
+      state.boards[state.mySlot] = replayBoard(info.seed, info.settings, []);
+    }
+    this.setState(state);
+    if (replaceUrl) history.replaceState({}, "", `/race/${info.race}`);
+    this.render();
+  }
+
+  /** Reopening a race page (reload, closed tab, rematch): sync from event 1 and rebuild from the events. */
+  async resume(race) {
+    const synced = await this.conn.sync(race, 0);
+    this.caughtUpSeq = synced.race.event_seq;
+    this.setState(RaceState.forPlayer(synced.race, synced.slot));
+    this.render();
+  }
+
+  setState(state) {
+    this.state = state;
+    this.app.adoptState(state, (event) => this.onEvent(event));
+    this.app.remember(state);
+  }
+
+  showEntryError(error, race) {
+    if (error instanceof ServerError && error.code === "not_seated") {
+      fill(
+        this.root,
+        h(
+          "div",
+          { class: "panel entry" },
+          h("h2", {}, "You are not seated in this race"),
+          h("p", {}, "Take the free seat if it is still open, or watch it."),
+          h("div", { class: "actions" },
+            h("button", { class: "primary", onclick: () => this.joinHere(race) }, "Join this race"),
+            h("a", { class: "button", href: `/watch/${race}`, dataset: { link: "" } }, "Watch"),
+          ),
+          h("p", { class: "error-text", role: "alert" }),
+        ),
+      );
+      return;
+    }
+    const text = error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error);
+    fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "This race cannot be opened"), h("p", { class: "error-text", role: "alert" }, text), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
+  }
+
+  async joinHere(race) {
+    try {
+      this.adopt(await this.conn.join(race));
+    } catch (error) {
+      const slot = this.root.querySelector(".error-text");
+      if (slot) slot.textContent = error instanceof ServerError ? `${error.message} (${error.code})` : String(error);
+    }
+  }
+
+  onEvent(event) {
+    if (event.type === "rematch" && event.seq > this.caughtUpSeq) {
+      this.app.navigate(`/race/${event.new_race}`);
+      return;
+    }
+    this.render();
+    this.maybeAutoMove();
+  }
+
+  unmount() {
+    this.unmounted = true;
+    clearInterval(this.timer);
+    this.offStatus();
+    window.removeEventListener("keydown", this.keys);
+    const state = this.state;
+    if (state) {
+      this.app.releaseState(state);
+      if (state.status === "waiting" && state.mySlot === 0) {
+        (this.params.queued ? this.conn.cancelQuickMatch() : this.conn.leave(state.race)).catch(() => {});
+      }
+    }
+  }
+
+  // --- playing ----------------------------------------------------------------------------------
+
+  canPlay() {
+    const state = this.state;
+    return state && state.status === "running" || (state && state.status === "countdown" && this.conn.serverNow() >= state.startAt);
+  }
+
+  sendMove(move) {
+    const state = this.state;
+    if (!state || !state.myBoard) return;
+    if (state.players[state.mySlot].state !== "playing") return this.say("Your attempt has ended.");
+    if (!this.canPlay()) return this.say("Wait for the start.");
+    this.queue.push(move);
+    this.pump();
+  }
+
+  async pump() {
+    if (this.pending || !this.queue.length) return;
+    const move = this.queue.shift();
+    const state = this.state;
+    this.pending = move;
+    this.render();
+    try {
+      const reply = await this.conn.move(state.race, moveText(move));
+      state.applyMoved(reply);
+      this.message = null;
+    } catch (error) {
+      this.queue = [];
+      this.say(error instanceof ServerError ? `Refused: ${error.message} (${error.code})` : `Not sent: ${error.message}`, true);
+    } finally {
+      this.pending = null;
+    }
+    this.render();
+    if (this.queue.length) this.pump();
+    else this.maybeAutoMove();
+  }
+
+  maybeAutoMove() {
+    const state = this.state;
+    if (!this.autoMove || this.pending || this.queue.length || !state || !state.myBoard || !this.canPlay()) return;
+    if (state.players[state.mySlot].state !== "playing" || state.result) return;
+    const safe = state.myBoard.safeFoundationMove();
+    if (safe) this.sendMove(safe);
+  }
+
+  async action(kind) {
+    const state = this.state;
+    try {
+      if (kind === "undo" || kind === "redeal") return this.sendMove({ special: kind });
+      if (kind === "resign" && !confirm("Resign this race? Your cards on the foundations still count.")) return;
+      if (kind === "resign") await this.conn.resign(state.race);
+      if (kind === "stuck") await this.conn.stuck(state.race);
+      if (kind === "rematch") {
+        const reply = await this.conn.rematch(state.race);
+        if (this.unmounted) return;
+        if (reply.type === "seated") return this.app.navigate(`/race/${reply.race.race}`, { seated: reply });
+        this.say("Rematch offered: waiting for your opponent.");
+      }
+      if (kind === "leave") {
+        await this.conn.leave(state.race);
+        return this.app.navigate("/");
+      }
+      if (kind === "cancel") {
+        await this.conn.cancelQuickMatch();
+        return this.app.navigate("/");
+      }
+    } catch (error) {
+      this.say(error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error), true);
+    }
+  }
+
+  say(text, isError = false) {
+    this.message = { text, isError };
+    this.render();
+  }
+
+  keyDown(event) {
+    if (event.target.closest && event.target.closest("input, textarea, select")) return;
+    if (event.ctrlKey || event.metaKey || event.altKey || !this.boardView) return;
+    const key = event.key;
+    if (key === "Escape") {
+      this.typed = "";
+      this.boardView.select(null);
+      return this.render();
+    }
+    if (key === "Backspace") {
+      this.typed = this.typed.slice(0, -1);
+      return this.render();
+    }
+    if (key.length !== 1 || key === " ") return;
+    const selected = this.boardView.selected;
+    const lower = key.toLowerCase();
+    if (selected && /^[f1-6]$/.test(lower)) {
+      this.typed = "";
+      this.boardView.sendTo(selected, lower);
+      return this.render();
+    }
+    this.typed = (this.typed + key).slice(-3);
+    const card = parseCard(this.typed) || parseCard(this.typed.slice(-2));
+    if (card) {
+      this.typed = "";
+      this.boardView.select(card);
+      if (!this.boardView.selected) this.say(`${cardLabel(card)} is not available`, true);
+    }
+    event.preventDefault();
+    this.render();
+  }
+
+  // --- drawing ----------------------------------------------------------------------------------
+
+  tick() {
+    if (!this.state) return;
+    const now = this.conn.serverNow();
+    const clock = this.root.querySelector(".clock-line");
+    if (clock) clock.replaceWith(clockLine(this.state, now));
+    const players = this.root.querySelector(".players");
+    if (players && this.state.players.some((p) => !p.connected)) fill(players, this.playersOf(now));
+    const countdown = this.root.querySelector(".countdown-overlay");
+    if (countdown) {
+      if (now >= this.state.startAt) this.render();
+      else countdown.querySelector(".big").textContent = String(Math.ceil((this.state.startAt - now) / 1000));
+    }
+    if (this.state.status === "countdown" && now >= this.state.startAt && !this.started) {
+      this.started = true;
+      this.maybeAutoMove();
+    }
+  }
+
+  playersOf(now) {
+    const state = this.state;
+    const mine = this.conn.status;
+    return [playerPanel(state, state.mySlot, now, "you", mine), playerPanel(state, 1 - state.mySlot, now, "opponent")];
+  }
+
+  render() {
+    const state = this.state;
+    if (!state) return;
+    const now = this.conn.serverNow();
+    document.title = `Race ${state.race} · Flower Garden Race`;
+    if (!this.layout) {
+      this.layout = {
+        header: h("div", { class: "race-header" }),
+        players: h("div", { class: "players" }),
+        notice: h("div", { class: "notice", role: "status", "aria-live": "polite" }),
+        table: h("div", { class: "table" }),
+        controls: h("div", { class: "controls" }),
+      };
+      fill(this.root, h("div", { class: "race-page", dataset: { race: state.race } }, Object.values(this.layout)));
+      this.boardView = new BoardView(this.layout.table, { interactive: true, label: "your board", onMove: (move) => this.sendMove(move), onSelect: () => this.renderControls() });
+    }
+    const { header, players, notice, table } = this.layout;
+    fill(header,
+      h("div", { class: "race-title" }, h("h1", {}, "Race ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
+      h("div", { class: "race-settings" }, settingsText(state.settings)),
+      clockLine(state, now),
+    );
+    fill(players, this.playersOf(now));
+    this.boardView.render(state.myBoard, this.pending && this.pending.card);
+    table.querySelector(".overlay")?.remove();
+    const overlay = this.overlay(now);
+    if (overlay) table.append(overlay);
+    fill(notice, this.message ? h("p", { class: this.message.isError ? "refusal" : "info" }, this.message.text) : null);
+    this.renderControls();
+  }
+
+  overlay(now) {
+    const state = this.state;
+    if (state.status === "waiting") {
+      const link = state.invite ? `${location.origin}/invite/${state.invite}` : `${location.origin}/race/${state.race}`;
+      return h(
+        "div",
+        { class: "overlay waiting" },
+        h("h2", {}, this.params.queued ? "Looking for an opponent…" : "Waiting for an opponent"),
+        state.invite ? h("p", {}, "A private race: send this link to your opponent.") : h("p", {}, "Send this link, or wait for someone from the lobby."),
+        h("div", { class: "share" },
+          h("input", { class: "share-link", readonly: true, value: link, "aria-label": "invite link", onfocus: (e) => e.target.select() }),
+          h("button", { onclick: (e) => this.copy(link, e.target) }, "Copy link"),
+        ),
+        state.invite ? h("p", { class: "invite-code" }, "Code ", h("code", {}, state.invite)) : null,
+        this.params.queued
+          ? h("button", { class: "ghost", onclick: () => this.action("cancel") }, "Stop looking")
+          : state.mySlot === 0 ? h("button", { class: "ghost", onclick: () => this.action("leave") }, "Close this race") : null,
+      );
+    }
+    if (state.status === "countdown" && state.startAt && now < state.startAt) {
+      return h("div", { class: "overlay countdown-overlay" }, h("p", {}, "Get ready"), h("div", { class: "big" }, String(Math.ceil((state.startAt - now) / 1000))));
+    }
+    if (state.status === "closed") {
+      return h("div", { class: "overlay" }, h("h2", {}, "This race was closed"), h("p", {}, `(${state.closedReason})`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby"));
+    }
+    if (state.result) {
+      const offered = state.rematchOffers.map((until) => until && until > now);
+      const mine = offered[state.mySlot];
+      const theirs = offered[1 - state.mySlot];
+      return h(
+        "div",
+        { class: "overlay result-overlay" },
+        resultTable(state),
+        h("div", { class: "actions" },
+          h("button", { class: "primary rematch", onclick: () => this.action("rematch") }, theirs ? "Accept rematch" : mine ? "Rematch offered…" : "Rematch"),
+          h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay"),
+          h("a", { class: "button", href: "/", dataset: { link: "" } }, "Lobby"),
+        ),
+        theirs ? h("p", { class: "info" }, `${state.players[1 - state.mySlot].name} wants a rematch.`) : null,
+        state.newRace ? h("p", {}, h("a", { href: `/race/${state.newRace}`, dataset: { link: "" } }, "Go to the rematch")) : null,
+      );
+    }
+    return null;
+  }
+
+  renderControls() {
+    const state = this.state;
+    const controls = this.layout.controls;
+    const me = state.players[state.mySlot];
+    const live = state.status === "running" || state.status === "countdown";
+    const active = live && me.state === "playing";
+    const board = state.myBoard;
+    const selected = this.boardView.selected;
+    fill(
+      controls,
+      h("div", { class: "buttons" },
+        state.settings.undo ? h("button", { dataset: { action: "undo" }, disabled: !active || !board || board.check({ special: "undo" }) !== null, onclick: () => this.action("undo") }, "Undo") : null,
+        state.settings.redeal_once ? h("button", { dataset: { action: "redeal" }, disabled: !active || !board || board.redealUsed, onclick: () => this.action("redeal") }, "Redeal") : null,
+        h("button", { dataset: { action: "stuck" }, disabled: !active, onclick: () => this.action("stuck") }, "Stuck"),
+        h("button", { dataset: { action: "resign" }, class: "danger", disabled: !active, onclick: () => this.action("resign") }, "Resign"),
+        h("label", { class: "toggle" },
+          h("input", { type: "checkbox", name: "automove", checked: this.autoMove, onchange: (e) => {
+            this.autoMove = e.target.checked;
+            localStorage.setItem("fg.automove", this.autoMove ? "1" : "0");
+            this.maybeAutoMove();
+          } }),
+          " auto-move safe cards",
+        ),
+      ),
+      h("div", { class: "keyboard-hint" },
+        selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d), then f or a column 1–6. Double-click sends a card home.",
+      ),
+    );
+  }
+
+  async copy(text, button) {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch {
+      this.root.querySelector(".share-link")?.select();
+      button.textContent = "Press Ctrl+C";
+    }
+  }
+}

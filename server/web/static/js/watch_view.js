@@ -1,0 +1,95 @@
+// Spectating (/watch/<id>): both boards drawn and updated move by move, after the race's spectator delay.
+// A late joiner starts from the delayed snapshot (`watching`); later `move` events advance each board.
+
+import { BoardView } from "./board_view.js";
+import { ServerError } from "./connection.js";
+import { fill, h, settingsText } from "./dom.js";
+import { RaceState } from "./race_state.js";
+import { clockLine, playerPanel, resultTable } from "./race_view.js";
+
+const STATUS_TEXT = { waiting: "waiting for players", countdown: "starting", running: "live", finished: "finished", closed: "closed" };
+
+export function mountWatch(root, app, params) {
+  const view = new WatchView(root, app, params.race);
+  view.start();
+  return view;
+}
+
+class WatchView {
+  constructor(root, app, race) {
+    this.root = root;
+    this.app = app;
+    this.conn = app.conn;
+    this.race = race;
+    this.state = null;
+    this.delay = 0;
+    this.timer = setInterval(() => this.tick(), 500);
+  }
+
+  async start() {
+    fill(this.root, h("p", { class: "loading" }, "Joining the spectators…"));
+    let watching;
+    try {
+      watching = await this.conn.watch(this.race);
+    } catch (error) {
+      const text = error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error);
+      const seated = error instanceof ServerError && error.code === "already_seated";
+      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "Cannot watch this race"), h("p", { class: "error-text", role: "alert" }, text),
+        seated ? h("a", { class: "button", href: `/race/${this.race}`, dataset: { link: "" } }, "Play it") : h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
+      return;
+    }
+    this.delay = watching.delay_ms;
+    this.state = RaceState.fromWatching(watching);
+    this.app.adoptState(this.state, () => this.render());
+    this.build();
+    this.render();
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    if (this.state) {
+      this.app.releaseState(this.state);
+      this.conn.unwatch(this.race).catch(() => {});
+    }
+  }
+
+  /** What the spectators see is `delay` behind: their clock runs behind too. */
+  now() {
+    return this.conn.serverNow() - this.delay;
+  }
+
+  build() {
+    document.title = `Watching ${this.race} · Flower Garden Race`;
+    this.header = h("div", { class: "race-header" });
+    this.panels = [0, 1].map(() => h("div", { class: "player-slot" }));
+    this.tables = [0, 1].map((slot) => h("div", { class: "table", dataset: { slot: String(slot) } }));
+    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: `board of player ${slot + 1}` }));
+    this.footer = h("div", { class: "watch-footer" });
+    fill(this.root, h("div", { class: "watch-page", dataset: { race: this.race } }, this.header,
+      h("div", { class: "duel" }, [0, 1].map((slot) => h("div", { class: "side", dataset: { slot: String(slot) } }, this.panels[slot], this.tables[slot]))),
+      this.footer));
+  }
+
+  tick() {
+    if (!this.state || !this.header) return;
+    this.header.querySelector(".clock-line")?.replaceWith(clockLine(this.state, this.now()));
+  }
+
+  render() {
+    const state = this.state;
+    const now = this.now();
+    fill(this.header,
+      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
+      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
+      clockLine(state, now),
+    );
+    for (const slot of [0, 1]) {
+      fill(this.panels[slot], playerPanel(state, slot, now, null));
+      this.boards[slot].render(state.boards[slot]);
+    }
+    if (state.result) fill(this.footer, resultTable(state), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay this race"));
+    else if (state.status === "finished") fill(this.footer, h("p", {}, "This race is over. "), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay it"));
+    else if (state.status === "closed") fill(this.footer, h("p", {}, "This race was closed before it started."));
+    else fill(this.footer, !state.boards[0] ? h("p", { class: "info" }, "The boards appear when the race starts.") : null);
+  }
+}

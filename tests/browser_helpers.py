@@ -1,0 +1,63 @@
+"""A real headless Chromium for the web client's tests: Debian's ``chromium`` driven by the ``playwright`` package.
+
+Nothing is downloaded (``playwright install`` is never used): the browser is ``$FLOWERGARDEN_CHROMIUM``, else
+``chromium`` on PATH. When it or the package is missing the test fails with what to install, never skips.
+Screenshots go to ``tmp/artifacts/web/`` in the repository (kept after the run, to look at).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "tmp" / "artifacts" / "web"
+LAUNCH_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Flags that keep Chromium from stalling on a closed network (and let it run as root)."""
+INSTALL_HINT = (
+    "the browser tests need Debian's chromium and the playwright package: `apt-get install -y chromium` "
+    "(as root; `python3 dev.py test` does it when it can) and `pip install -e .[test]`; or set FLOWERGARDEN_CHROMIUM "
+    "to a Chromium binary. Never `playwright install` (it downloads)."
+)
+
+
+def chromium_path() -> str:
+    """The Chromium binary to drive; fails the test with install instructions when there is none."""
+    configured = os.environ.get("FLOWERGARDEN_CHROMIUM")
+    found = configured if configured and Path(configured).exists() else shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.fail(f"no Chromium found: {INSTALL_HINT}")
+    return found
+
+
+@asynccontextmanager
+async def launched_browser() -> AsyncIterator[object]:
+    """A headless Chromium with a fresh profile, closed afterwards."""
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        pytest.fail(f"the playwright package is missing: {INSTALL_HINT}")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    async with async_playwright() as driver:
+        browser = await driver.chromium.launch(executable_path=chromium_path(), headless=True, args=LAUNCH_FLAGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+def http_url(ws_url: str) -> str:
+    """``ws://host:port`` → ``http://host:port``."""
+    return "http" + ws_url.removeprefix("ws")

@@ -1,0 +1,251 @@
+"""The web client in a real headless Chromium: two players race to a result by clicking, a third watches both
+boards live, a reload resumes the seat, the rematch button starts a new race, the replay steps through every move.
+
+Screenshots of every page are saved under tmp/artifacts/web/.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgpack
+from browser_helpers import ARTIFACTS, http_url, launched_browser
+from playwright.async_api import Page, expect
+from winning_lines import winning_deal
+
+from server.app import RaceServer
+from shared import Board, parse_action
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+async def shot(page: Page, name: str) -> None:
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+async def first_visit(page: Page, url: str, name: str) -> None:
+    """Open ``url`` and answer the name prompt of a first visit."""
+    await page.goto(url)
+    await page.fill("input[name=name]", name)
+    await page.click("form.name-form button[type=submit]")
+    await expect(page.locator("#who .me-name")).to_have_text(name)
+
+
+def destination(board: str, move: str) -> str:
+    """Where the card of ``move`` shows once the server accepted it."""
+    card, places = move.split()
+    target = places.split(">")[1]
+    pile = "f" if target == "f" else target
+    return f'{board} [data-pile="{pile}"] [data-card="{card}"]'
+
+
+async def click_move(page: Page, board: str, move: str) -> None:
+    """Play ``move`` by clicking its card, then its destination pile; wait until the server acknowledged it."""
+    card, places = move.split()
+    await page.click(f'{board} [data-card="{card}"]')
+    await page.click(f'{board} [data-pile="{places.split(">")[1]}"]')
+    await expect(page.locator(destination(board, move))).to_be_visible()
+    await expect(page.locator(f"{board} .card.pending")).to_have_count(0)
+
+
+async def drag_move(page: Page, board: str, move: str) -> None:
+    """Play ``move`` by dragging its card onto its destination pile."""
+    card, places = move.split()
+    source = await page.locator(f'{board} [data-card="{card}"]').bounding_box()
+    target = await page.locator(f'{board} [data-pile="{places.split(">")[1]}"]').bounding_box()
+    assert source is not None and target is not None
+    await page.mouse.move(source["x"] + source["width"] / 2, source["y"] + source["height"] / 2)
+    await page.mouse.down()
+    await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + target["height"] / 2, steps=8)
+    await page.mouse.up()
+    await expect(page.locator(destination(board, move))).to_be_visible()
+
+
+async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_then_rematch_and_replay(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    site = http_url(race_server.url)
+    board = ".race-page .table"
+    async with launched_browser() as browser:
+        ann_context = await browser.new_context(viewport=DESKTOP)  # type: ignore[attr-defined]
+        bob_context = await browser.new_context(viewport=PHONE, has_touch=True)  # type: ignore[attr-defined]
+        cid_context = await browser.new_context(viewport=DESKTOP)  # type: ignore[attr-defined]
+        ann, bob, cid = await ann_context.new_page(), await bob_context.new_page(), await cid_context.new_page()
+        errors: list[str] = []
+        for page in (ann, bob, cid):
+            page.on("pageerror", lambda error: errors.append(str(error)))
+
+        # Ann creates a race with a known winnable seed and no spectator delay.
+        await first_visit(ann, site + "/", "Ann")
+        await shot(ann, "01-lobby")
+        await ann.click("details.more summary")
+        await ann.fill("input[name=seed]", str(seed))
+        await ann.fill("input[name=spectator_delay]", "0")
+        await ann.click("button[data-action=create]")
+        await expect(ann.locator(".overlay.waiting")).to_be_visible()
+        race = ann.url.rsplit("/", 1)[1]
+        assert re.fullmatch(r"[A-Za-z0-9]{11}", race), ann.url
+        assert await ann.input_value(".share-link") == f"{site}/race/{race}"
+        await shot(ann, "02-race-waiting")
+
+        # Bob sees it in the lobby (live) and joins it.
+        await first_visit(bob, site + "/", "Bob")
+        await bob.click(f'#open-races [data-race="{race}"] button')
+        await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
+        await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()
+
+        # Cid watches: both boards drawn.
+        await first_visit(cid, f"{site}/watch/{race}", "Cid")
+        await expect(cid.locator('.watch-page .side[data-slot="1"] [data-pile="b"] .card')).to_have_count(16)
+
+        # Bob: a double-click sends a card home, keyboard entry, click-click, then a reload mid-race.
+        bob_line = list(line[:4])
+        await bob.dblclick(f'{board} [data-card="AS"]')
+        await expect(bob.locator(destination(board, bob_line[0]))).to_be_visible()
+        await bob.keyboard.type("2s")
+        await expect(bob.locator(f'{board} .card.selected[data-card="2S"]')).to_be_visible()
+        await bob.keyboard.type("f")
+        await expect(bob.locator(destination(board, bob_line[1]))).to_be_visible()
+        await click_move(bob, board, bob_line[2])
+        await bob.reload()
+        await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
+        await expect(bob.locator(f'{board} [data-pile="f"] [data-card="3S"]')).to_be_visible()
+        await expect(bob.locator(f'{board} [data-pile="b"] [data-card="AS"]')).to_have_count(0)
+        await drag_move(bob, board, bob_line[3])  # drag and drop; the seat still plays after the reload
+
+        # A move the server refuses is shown with its reason and changes nothing.
+        await bob.click(f'{board} [data-card="7H"]')
+        await bob.click(f'{board} [data-pile="2"]')
+        await expect(bob.locator(".notice .refusal")).to_contain_text("column_rank_mismatch")
+        await expect(bob.locator(f'{board} [data-pile="6"] [data-card="7H"]')).to_be_visible()
+        await shot(bob, "03-race-phone-refusal")
+
+        # Ann plays the whole winning line by clicking.
+        for index, move in enumerate(line):
+            await click_move(ann, board, move)
+            if index == 40:
+                await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "4")
+                await shot(ann, "04-race-midway")
+                await shot(cid, "05-watch-midway")
+        await expect(ann.locator(".result .headline")).to_have_text("You win!")
+        await expect(bob.locator(".result .headline")).to_have_text("Ann wins")
+        await shot(ann, "06-result-winner")
+        await shot(bob, "07-result-phone")
+
+        # The spectator's boards reach the final position of both players.
+        bob_final = Board.deal(seed)
+        for move in bob_line:
+            bob_final.play(parse_action(move))
+        await expect(cid.locator('.side[data-slot="0"] .score strong')).to_have_text("52")
+        await expect(cid.locator('.side[data-slot="1"] .score strong')).to_have_text(str(bob_final.foundation_count))
+        for column, cards in enumerate(bob_final.columns, start=1):
+            shown = cid.locator(f'.side[data-slot="1"] [data-pile="{column}"] [data-card]')
+            assert await shown.evaluate_all("nodes => nodes.map(n => n.dataset.card)") == [card_name(card) for card in cards]
+        await expect(cid.locator(".watch-footer .result .headline")).to_have_text("Ann wins")
+        await shot(cid, "08-watch-final")
+
+        # Rematch: Ann offers, Bob accepts; both land in the same new race.
+        await ann.click("button.rematch")
+        await expect(bob.locator("button.rematch")).to_have_text("Accept rematch")
+        await bob.click("button.rematch")
+        await expect(bob).not_to_have_url(f"{site}/race/{race}")
+        await expect(ann).to_have_url(bob.url)
+        await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()
+        await expect(ann.locator(f'{board} [data-pile="b"] .card')).to_have_count(16)
+        await shot(ann, "09-rematch")
+
+        # The replay steps through every move of both players.
+        await cid.goto(f"{site}/replay/{race}")
+        total = len(line) + len(bob_line)
+        await expect(cid.locator(".move-list li")).to_have_count(total)
+        for _ in range(total):
+            await cid.click("button[data-action=step]")
+        await expect(cid.locator(".counter")).to_have_attribute("data-position", str(total))
+        await expect(cid.locator('.side[data-slot="0"] .score strong')).to_have_text("52")
+        await expect(cid.locator('.side[data-slot="1"] .score strong')).to_have_text(str(bob_final.foundation_count))
+        await shot(cid, "10-replay-end")
+        await cid.click("button[data-action=back]")
+        await expect(cid.locator(".counter")).to_have_attribute("data-position", str(total - 1))
+        await expect(cid.locator('.side[data-slot="0"] .score strong')).to_have_text("51")
+        await cid.click(".move-list li[data-position='10']")
+        await expect(cid.locator(".counter")).to_have_attribute("data-position", "10")
+        await shot(cid, "11-replay-move-10")
+        assert errors == []
+
+
+def card_name(card: int) -> str:
+    """The notation of an engine card (its data-card value)."""
+    from shared import card_text
+
+    return card_text(card)  # type: ignore[arg-type]
+
+
+async def test_the_browser_engine_deals_and_decodes_like_the_server(race_server: RaceServer) -> None:
+    """The page's deal matches the Python engine's for small and 64-bit seeds, and 64-bit ints arrive as BigInt."""
+    seeds = [0, 1, 15, 2**53 + 1, 2**64 - 1]
+    async with launched_browser() as browser:
+        page = await browser.new_page()  # type: ignore[attr-defined]
+        await page.goto(http_url(race_server.url) + "/")
+        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        deals = await page.evaluate(
+            """async ([build, seeds]) => {
+                const engine = await import(`/static/${build}/js/engine.js`);
+                return seeds.map((seed) => engine.deal(BigInt(seed)));
+            }""",
+            [build, [str(seed) for seed in seeds]],
+        )
+        frame = list(msgpack.packb({"type": "countdown", "seed": 2**64 - 1, "at": 1795955679298, "small": 15}))
+        decoded = await page.evaluate(
+            """async ([build, bytes]) => {
+                const protocol = await import(`/static/${build}/js/protocol.js`);
+                const message = protocol.decode(new Uint8Array(bytes).buffer);
+                return [typeof message.seed, String(message.seed), typeof message.at, message.at, typeof message.small];
+            }""",
+            [build, frame],
+        )
+    for seed, shown in zip(seeds, deals):
+        board = Board.deal(seed)
+        assert shown["columns"] == [[card_name(card) for card in column] for column in board.columns], seed
+        assert shown["bouquet"] == [card_name(card) for card in board.bouquet], seed
+    assert decoded == ["bigint", str(2**64 - 1), "number", 1795955679298, "number"]
+
+
+async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pairs_two_pages(race_server: RaceServer) -> None:
+    site = http_url(race_server.url)
+    board = ".race-page .table"
+    async with launched_browser() as browser:
+        ann = await (await browser.new_context(viewport=DESKTOP)).new_page()  # type: ignore[attr-defined]
+        bob = await (await browser.new_context(viewport=DESKTOP)).new_page()  # type: ignore[attr-defined]
+        ann.on("dialog", lambda dialog: dialog.accept())
+        await first_visit(ann, site + "/", "Ann")
+        await ann.check("input[name=private]")
+        await ann.click("details.more summary")
+        await ann.fill("input[name=seed]", "15")
+        await ann.click("button[data-action=create]")
+        code = (await ann.locator(".invite-code code").text_content() or "").strip()
+        assert re.fullmatch(r"[2-9A-HJ-NP-Z]{6}", code), code
+        link = await ann.input_value(".share-link")
+        assert link == f"{site}/invite/{code}"
+        await shot(ann, "12-private-invite")
+
+        await first_visit(bob, link, "Bob")
+        await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
+        assert bob.url == ann.url  # the invite page became the race page
+
+        # Auto-move sends the safe cards (here the ace of spades) as ordinary moves.
+        await bob.check("input[name=automove]")
+        await expect(bob.locator(f'{board} [data-pile="f"] [data-card="AS"]')).to_be_visible()
+        await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "1")
+
+        await ann.click("button[data-action=resign]")  # Bob is ahead: the race is decided at once
+        await expect(ann.locator(".result .headline")).to_have_text("Bob wins")
+        await expect(bob.locator(".result .headline")).to_have_text("You win!")
+
+        # Quick match: two pages asking for the same settings are paired in one race.
+        for page in (ann, bob):
+            await page.click(".result-overlay a[href='/']")
+            await page.click("button[data-action=quick-match]")
+        await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()
+        await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
+        assert ann.url == bob.url
+        await shot(bob, "13-quick-match")

@@ -1,0 +1,123 @@
+"""The web client's files as the server serves them: page URLs, content types, caching, the vendored msgpack copy
+and the package data that ships them."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import importlib.util
+import re
+import tomllib
+import urllib.error
+import urllib.request
+from email.message import Message
+from pathlib import Path
+
+from browser_helpers import http_url
+
+from server.app import RaceServer
+from server.web.static_site import IMMUTABLE, NO_CACHE, STATIC_ROOT, StaticSite
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def fetch(url: str) -> tuple[int, Message, bytes]:
+    """GET ``url`` (in a thread: the server runs on this loop): status, headers, body."""
+
+    def get() -> tuple[int, Message, bytes]:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers, error.read()
+
+    return await asyncio.to_thread(get)
+
+
+async def test_every_page_url_answers_the_page_shell_never_cached(race_server: RaceServer) -> None:
+    site = http_url(race_server.url)
+    build = StaticSite().build
+    for path in ("/", "/race/inQH4SkJQ5Y", "/invite/K7QX3M", "/watch/inQH4SkJQ5Y", "/replay/inQH4SkJQ5Y"):
+        status, headers, body = await fetch(site + path)
+        assert status == 200, path
+        assert headers["Content-Type"] == "text/html; charset=utf-8"
+        assert headers["Cache-Control"] == NO_CACHE
+        assert "default-src 'self'" in headers["Content-Security-Policy"]
+        assert f"/static/{build}/js/main.js".encode() in body
+        assert b"{{build}}" not in body
+
+
+async def test_assets_of_this_build_are_cached_for_a_year_with_their_content_type(race_server: RaceServer) -> None:
+    site = http_url(race_server.url)
+    build = StaticSite().build
+    for name, content_type in [
+        ("js/main.js", "text/javascript; charset=utf-8"),
+        ("css/app.css", "text/css; charset=utf-8"),
+        ("vendor/msgpack/index.mjs", "text/javascript; charset=utf-8"),
+        ("vendor/msgpack/LICENSE.txt", "text/plain; charset=utf-8"),
+        ("favicon.svg", "image/svg+xml"),
+    ]:
+        status, headers, body = await fetch(f"{site}/static/{build}/{name}")
+        assert (status, headers["Content-Type"], headers["Cache-Control"]) == (200, content_type, IMMUTABLE), name
+        assert body == (STATIC_ROOT / name).read_bytes()
+        assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+async def test_another_builds_asset_is_served_uncached_and_a_missing_one_is_404(race_server: RaceServer) -> None:
+    site = http_url(race_server.url)
+    status, headers, body = await fetch(f"{site}/static/0123456789ab/js/main.js")
+    assert (status, headers["Cache-Control"]) == (200, NO_CACHE)
+    assert body == (STATIC_ROOT / "js" / "main.js").read_bytes()
+    status, _, _ = await fetch(f"{site}/static/{StaticSite().build}/js/nothing-here.js")
+    assert status == 404
+    status, _, _ = await fetch(f"{site}/static/{StaticSite().build}/../../transport.py")
+    assert status == 404
+
+
+async def test_other_plain_http_paths_still_ask_for_a_websocket_upgrade(race_server: RaceServer) -> None:
+    status, _, _ = await fetch(http_url(race_server.url) + "/no/such/page")
+    assert status == 426
+
+
+def test_the_build_id_changes_when_a_file_changes(tmp_path: Path) -> None:
+    for path in STATIC_ROOT.rglob("*"):
+        if path.is_file():
+            target = tmp_path / path.relative_to(STATIC_ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    assert StaticSite(tmp_path).build == StaticSite().build
+    (tmp_path / "css" / "app.css").write_text("body {}")
+    assert StaticSite(tmp_path).build != StaticSite().build
+
+
+def load_vendor_tool() -> object:
+    spec = importlib.util.spec_from_file_location("vendor_msgpack", ROOT / "tools" / "vendor_msgpack.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_vendored_msgpack_matches_its_checksums_and_a_changed_file_is_caught(tmp_path: Path) -> None:
+    tool = load_vendor_tool()
+    assert tool.verify() == []  # type: ignore[attr-defined]
+    vendor = STATIC_ROOT / "vendor" / "msgpack"
+    assert re.fullmatch(r"@msgpack/msgpack \d+\.\d+\.\d+", (vendor / "VERSION").read_text().splitlines()[0])
+    assert "ISC" in (vendor / "LICENSE.txt").read_text() or "Permission to use" in (vendor / "LICENSE.txt").read_text()
+    copy = tmp_path / "msgpack"
+    for path in vendor.rglob("*"):
+        if path.is_file():
+            (copy / path.relative_to(vendor)).parent.mkdir(parents=True, exist_ok=True)
+            (copy / path.relative_to(vendor)).write_bytes(path.read_bytes())
+    (copy / "Decoder.mjs").write_text("export const Decoder = null;\n")
+    (copy / "extra.mjs").write_text("\n")
+    assert tool.verify(copy) == ["Decoder.mjs: checksum differs", "extra.mjs: not listed in SHA256SUMS"]  # type: ignore[attr-defined]
+
+
+def test_the_package_data_ships_every_static_file() -> None:
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["server.web"]
+    package = STATIC_ROOT.parent
+    for path in STATIC_ROOT.rglob("*"):
+        if path.is_file():
+            name = path.relative_to(package).as_posix()
+            assert any(fnmatch.fnmatch(name, pattern) and name.count("/") == pattern.count("/") for pattern in patterns), name
