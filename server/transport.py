@@ -343,7 +343,7 @@ class Transport:
             status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
             return self.http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
         if request.headers.get("Upgrade", "").lower() != "websocket":
-            return self.site.respond(path)
+            return self.site.respond(path, request.headers.get("Accept-Encoding", ""))
         return None
 
     @staticmethod

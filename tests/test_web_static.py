@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import gzip
 import importlib.util
 import re
 import tomllib
@@ -61,6 +62,20 @@ async def test_assets_of_this_build_are_cached_for_a_year_with_their_content_typ
         assert (status, headers["Content-Type"], headers["Cache-Control"]) == (200, content_type, IMMUTABLE), name
         assert body == (STATIC_ROOT / name).read_bytes()
         assert headers["X-Content-Type-Options"] == "nosniff"
+
+
+async def test_text_is_sent_gzipped_to_browsers_that_accept_it(race_server: RaceServer) -> None:
+    url = f"{http_url(race_server.url)}/static/{StaticSite().build}/js/engine.js"
+
+    def get() -> tuple[Message, bytes]:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": "gzip, deflate"}), timeout=10) as response:
+            return response.headers, response.read()
+
+    headers, body = await asyncio.to_thread(get)
+    assert headers["Content-Encoding"] == "gzip"
+    assert headers["Vary"] == "Accept-Encoding"
+    original = (STATIC_ROOT / "js" / "engine.js").read_bytes()
+    assert gzip.decompress(body) == original and len(body) < len(original) / 2
 
 
 async def test_another_builds_asset_is_served_uncached_and_a_missing_one_is_404(race_server: RaceServer) -> None:
