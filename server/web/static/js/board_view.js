@@ -48,6 +48,9 @@ export class BoardView {
 
   /** Draw `board` (an engine Board, or null before the deal). pending: the card of a move awaiting the server. */
   render(board, pending = null) {
+    const drawn = board ? `${board.actions}|${pending}` : "none";
+    if (board === this.board && drawn === this.drawn) return this.mark(); // unchanged: keep the elements (double-clicks)
+    this.drawn = drawn;
     this.board = board;
     this.pending = pending;
     if (this.selected && (!board || board.sourceOf(this.selected) === null)) this.selected = null;

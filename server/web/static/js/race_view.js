@@ -13,6 +13,7 @@ const RESULT_REASONS = {
   reached_first: "same count, reached first",
   draw: "same count at the same moment",
 };
+const MESSAGE_MS = 8000;
 const STATUS_TEXT = { waiting: "Waiting for an opponent", countdown: "Starting…", running: "Racing", finished: "Finished", closed: "Closed" };
 
 /** A player's line: name, presence, a progress bar of cards on the foundations, how the attempt stands. */
@@ -194,6 +195,7 @@ class RaceView {
       this.app.navigate(`/race/${event.new_race}`);
       return;
     }
+    if (event.type === "result") this.message = null;
     this.render();
     this.maybeAutoMove();
   }
@@ -284,8 +286,15 @@ class RaceView {
   }
 
   say(text, isError = false) {
-    this.message = { text, isError };
+    const message = { text, isError };
+    this.message = message;
     this.render();
+    setTimeout(() => {
+      if (this.message === message && !this.unmounted) {
+        this.message = null;
+        this.render();
+      }
+    }, MESSAGE_MS);
   }
 
   keyDown(event) {
