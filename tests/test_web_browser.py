@@ -6,7 +6,9 @@ Screenshots of every page are saved under tmp/artifacts/web/.
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Awaitable, Callable
 
 import msgpack
 from browser_helpers import ARTIFACTS, http_url, launched_browser
@@ -18,6 +20,13 @@ from shared import Board, parse_action
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
+
+
+async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    """Wait until ``check()`` is true (the page's CSP forbids the string evaluation of ``wait_for_function``)."""
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.05)
 
 
 async def shot(page: Page, name: str) -> None:
@@ -236,6 +245,20 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
         await bob.check("input[name=automove]")
         await expect(bob.locator(f'{board} [data-pile="f"] [data-card="AS"]')).to_be_visible()
         await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "1")
+
+        # A dropped connection (not closed on purpose) is retried: same session, the race synced from the last
+        # event, and play goes on.
+        player = await bob.evaluate("window.flowerGarden.conn.session.player")
+        await bob.evaluate("window.seen = []; void window.flowerGarden.conn.on('status', (s) => window.seen.push(s))")
+        await bob.evaluate("window.flowerGarden.conn.socket.close(4000, 'test drop')")
+        await until(lambda: bob.evaluate("window.seen.includes('connected')"))
+        assert await bob.evaluate("window.seen") == ["reconnecting", "connected"]
+        await expect(bob.locator("#connection")).to_have_text("online")
+        assert await bob.evaluate("window.flowerGarden.conn.session.player") == player
+        await bob.dblclick(f'{board} [data-card="2S"]')
+        await expect(bob.locator(f'{board} [data-pile="f"] [data-card="2S"]')).to_be_visible()
+        await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "2")
+        await expect(ann.locator('.player[data-slot="1"] .presence')).to_have_text("online")
 
         await ann.click("button[data-action=resign]")  # Bob is ahead: the race is decided at once
         await expect(ann.locator(".result .headline")).to_have_text("Bob wins")

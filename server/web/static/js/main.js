@@ -151,4 +151,6 @@ class App {
   }
 }
 
-new App().start();
+const app = new App();
+window.flowerGarden = app; // a handle for the browser's console and for tests (docs/WEB.md)
+app.start();
