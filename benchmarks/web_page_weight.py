@@ -29,7 +29,7 @@ from playwright.async_api import Browser, async_playwright
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.embedded_redis import EmbeddedRedis
-from server.protocol import RaceSettings
+from shared.protocol import RaceSettings
 
 READY = {"/": "#open-races .empty, #open-races .race-row", "race": ".race-page .table [data-card]"}
 

@@ -12,8 +12,12 @@ import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "tmp" / "artifacts" / "web"
 LAUNCH_FLAGS = [
@@ -43,7 +47,7 @@ def chromium_path() -> str:
 
 
 @asynccontextmanager
-async def launched_browser() -> AsyncIterator[object]:
+async def launched_browser() -> AsyncIterator[Browser]:
     """A headless Chromium with a fresh profile, closed afterwards."""
     try:
         from playwright.async_api import async_playwright

@@ -12,14 +12,15 @@ from collections.abc import Awaitable, Callable
 
 import msgpack
 from browser_helpers import ARTIFACTS, http_url, launched_browser
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, ViewportSize, expect
 from winning_lines import winning_deal
 
 from server.app import RaceServer
-from shared import Board, parse_action
+from shared import Board, card_text, parse_action
+from shared.cards import Card
 
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+PHONE = ViewportSize(width=390, height=844)
+DESKTOP = ViewportSize(width=1280, height=900)
 
 
 async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
@@ -76,9 +77,9 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
     site = http_url(race_server.url)
     board = ".race-page .table"
     async with launched_browser() as browser:
-        ann_context = await browser.new_context(viewport=DESKTOP)  # type: ignore[attr-defined]
-        bob_context = await browser.new_context(viewport=PHONE, has_touch=True)  # type: ignore[attr-defined]
-        cid_context = await browser.new_context(viewport=DESKTOP)  # type: ignore[attr-defined]
+        ann_context = await browser.new_context(viewport=DESKTOP)
+        bob_context = await browser.new_context(viewport=PHONE, has_touch=True)
+        cid_context = await browser.new_context(viewport=DESKTOP)
         ann, bob, cid = await ann_context.new_page(), await bob_context.new_page(), await cid_context.new_page()
         errors: list[str] = []
         for page in (ann, bob, cid):
@@ -182,18 +183,16 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
         assert errors == []
 
 
-def card_name(card: int) -> str:
+def card_name(card: Card) -> str:
     """The notation of an engine card (its data-card value)."""
-    from shared import card_text
-
-    return card_text(card)  # type: ignore[arg-type]
+    return card_text(card)
 
 
 async def test_the_browser_engine_deals_and_decodes_like_the_server(race_server: RaceServer) -> None:
     """The page's deal matches the Python engine's for small and 64-bit seeds, and 64-bit ints arrive as BigInt."""
     seeds = [0, 1, 15, 2**53 + 1, 2**64 - 1]
     async with launched_browser() as browser:
-        page = await browser.new_page()  # type: ignore[attr-defined]
+        page = await browser.new_page()
         await page.goto(http_url(race_server.url) + "/")
         build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
         deals = await page.evaluate(
@@ -223,8 +222,8 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
     site = http_url(race_server.url)
     board = ".race-page .table"
     async with launched_browser() as browser:
-        ann = await (await browser.new_context(viewport=DESKTOP)).new_page()  # type: ignore[attr-defined]
-        bob = await (await browser.new_context(viewport=DESKTOP)).new_page()  # type: ignore[attr-defined]
+        ann = await (await browser.new_context(viewport=DESKTOP)).new_page()
+        bob = await (await browser.new_context(viewport=DESKTOP)).new_page()
         ann.on("dialog", lambda dialog: dialog.accept())
         await first_visit(ann, site + "/", "Ann")
         await ann.check("input[name=private]")
@@ -264,11 +263,20 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
         await expect(ann.locator(".result .headline")).to_have_text("Bob wins")
         await expect(bob.locator(".result .headline")).to_have_text("You win!")
 
-        # Quick match: two pages asking for the same settings are paired in one race.
+        # Quick match: two pages asking for the same settings (undo allowed, seed 15) are paired in one race.
         for page in (ann, bob):
             await page.click(".result-overlay a[href='/']")
+            await page.check("input[name=undo]")
+            await page.click("details.more summary")
+            await page.fill("input[name=seed]", "15")
             await page.click("button[data-action=quick-match]")
         await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()
         await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
         assert ann.url == bob.url
-        await shot(bob, "13-quick-match")
+        # Bob's auto-move (still on) plays the ace; Undo takes it back, and auto-move leaves it there.
+        await expect(bob.locator(f'{board} [data-pile="f"] [data-card="AS"]')).to_be_visible()
+        await bob.click("button[data-action=undo]")
+        await expect(bob.locator(f'{board} [data-pile="b"] [data-card="AS"]')).to_be_visible()
+        await expect(bob.locator("button[data-action=undo]")).to_be_disabled()
+        await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "0")
+        await shot(bob, "13-quick-match-undo")

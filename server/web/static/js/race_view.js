@@ -221,6 +221,12 @@ class RaceView {
     return state && state.status === "running" || (state && state.status === "countdown" && this.conn.serverNow() >= state.startAt);
   }
 
+  /** A move the player asked for (not auto-move): it also ends the pause of auto-move that an undo starts. */
+  playerMove(move) {
+    this.autoPaused = move.special === "undo";
+    this.sendMove(move);
+  }
+
   sendMove(move) {
     const state = this.state;
     if (!state || !state.myBoard) return;
@@ -253,7 +259,7 @@ class RaceView {
 
   maybeAutoMove() {
     const state = this.state;
-    if (!this.autoMove || this.pending || this.queue.length || !state || !state.myBoard || !this.canPlay()) return;
+    if (!this.autoMove || this.autoPaused || this.pending || this.queue.length || !state || !state.myBoard || !this.canPlay()) return;
     if (state.players[state.mySlot].state !== "playing" || state.result) return;
     const safe = state.myBoard.safeFoundationMove();
     if (safe) this.sendMove(safe);
@@ -262,7 +268,7 @@ class RaceView {
   async action(kind) {
     const state = this.state;
     try {
-      if (kind === "undo" || kind === "redeal") return this.sendMove({ special: kind });
+      if (kind === "undo" || kind === "redeal") return this.playerMove({ special: kind });
       if (kind === "resign" && !confirm("Resign this race? Your cards on the foundations still count.")) return;
       if (kind === "resign") await this.conn.resign(state.race);
       if (kind === "stuck") await this.conn.stuck(state.race);
@@ -369,7 +375,7 @@ class RaceView {
         controls: h("div", { class: "controls" }),
       };
       fill(this.root, h("div", { class: "race-page", dataset: { race: state.race } }, Object.values(this.layout)));
-      this.boardView = new BoardView(this.layout.table, { interactive: true, label: "your board", onMove: (move) => this.sendMove(move), onSelect: () => this.renderControls() });
+      this.boardView = new BoardView(this.layout.table, { interactive: true, label: "your board", onMove: (move) => this.playerMove(move), onSelect: () => this.renderControls() });
     }
     const { header, players, notice, table } = this.layout;
     fill(header,
