@@ -195,12 +195,6 @@ export class Board {
     return to !== FOUNDATION && from !== BOUQUET && !this.columns[Number(to) - 1].length && this.columns[Number(from) - 1].length === 1;
   }
 
-  /** Whether any legal move exists at all (a card to an empty column counts). */
-  hasMoves() {
-    const cards = [...this.bouquet, ...this.columns.filter((c) => c.length).map((c) => c[c.length - 1])];
-    return cards.some((card) => this.destinations(card).length > 0);
-  }
-
   /**
    * A card that can safely go to its foundation: every card of the rank below, in all four suits, is already
    * on the foundations, so no column will ever need this card to build on (the solver's rule).

@@ -1,7 +1,7 @@
 // The lobby (/): open races (live from lobby events), quick match and create with every setting, join by
 // invite code, races being played (to watch) and recently finished races (to replay).
 
-import { ServerError } from "./connection.js";
+import { errorText } from "./connection.js";
 import { ageText, fill, h, settingsText } from "./dom.js";
 import { parseSeed } from "./protocol.js";
 
@@ -135,7 +135,7 @@ class LobbyView {
   }
 
   error(error) {
-    const text = error instanceof ServerError ? `${error.message} (${error.code}${error.field ? `: ${error.field}` : ""})` : String(error.message || error);
+    const text = errorText(error);
     this.form.querySelector(".error-text").textContent = text;
   }
 

@@ -2,7 +2,7 @@
 // watchers and presence, the buttons, keyboard entry, and the result with a rematch button.
 
 import { BoardView } from "./board_view.js";
-import { ServerError } from "./connection.js";
+import { ServerError, errorText } from "./connection.js";
 import { ENDINGS, clockText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, moveText, parseCard, replayBoard } from "./engine.js";
 import { FULL, RaceState } from "./race_state.js";
@@ -177,7 +177,7 @@ class RaceView {
       );
       return;
     }
-    const text = error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error);
+    const text = errorText(error);
     fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "This race cannot be opened"), h("p", { class: "error-text", role: "alert" }, text), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
   }
 
@@ -186,7 +186,7 @@ class RaceView {
       this.adopt(await this.conn.join(race));
     } catch (error) {
       const slot = this.root.querySelector(".error-text");
-      if (slot) slot.textContent = error instanceof ServerError ? `${error.message} (${error.code})` : String(error);
+      if (slot) slot.textContent = errorText(error);
     }
   }
 
@@ -248,7 +248,7 @@ class RaceView {
       this.message = null;
     } catch (error) {
       this.queue = [];
-      this.say(error instanceof ServerError ? `Refused: ${error.message} (${error.code})` : `Not sent: ${error.message}`, true);
+      this.say(`${error instanceof ServerError ? "Refused" : "Not sent"}: ${errorText(error)}`, true);
     } finally {
       this.pending = null;
     }
@@ -287,7 +287,7 @@ class RaceView {
         return this.app.navigate("/");
       }
     } catch (error) {
-      this.say(error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error), true);
+      this.say(errorText(error), true);
     }
   }
 

@@ -2,7 +2,7 @@
 // jump to any move; the move list beside. Each position is rebuilt from the race's event log.
 
 import { BoardView } from "./board_view.js";
-import { ServerError } from "./connection.js";
+import { ServerError, errorText } from "./connection.js";
 import { clockText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, parseMove } from "./engine.js";
 import { RaceState } from "./race_state.js";
@@ -46,7 +46,7 @@ class ReplayView {
         after = page.events[page.events.length - 1].seq;
       }
     } catch (error) {
-      const text = error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error);
+      const text = errorText(error);
       const live = error instanceof ServerError && error.code === "not_finished";
       fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "No replay"), h("p", { class: "error-text", role: "alert" }, text),
         live ? h("a", { class: "button", href: `/watch/${this.race}`, dataset: { link: "" } }, "Watch it live") : h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));

@@ -2,7 +2,7 @@
 // A late joiner starts from the delayed snapshot (`watching`); later `move` events advance each board.
 
 import { BoardView } from "./board_view.js";
-import { ServerError } from "./connection.js";
+import { ServerError, errorText } from "./connection.js";
 import { fill, h, settingsText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
@@ -32,7 +32,7 @@ class WatchView {
     try {
       watching = await this.conn.watch(this.race);
     } catch (error) {
-      const text = error instanceof ServerError ? `${error.message} (${error.code})` : String(error.message || error);
+      const text = errorText(error);
       const seated = error instanceof ServerError && error.code === "already_seated";
       fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "Cannot watch this race"), h("p", { class: "error-text", role: "alert" }, text),
         seated ? h("a", { class: "button", href: `/race/${this.race}`, dataset: { link: "" } }, "Play it") : h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
