@@ -16,7 +16,7 @@ from playwright.async_api import Page, ViewportSize, expect
 from winning_lines import winning_deal
 
 from server.app import RaceServer
-from shared import Board, card_text, parse_action
+from shared import Board, Rules, action_text, card_text, parse_action
 from shared.cards import Card
 
 PHONE = ViewportSize(width=390, height=844)
@@ -188,8 +188,9 @@ def card_name(card: Card) -> str:
     return card_text(card)
 
 
-async def test_the_browser_engine_deals_and_decodes_like_the_server(race_server: RaceServer) -> None:
-    """The page's deal matches the Python engine's for small and 64-bit seeds, and 64-bit ints arrive as BigInt."""
+async def test_the_browser_engine_deals_moves_and_decodes_like_the_server(race_server: RaceServer) -> None:
+    """The page's deal matches the Python engine's for small and 64-bit seeds, its legal moves match along a whole
+    winning line, its redeal matches, and 64-bit ints arrive as BigInt."""
     seeds = [0, 1, 15, 2**53 + 1, 2**64 - 1]
     async with launched_browser() as browser:
         page = await browser.new_page()
@@ -202,6 +203,23 @@ async def test_the_browser_engine_deals_and_decodes_like_the_server(race_server:
             }""",
             [build, [str(seed) for seed in seeds]],
         )
+        win_seed, line = winning_deal()
+        legal_js = await page.evaluate(
+            """async ([build, seed, line]) => {
+                const engine = await import(`/static/${build}/js/engine.js`);
+                const board = engine.Board.deal(seed, { profile: "classic" });
+                const seen = [];
+                for (const text of [...line, null]) {
+                    const cards = [...board.bouquet, ...board.columns.filter((c) => c.length).map((c) => c[c.length - 1])];
+                    seen.push(cards.flatMap((card) => board.destinations(card).map((to) => `${card} ${board.sourceOf(card)}>${to}`)).sort());
+                    if (text) board.play(engine.parseMove(text));
+                }
+                const redealt = engine.Board.deal(seed, { redeal_once: true });
+                redealt.play({ special: "redeal" });
+                return [seen, redealt.columns];
+            }""",
+            [build, win_seed, list(line)],
+        )
         frame = list(msgpack.packb({"type": "countdown", "seed": 2**64 - 1, "at": 1795955679298, "small": 15}))
         decoded = await page.evaluate(
             """async ([build, bytes]) => {
@@ -211,11 +229,19 @@ async def test_the_browser_engine_deals_and_decodes_like_the_server(race_server:
             }""",
             [build, frame],
         )
-    for seed, shown in zip(seeds, deals):
+    for seed, shown in zip(seeds, deals, strict=True):
         board = Board.deal(seed)
         assert shown["columns"] == [[card_name(card) for card in column] for column in board.columns], seed
         assert shown["bouquet"] == [card_name(card) for card in board.bouquet], seed
     assert decoded == ["bigint", str(2**64 - 1), "number", 1795955679298, "number"]
+    board = Board.deal(win_seed)
+    for index, move in enumerate([*line, None]):
+        assert legal_js[0][index] == sorted(action_text(legal) for legal in board.legal_moves()), index
+        if move is not None:
+            board.play(parse_action(move))
+    redealt = Board.deal(win_seed, Rules(redeal_once=True))
+    redealt.redeal()
+    assert legal_js[1] == [[card_name(card) for card in column] for column in redealt.columns]
 
 
 async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pairs_two_pages(race_server: RaceServer) -> None:
