@@ -285,6 +285,12 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
         await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "2")
         await expect(ann.locator('.player[data-slot="1"] .presence')).to_have_text("online")
 
+        # To the lobby and back (history): the race page rebuilds from every event again.
+        await bob.click("a.brand")
+        await expect(bob.locator("#open-races")).to_be_visible()
+        await bob.go_back()
+        await expect(bob.locator(f'{board} [data-pile="f"] [data-card="2S"]')).to_be_visible()
+
         await ann.click("button[data-action=resign]")  # Bob is ahead: the race is decided at once
         await expect(ann.locator(".result .headline")).to_have_text("Bob wins")
         await expect(bob.locator(".result .headline")).to_have_text("You win!")

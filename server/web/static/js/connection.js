@@ -171,10 +171,12 @@ export class Connection {
     return reply;
   }
 
+  /** The race and own actions; its events after `after` follow (all of them again from 0: a view rebuilding). */
   async sync(race, after = 0) {
     const reply = await this.request({ type: "sync", race, after });
     this.nextSeq.set(race, reply.moves.length);
-    this.follow(race, true, after);
+    this.follow(race, true);
+    this.lastSeq.set(race, after); // the server resends everything after `after`: none of it may be dropped
     return reply;
   }
 
