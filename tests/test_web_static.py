@@ -19,6 +19,7 @@ from browser_helpers import http_url
 
 from server.app import RaceServer
 from server.web.static_site import IMMUTABLE, NO_CACHE, STATIC_ROOT, StaticSite
+from shared.protocol import EVENT_TYPES, LOBBY_EVENT_TYPES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,3 +138,17 @@ def test_the_package_data_ships_every_static_file() -> None:
         if path.is_file():
             name = path.relative_to(package).as_posix()
             assert any(fnmatch.fnmatch(name, pattern) and name.count("/") == pattern.count("/") for pattern in patterns), name
+
+
+def js_string_set(source: str, name: str) -> set[str]:
+    """The strings of ``export const NAME = new Set([...])`` in a JavaScript module."""
+    match = re.search(rf"export const {name} = new Set\(\[(.*?)\]\);", source, re.DOTALL)
+    assert match is not None, name
+    return set(re.findall(r'"([a-z_]+)"', match.group(1)))
+
+
+def test_the_pages_protocol_module_knows_every_race_and_lobby_event_of_the_schema() -> None:
+    """A new event type in shared/protocol must reach the browser client too (its connection drops unknown types)."""
+    source = (STATIC_ROOT / "js" / "protocol.js").read_text()
+    assert js_string_set(source, "RACE_EVENTS") == set(EVENT_TYPES)
+    assert js_string_set(source, "LOBBY_EVENTS") == set(LOBBY_EVENT_TYPES)
