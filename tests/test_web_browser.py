@@ -100,6 +100,8 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
 
         # Bob sees it in the lobby (live) and joins it.
         await first_visit(bob, site + "/", "Bob")
+        await expect(bob.locator(f'#open-races [data-race="{race}"]')).to_be_visible()
+        await shot(bob, "01b-lobby-phone")
         await bob.click(f'#open-races [data-race="{race}"] button')
         await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
         await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()

@@ -128,8 +128,10 @@ export class Connection {
     const message = { ...fields, id };
     if (withToken) message.token = this.session.token;
     return new Promise((resolve, reject) => {
+      const open = this.socket && this.socket.readyState === WebSocket.OPEN;
+      if (!open && message.type !== "move") return reject(new ConnectionLost(null, "not connected: try again in a moment"));
       this.waiting.set(id, { resolve, reject, message });
-      this.send(message);
+      if (open) this.send(message); // a move waits for the reconnect, which resends it
     });
   }
 
