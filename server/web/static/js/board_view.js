@@ -154,7 +154,8 @@ export class BoardView {
 
   pointerDown(event) {
     const cardNode = event.target.closest("[data-card]");
-    if (!cardNode || !this.board || event.button !== 0 || cardNode.classList.contains("on-foundation")) return;
+    // Touch screens scroll with a finger: there a card is tapped, then its destination (no drag).
+    if (!cardNode || !this.board || event.button !== 0 || event.pointerType === "touch" || cardNode.classList.contains("on-foundation")) return;
     const card = cardNode.dataset.card;
     if (this.board.sourceOf(card) === null) return;
     const start = { x: event.clientX, y: event.clientY };
