@@ -40,8 +40,7 @@ export class RaceState {
 
   /** For a player: start from nothing but the seat, then apply the race's events from seq 1 (sync after 0). */
   static forPlayer(info, slot) {
-    const state = new RaceState({ ...info, status: "waiting", seed: null, start_at: null, deadline: null, players: [] }, slot);
-    return state;
+    return new RaceState({ ...info, status: "waiting", seed: null, start_at: null, deadline: null, players: [] }, slot);
   }
 
   /** For a spectator: the delayed snapshot of `watching` (boards rebuilt from the seed and each player's actions). */
@@ -151,12 +150,11 @@ export class RaceState {
 
   setProgress(slot, event) {
     Object.assign(this.players[slot], { count: event.count, left: event.left });
-    if (event.status && this.players[slot].state === "playing") this.players[slot].engineStatus = event.status;
   }
 
   /**
    * The player's action number `moveSeq` (1, 2, …) in notation: applied when it is the board's next one,
-   * ignored when already applied; a gap (an action never seen) is counted so the page can resync.
+   * ignored when already applied; a gap (an action never seen) is counted: the page then rebuilds from a sync.
    */
   applyAction(slot, moveSeq, text) {
     const board = this.boards[slot];

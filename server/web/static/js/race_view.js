@@ -191,6 +191,10 @@ class RaceView {
   }
 
   onEvent(event) {
+    if (this.state.gaps) {
+      this.resume(this.state.race).catch((error) => this.say(errorText(error), true)); // an action was missed
+      return;
+    }
     if (event.type === "rematch" && event.seq > this.caughtUpSeq) {
       this.app.navigate(`/race/${event.new_race}`);
       return;
@@ -246,6 +250,7 @@ class RaceView {
       const reply = await this.conn.move(state.race, moveText(move));
       state.applyMoved(reply);
       this.message = null;
+      if (state.gaps) await this.resume(state.race);
     } catch (error) {
       this.queue = [];
       this.say(`${error instanceof ServerError ? "Refused" : "Not sent"}: ${errorText(error)}`, true);
