@@ -227,7 +227,8 @@ async def test_the_browser_engine_deals_moves_and_decodes_like_the_server(race_s
             """async ([build, bytes]) => {
                 const protocol = await import(`/static/${build}/js/protocol.js`);
                 const message = protocol.decode(new Uint8Array(bytes).buffer);
-                return [typeof message.seed, String(message.seed), typeof message.at, message.at, typeof message.small];
+                const sent = protocol.encode({ type: "create", seed: 5000000000, big: 2n ** 64n - 1n, small: 7, at: 1795955679298 });
+                return [typeof message.seed, String(message.seed), typeof message.at, message.at, typeof message.small, Array.from(sent)];
             }""",
             [build, frame],
         )
@@ -235,7 +236,11 @@ async def test_the_browser_engine_deals_moves_and_decodes_like_the_server(race_s
         board = Board.deal(seed)
         assert shown["columns"] == [[card_name(card) for card in column] for column in board.columns], seed
         assert shown["bouquet"] == [card_name(card) for card in board.bouquet], seed
-    assert decoded == ["bigint", str(2**64 - 1), "number", 1795955679298, "number"]
+    assert decoded[:5] == ["bigint", str(2**64 - 1), "number", 1795955679298, "number"]
+    # Integers above 2^32 leave the page as integers (never float64), BigInt or not.
+    sent = msgpack.unpackb(bytes(decoded[5]))
+    assert sent == {"type": "create", "seed": 5_000_000_000, "big": 2**64 - 1, "small": 7, "at": 1795955679298}
+    assert all(type(value) is int for key, value in sent.items() if key != "type")
     board = Board.deal(win_seed)
     for index, move in enumerate([*line, None]):
         assert legal_js[0][index] == sorted(action_text(legal) for legal in board.legal_moves()), index
@@ -259,7 +264,7 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
         await ann.fill("input[name=seed]", "15")
         await ann.click("button[data-action=create]")
         code = (await ann.locator(".invite-code code").text_content() or "").strip()
-        assert re.fullmatch(r"[2-9A-HJ-NP-Z]{6}", code), code
+        assert re.fullmatch(r"[2-9A-HJ-NP-Z]{8}", code), code
         link = await ann.input_value(".share-link")
         assert link == f"{site}/invite/{code}"
         await shot(ann, "12-private-invite")

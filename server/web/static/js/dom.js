@@ -55,6 +55,8 @@ export function settingsText(settings) {
   if (settings.time_limit) parts.push(`${clockText(settings.time_limit * 1000)} limit`);
   if (settings.solvable_only) parts.push("solvable");
   if (settings.private) parts.push("private");
+  if (settings.spectators === "link") parts.push("spectators with the link");
+  if (settings.spectators === "nobody") parts.push("no spectators");
   return parts.join(" · ");
 }
 

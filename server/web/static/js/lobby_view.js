@@ -57,6 +57,11 @@ class LobbyView {
       "form",
       { class: "settings", onsubmit: (event) => event.preventDefault() },
       field("Rules", h("select", { name: "profile" }, h("option", { value: "classic" }, "Classic"), h("option", { value: "foundation-only" }, "Foundation only"))),
+      field("Spectators", h("select", { name: "spectators" },
+        h("option", { value: "" }, "default (anyone; link only if private)"),
+        h("option", { value: "anyone" }, "anyone (listed as live)"),
+        h("option", { value: "link" }, "only who has the link"),
+        h("option", { value: "nobody" }, "nobody"))),
       field("Time limit", h("select", { name: "time_limit" }, h("option", { value: "" }, "none"), ...[60, 180, 300, 600, 900].map((s) => h("option", { value: String(s), selected: s === 300 }, `${s / 60} min`)))),
       h("div", { class: "checks" },
         h("label", {}, h("input", { type: "checkbox", name: "undo" }), " undo (counted)"),
@@ -102,6 +107,7 @@ class LobbyView {
     const settings = { profile: form.profile.value, undo: form.undo.checked, redeal_once: form.redeal_once.checked, solvable_only: form.solvable_only.checked };
     settings.time_limit = form.time_limit.value ? Number(form.time_limit.value) : null;
     settings.seed = parseSeed(form.seed.value);
+    if (form.spectators.value) settings.spectators = form.spectators.value;
     if (!forQuickMatch) settings.private = form.private.checked;
     for (const name of ["spectator_delay", "grace"]) if (form[name].value !== "") settings[name] = Number(form[name].value);
     return settings;

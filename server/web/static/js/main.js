@@ -26,7 +26,8 @@ class App {
     this.statusBadge = document.getElementById("connection");
     this.who = document.getElementById("who");
     this.view = null;
-    this.followed = new Map();
+    this.states = new Map();
+    this.listeners = new Map();
     this.unclaimed = [];
     this.conn.on("event", (event) => this.dispatch(event));
     this.conn.on("status", (status) => this.showStatus(status));
@@ -103,31 +104,49 @@ class App {
     fill(this.main, h("div", { class: "panel entry" }, h("h2", {}, "No such page"), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
   }
 
-  // --- races followed by the current view --------------------------------------------------------
+  // --- the races this connection follows ---------------------------------------------------------
 
-  /** Feed `state` with its race's events from now on; `listener` is told after each one applied. */
-  adoptState(state, listener) {
-    this.followed.set(state.race, { state, listener });
+  /**
+   * Keep `state` fed with its race's events for as long as this connection follows the race (a second sync or
+   * watch would not send the past events again, so a page opened again in this tab reuses the state).
+   */
+  track(state) {
+    this.states.set(state.race, state);
     const early = this.unclaimed.filter((event) => event.race === state.race);
     this.unclaimed = this.unclaimed.filter((event) => event.race !== state.race);
     for (const event of early) state.apply(event);
   }
 
-  releaseState(state) {
-    if (this.followed.get(state.race)?.state === state) this.followed.delete(state.race);
+  /** The state of a race this connection follows, or undefined. */
+  stateOf(race) {
+    return this.states.get(race);
+  }
+
+  /** Tell `listener` about each event applied to the race's state; returns the function that stops it. */
+  listen(race, listener) {
+    this.listeners.set(race, listener);
+    return () => {
+      if (this.listeners.get(race) === listener) this.listeners.delete(race);
+    };
+  }
+
+  /** The connection no longer follows the race (left, unwatched). */
+  forget(race) {
+    this.states.delete(race);
+    this.listeners.delete(race);
   }
 
   dispatch(event) {
     if (!RACE_EVENTS.has(event.type)) return;
-    const followed = this.followed.get(event.race);
-    if (!followed) {
+    const state = this.states.get(event.race);
+    if (!state) {
       // Events that arrive while the page that wants them is still loading (between a reply and the view's start).
       this.unclaimed = [...this.unclaimed, event].slice(-UNCLAIMED_KEPT);
       return;
     }
-    if (!followed.state.apply(event)) return;
-    if (event.type === "result") this.rememberFinished(followed.state);
-    followed.listener(event);
+    if (!state.apply(event)) return;
+    if (event.type === "result") this.rememberFinished(state);
+    this.listeners.get(event.race)?.(event);
   }
 
   remember(state) {

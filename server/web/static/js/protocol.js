@@ -8,9 +8,21 @@ export const PROTOCOL_VERSION = 1;
 const encoder = new Encoder({ useBigInt64: true, ignoreUndefined: true });
 const decoder = new Decoder({ useBigInt64: true, maxArrayLength: 4096, maxMapLength: 256 });
 
-/** A request map → the bytes of one frame. BigInt fields (64-bit seeds) are sent as 64-bit integers. */
+/**
+ * A request map → the bytes of one frame. Integers above 2^32 − 1 go as BigInt, so they travel as 64-bit
+ * integers (with useBigInt64 the encoder would send such a Number as a float64, which the server refuses).
+ */
 export function encode(message) {
-  return encoder.encode(message);
+  return encoder.encode(widen(message));
+}
+
+function widen(value) {
+  if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) > 0xffffffff) return BigInt(value);
+  if (Array.isArray(value)) return value.map(widen);
+  if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, widen(item)]));
+  }
+  return value;
 }
 
 /**

@@ -124,8 +124,10 @@ class RaceView {
     fill(this.root, h("p", { class: "loading" }, "Loading the race…"));
     const { race, code, seated } = this.params;
     try {
+      const known = race && this.app.stateOf(race);
       if (seated) this.adopt(seated);
       else if (code) this.adopt(await this.conn.joinInvite(code), true);
+      else if (known && known.mySlot !== null) this.show(known); // opened again in this tab: already followed
       else await this.resume(race);
     } catch (error) {
       this.showEntryError(error, race);
@@ -145,7 +147,7 @@ class RaceView {
     this.render();
   }
 
-  /** Reopening a race page (reload, closed tab, rematch): sync from event 1 and rebuild from the events. */
+  /** Opening a race page on a fresh connection (reload, closed tab, rematch): sync from event 1, fold the events. */
   async resume(race) {
     const synced = await this.conn.sync(race, 0);
     this.caughtUpSeq = synced.race.event_seq;
@@ -153,9 +155,31 @@ class RaceView {
     this.render();
   }
 
+  /**
+   * After a missed action: a sync on this connection does not resend past events, so the state is rebuilt from
+   * the reply (the race as it is, the board from the seed and the player's actions), keeping the result seen.
+   */
+  async rebuild() {
+    const old = this.state;
+    const synced = await this.conn.sync(old.race, old.lastSeq);
+    const state = new RaceState(synced.race, synced.slot);
+    state.lastSeq = synced.race.event_seq;
+    if (synced.race.seed !== null && synced.race.seed !== undefined) state.boards[state.mySlot] = replayBoard(synced.race.seed, state.settings, synced.moves);
+    Object.assign(state, { result: old.result, rematchOffers: old.rematchOffers, newRace: old.newRace });
+    this.setState(state);
+    this.render();
+  }
+
+  show(state) {
+    this.setState(state);
+    this.render();
+  }
+
   setState(state) {
+    this.offEvents?.();
     this.state = state;
-    this.app.adoptState(state, (event) => this.onEvent(event));
+    this.app.track(state);
+    this.offEvents = this.app.listen(state.race, (event) => this.onEvent(event));
     this.app.remember(state);
   }
 
@@ -192,7 +216,7 @@ class RaceView {
 
   onEvent(event) {
     if (this.state.gaps) {
-      this.resume(this.state.race).catch((error) => this.say(errorText(error), true)); // an action was missed
+      this.rebuild().catch((error) => this.say(errorText(error), true)); // an action was missed
       return;
     }
     if (event.type === "rematch" && event.seq > this.caughtUpSeq) {
@@ -210,11 +234,10 @@ class RaceView {
     this.offStatus();
     window.removeEventListener("keydown", this.keys);
     const state = this.state;
-    if (state) {
-      this.app.releaseState(state);
-      if (state.status === "waiting" && state.mySlot === 0) {
-        (this.params.queued ? this.conn.cancelQuickMatch() : this.conn.leave(state.race)).catch(() => {});
-      }
+    this.offEvents?.();
+    if (state && state.status === "waiting" && state.mySlot === 0) {
+      (this.params.queued ? this.conn.cancelQuickMatch() : this.conn.leave(state.race)).catch(() => {});
+      this.app.forget(state.race);
     }
   }
 
@@ -250,7 +273,7 @@ class RaceView {
       const reply = await this.conn.move(state.race, moveText(move));
       state.applyMoved(reply);
       this.message = null;
-      if (state.gaps) await this.resume(state.race);
+      if (state.gaps) await this.rebuild();
     } catch (error) {
       this.queue = [];
       this.say(`${error instanceof ServerError ? "Refused" : "Not sent"}: ${errorText(error)}`, true);
@@ -285,10 +308,12 @@ class RaceView {
       }
       if (kind === "leave") {
         await this.conn.leave(state.race);
+        this.app.forget(state.race);
         return this.app.navigate("/");
       }
       if (kind === "cancel") {
         await this.conn.cancelQuickMatch();
+        this.app.forget(state.race);
         return this.app.navigate("/");
       }
     } catch (error) {

@@ -38,9 +38,15 @@ class WatchView {
         seated ? h("a", { class: "button", href: `/race/${this.race}`, dataset: { link: "" } }, "Play it") : h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
       return;
     }
-    this.delay = watching.delay_ms;
-    this.state = RaceState.fromWatching(watching);
-    this.app.adoptState(this.state, () => this.render());
+    const state = RaceState.fromWatching(watching);
+    this.app.track(state);
+    this.show(state, watching.delay_ms);
+  }
+
+  show(state, delay) {
+    this.state = state;
+    this.delay = delay;
+    this.offEvents = this.app.listen(this.race, () => this.render());
     this.build();
     this.render();
   }
@@ -48,7 +54,8 @@ class WatchView {
   unmount() {
     clearInterval(this.timer);
     if (this.state) {
-      this.app.releaseState(this.state);
+      this.offEvents();
+      this.app.forget(this.race);
       this.conn.unwatch(this.race).catch(() => {});
     }
   }
