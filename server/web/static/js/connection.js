@@ -29,6 +29,8 @@ export class ConnectionLost extends Error {
   }
 }
 
+const OUTCOME_RETRIES = 3;
+
 function randomId() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -235,7 +237,7 @@ export class Connection {
     const request = { type: "move", race, seq: this.nextSeq.get(race) ?? 0, move_id: randomId(), move: text };
     this.unacknowledged.set(race, request);
     try {
-      const reply = await this.request(request);
+      const reply = await this.requestUntilKnown(request);
       this.nextSeq.set(race, reply.seq);
       return reply;
     } catch (error) {
@@ -245,6 +247,22 @@ export class Connection {
       throw error;
     } finally {
       if (this.unacknowledged.get(race) === request) this.unacknowledged.delete(race);
+    }
+  }
+
+  /**
+   * `unavailable` and `internal_error` leave the outcome unknown (the move may have been stored): send the same
+   * move (same move_id and seq) again after a growing pause, a few times; the server applies it at most once.
+   */
+  async requestUntilKnown(request) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request(request);
+      } catch (error) {
+        const unknown = error instanceof ServerError && (error.code === "unavailable" || error.code === "internal_error");
+        if (!unknown || attempt >= OUTCOME_RETRIES) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      }
     }
   }
 
