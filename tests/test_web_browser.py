@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 import msgpack
 from browser_helpers import ARTIFACTS, http_url, launched_browser
 from playwright.async_api import Page, ViewportSize, expect
+from websockets.asyncio.server import ServerConnection, serve
 from winning_lines import winning_deal
 
 from server.app import RaceServer
@@ -319,3 +320,42 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
         await expect(bob.locator("button[data-action=undo]")).to_be_disabled()
         await expect(ann.locator('.player[data-slot="1"] .count')).to_have_attribute("data-count", "0")
         await shot(bob, "13-quick-match-undo")
+
+
+async def test_the_page_resends_a_move_refused_with_an_unknown_outcome_with_the_same_move_id_and_seq(race_server: RaceServer) -> None:
+    """Against a scripted server: ``unavailable`` twice, then ``moved``; every try carries the same move_id and seq."""
+    tries: list[dict[str, object]] = []
+
+    async def scripted(connection: ServerConnection) -> None:
+        async for frame in connection:
+            request = msgpack.unpackb(frame)
+            if request["type"] == "hello":
+                reply = {"type": "welcome", "id": request["id"], "protocol": 1, "token": "t" * 43, "player": "p1", "name": "T", "server_time": 1795955679298}
+            else:
+                tries.append(request)
+                if len(tries) < 3:
+                    reply = {"type": "error", "id": request["id"], "code": "unavailable", "message": "store unreachable"}
+                else:
+                    reply = {"type": "moved", "id": request["id"], "race": request["race"], "move": request["move"], "seq": 1,
+                             "count": 1, "left": 51, "status": "playing", "undos": 0, "duplicate": True}
+            await connection.send(msgpack.packb(reply))
+
+    async with serve(scripted, "127.0.0.1", 0) as fake, launched_browser() as browser:
+        port = next(iter(fake.sockets)).getsockname()[1]
+        page = await (await browser.new_context(bypass_csp=True)).new_page()  # the module talks to another port
+        await page.goto(http_url(race_server.url) + "/")
+        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        reply = await page.evaluate(
+            """async ([build, url]) => {
+                const { Connection } = await import(`/static/${build}/js/connection.js`);
+                const connection = new Connection(url);
+                await connection.start("T", null);
+                const moved = await connection.move("R1", "AS b>f");
+                return [moved.duplicate, connection.nextSeq.get("R1")];
+            }""",
+            [build, f"ws://127.0.0.1:{port}/"],
+        )
+    assert reply == [True, 1]
+    assert len(tries) == 3
+    assert len({(str(t["move_id"]), t["seq"], t["move"]) for t in tries}) == 1
+    assert len({t["id"] for t in tries}) == 3
