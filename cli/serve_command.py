@@ -25,7 +25,8 @@ environment variables (flags win):
   FLOWERGARDEN_PORT       port to listen on (default 8765)
   FLOWERGARDEN_DATA_DIR   folder of the embedded Redis' append-only file (default ./var/redis)
 
-The server speaks docs/PROTOCOL.md on ws://HOST:PORT and answers GET /health on the same port.
+The server speaks docs/PROTOCOL.md on ws://HOST:PORT and answers GET /health on the same port, where it also
+serves the web client: open http://HOST:PORT/ in a browser (docs/WEB.md).
 Races created with "solvable_only" get a seed the solver proved winnable, from a pool in Redis that every
 server process fills in the background (one low-priority worker process each, up to --seed-pool-target
 seeds per profile); while it is empty such requests are refused with seed_pool_empty, never delayed.

@@ -260,6 +260,7 @@ async def serve_until_signal(config: ServerConfig) -> None:
         loop.add_signal_handler(signal_number, stop.set)
     async with RaceServer(config) as server:
         print(f"flowergarden: serving races on {server.url}  (health check: http://{config.host}:{server.port}/health)", flush=True)
+        print(f"flowergarden: web client on http://{config.host}:{server.port}/", flush=True)
         print("flowergarden: Ctrl-C or SIGTERM stops the server", flush=True)
         await stop.wait()
         print("flowergarden: stopping ...", flush=True)
