@@ -1,22 +1,100 @@
-"""Running a command that talks to a race server: its failures become the command's documented errors."""
+"""What every command that talks to a race server shares: its options, checked, and its failures as errors.
+
+The options are checked by argparse itself (a URL without ``ws://``, an empty name, a
+time limit out of range are one-line usage errors, never a traceback), and
+:func:`wants_full_screen` decides between the full-screen app and the line mode.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.exceptions import WebSocketException
 
 from cli.output import EXIT_OK, CommandError
 from client import ConnectionLost, ServerError
+from shared.protocol import MAX_NAME_LEN, MAX_TIME_LIMIT_SECONDS
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
 
-def run_connected(args: argparse.Namespace, work: Callable[[argparse.Namespace], Coroutine[Any, Any, None]]) -> int:
+def server_url(text: str) -> str:
+    """argparse type of ``--server``: a ``ws://`` or ``wss://`` URL with a host."""
+    try:
+        parts = urlsplit(text.strip())
+        _ = parts.port  # ValueError for a port that is not a number or out of range
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a server URL: {error}") from None
+    if parts.scheme not in ("ws", "wss") or not parts.hostname:
+        hint = f" (did you mean ws://{text.strip()}?)" if "://" not in text else ""
+        raise argparse.ArgumentTypeError(f"{text!r} is not a server URL: it must start with ws:// or wss://{hint}")
+    return text.strip()
+
+
+def display_name(text: str) -> str:
+    """argparse type of ``--name``: 1 to 32 characters, not only spaces."""
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("the name must not be empty")
+    if len(name) > MAX_NAME_LEN:
+        raise argparse.ArgumentTypeError(f"the name has {len(name)} characters; at most {MAX_NAME_LEN} are allowed")
+    return name
+
+
+def time_limit(text: str) -> int:
+    """argparse type of ``--time-limit``: whole seconds from 1 to 24 hours."""
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+    if not 1 <= seconds <= MAX_TIME_LIMIT_SECONDS:
+        raise argparse.ArgumentTypeError(f"{seconds} is outside 1..{MAX_TIME_LIMIT_SECONDS} seconds")
+    return seconds
+
+
+def positive_speed(text: str) -> float:
+    """argparse type of ``--speed``: a factor above 0 (2 = twice the race's pace)."""
+    try:
+        factor = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < factor <= 1000:
+        raise argparse.ArgumentTypeError(f"{text} must be above 0 and at most 1000")
+    return factor
+
+
+def add_server_argument(parser: argparse.ArgumentParser) -> None:
+    """``--server URL`` (checked)."""
+    parser.add_argument("--server", type=server_url, default=DEFAULT_SERVER, help="server URL, ws:// or wss:// (default %(default)s)")
+
+
+def add_plain_argument(parser: argparse.ArgumentParser) -> None:
+    """``--plain``: the line mode even on a terminal."""
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="print lines instead of the full-screen app (the default when stdout is not a terminal)",
+    )
+
+
+def wants_full_screen(args: argparse.Namespace) -> bool:
+    """The full-screen app unless ``--plain``, ``--json`` or stdin/stdout is not a terminal."""
+    if getattr(args, "plain", False) or getattr(args, "json", False):
+        return False
+    return sys.stdout.isatty() and sys.stdin.isatty()
+
+
+def run_connected(args: argparse.Namespace, work: Callable[[argparse.Namespace], Coroutine[Any, Any, int | None]]) -> int:
     """Run ``work(args)``: a refusal becomes its code, an unreachable or lost server ``connection_failed``."""
     try:
-        asyncio.run(work(args))
+        code = asyncio.run(work(args))
     except ServerError as error:
         raise CommandError(error.code, str(error)) from None
-    except (OSError, ConnectionLost) as error:
-        raise CommandError("connection_failed", f"{args.server}: {error}") from None
-    return EXIT_OK
+    except (OSError, ConnectionLost, TimeoutError, WebSocketException) as error:
+        raise CommandError("connection_failed", f"{args.server}: {error or type(error).__name__}") from None
+    return EXIT_OK if code is None else code

@@ -1,11 +1,12 @@
-"""``flowergarden lobby``: the open races of a server, and (unless ``--once``) every change of the list as it happens."""
+"""``flowergarden lobby``: the open races of a server, live — a table with keys to join on a terminal, lines otherwise."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from cli.connected import run_connected
+from cli.connected import add_plain_argument, add_server_argument, display_name, run_connected, wants_full_screen
+from cli.terminal_input import discard_typeahead
 from client import RaceClient
 from shared.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
@@ -15,28 +16,46 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "lobby",
         help="list a server's open races, live",
-        description="List the open public races of a race server, then print each change (Ctrl-C stops).",
+        description=(
+            "The open public races of a race server, kept up to date. On a terminal: a table; Enter joins the "
+            "selected race, c creates one, k quick-matches, r resumes your saved race, q quits. With --plain (or a "
+            "pipe): the list, then one line per change (Ctrl-C stops)."
+        ),
     )
-    parser.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
-    parser.add_argument("--name", default="lobby watcher", help="display name to say hello with")
+    add_server_argument(parser)
+    parser.add_argument("--name", type=display_name, default="player", help="your display name (for races joined from the lobby)")
     parser.add_argument("--once", action="store_true", help="print the list and exit")
+    add_plain_argument(parser)
     parser.set_defaults(handler=run_lobby)
 
 
 def run_lobby(args: argparse.Namespace) -> int:
-    """Print the lobby (and follow it until Ctrl-C)."""
-    return run_connected(args, watch)
+    """The lobby full screen, or printed (and followed until Ctrl-C)."""
+    if wants_full_screen(args) and not args.once:
+        from cli.tui.app import FlowerGardenApp, LobbyStart
+        from client.race_session import SeatRequest
+
+        return FlowerGardenApp(args.server, LobbyStart(SeatRequest(name=args.name))).run_and_exit_code()
+    try:
+        return run_connected(args, watch)
+    finally:
+        discard_typeahead()
 
 
-def entry_line(entry: LobbyEntry, now_ms: int) -> str:
-    """One race as a line: id, creator, seats, age and settings."""
+def entry_options(entry: LobbyEntry) -> str:
+    """A race's settings in short: ``classic, undo, 300 s``."""
     settings = entry.settings
     options = [settings.profile]
     options += [name for name, on in (("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
     if settings.time_limit:
         options.append(f"{settings.time_limit} s")
+    return ", ".join(options)
+
+
+def entry_line(entry: LobbyEntry, now_ms: int) -> str:
+    """One race as a line: id, creator, seats, age and settings."""
     age = max(0, now_ms - entry.created_at) // 1000
-    return f"{entry.race:<12} {entry.creator:<16} {entry.seats}/2 {entry.status:<9} {age:>5} s  {', '.join(options)}"
+    return f"{entry.race:<12} {entry.creator:<16} {entry.seats}/2 {entry.status:<9} {age:>5} s  {entry_options(entry)}"
 
 
 async def watch(args: argparse.Namespace) -> None:

@@ -1,42 +1,46 @@
-"""``flowergarden race``: race a person from the terminal — the board in text, moves typed in notation."""
+"""``flowergarden race``: race a person from the terminal — full screen on a terminal, lines with ``--plain``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
+import contextlib
+import signal
 from typing import Any
 
-from cli.connected import run_connected
-from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import board_text
-from client import ConnectionLost, RaceClient, Resumed, ServerError, Unsolicited
-from shared import Board, Profile, Rules, action_text, parse_action
-from shared.protocol import (
-    AttemptEnded,
-    Back,
-    Countdown,
-    Disconnected,
-    LobbyEvent,
-    PlayerJoined,
-    PlayerLeft,
-    Progress,
-    Queued,
-    RaceClosed,
-    RaceEvent,
-    RaceResult,
-    RaceSettings,
-    Seated,
-    ServerShutdown,
-    Spectators,
-    Started,
+from cli.connected import (
+    DEFAULT_SERVER,
+    add_plain_argument,
+    add_server_argument,
+    display_name,
+    run_connected,
+    time_limit,
+    wants_full_screen,
 )
+from cli.engine_commands import add_profile_argument, seed_argument
+from cli.output import EXIT_OK, CommandError, board_text
+from cli.terminal_input import StdinLines, discard_typeahead
+from client import ConnectionLost, RaceClient, ServerError
+from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
+from client.sessions import SessionStore
+from shared import Board, EngineError, Move, Special, action_text
+from shared.assist import read_typed_move, target_key
+from shared.protocol import OPEN_STATUSES, Countdown, Progress, RaceResult, RaceSettings, RaceStatus, Spectators
 
-HELP = """Type a move in notation (5D b>3, KS 2>f, 9H 4>1), or:
-  moves    list your legal moves        undo     take back your last move (if the race allows it)
-  redeal   the one-time redeal (if allowed)   board    show your board again
-  stuck    declare that you cannot progress   resign   end your attempt (your count still counts)
-  help     this text"""
+EXIT_INTERRUPTED = 130
+
+PLAIN_HELP = """Line mode (--plain, or when stdout is not a terminal). Type a move, then Enter:
+  5D b>3     the full notation           5D 3 / as f   a card and where it goes (its place is known)
+  5D         a card alone: moved when exactly one destination is legal, else its destinations are listed
+  moves      list your legal moves, numbered; then type a number to play that move
+  undo, redeal, stuck, resign, board, help
+Ctrl-D or Ctrl-C leaves at once (a running race keeps your seat for its grace period: --resume takes it back).
+The process ends as soon as the race has a result."""
+
+KEYS_HELP = """Full-screen keys: type a card (5d, ts, 10h) to move it; several destinations light up: press f or 1-6.
+Click a card, then a destination. m lists the legal moves, a toggles auto-moving safe cards to the foundations,
+u undo, e redeal, x declare stuck, g resign (asks first), ? help, Ctrl-Q/Ctrl-C quit. After the result:
+r rematch, p replay, l lobby, q quit."""
 
 
 def register(subparsers: Any) -> None:
@@ -45,23 +49,31 @@ def register(subparsers: Any) -> None:
         "race",
         help="race someone from the terminal",
         description=(
-            "Create a race (and tell your opponent its id or invite code), join one, or be paired by quick match; "
-            "then play it from the terminal."
+            "Create a race (and tell your opponent its id or invite code), join one, be paired by quick match, or "
+            "take your seat back after a closed terminal (--resume); then play it. On a terminal this is a "
+            "full-screen app; --plain (or a pipe) gives the line mode for scripts."
         ),
-        epilog=HELP,
+        epilog=KEYS_HELP + "\n\n" + PLAIN_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
-    parser.add_argument("--name", default="player", help="your display name")
+    add_server_argument(parser)
+    parser.add_argument("--name", type=display_name, default="player", help="your display name (1-32 characters)")
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--join", metavar="RACE_ID", help="join this race instead of creating one")
     how.add_argument("--invite", metavar="CODE", help="join the private race of this invite code")
     how.add_argument("--quick", action="store_true", help="race the next player asking for the same settings (quick match)")
+    how.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="RACE_ID",
+        help="take back your seat in a race this computer played (default: the latest, on --server if given)",
+    )
     parser.add_argument("--seed", type=seed_argument, help="deal this seed (created races only; default random)")
     add_profile_argument(parser)
     parser.add_argument("--undo", action="store_true", help="allow undo (counted)")
     parser.add_argument("--redeal-once", action="store_true", help="allow the one-time redeal house rule")
-    parser.add_argument("--time-limit", type=int, metavar="SECONDS", help="end attempts still running after this long")
+    parser.add_argument("--time-limit", type=time_limit, metavar="SECONDS", help="end attempts still running after this long")
     parser.add_argument("--solvable", action="store_true", help="deal only a deal the server's solver proved winnable")
     parser.add_argument("--private", action="store_true", help="do not list the race in the lobby; share its invite code")
     parser.add_argument(
@@ -70,186 +82,192 @@ def register(subparsers: Any) -> None:
         help="who may watch: anyone (listed among the live races), link (whoever has the race id) or nobody "
         "(default: link for a private race, anyone otherwise)",
     )
+    parser.add_argument("--auto", action="store_true", help="start with auto-moving safe cards to the foundations on")
+    add_plain_argument(parser)
     parser.set_defaults(handler=run_race)
 
 
-def standing_rows(result: RaceResult) -> list[str]:
-    """One line per player of a result: name, count, how the attempt ended, time, moves and undos."""
-    return [
-        f"  {standing.name:<16} {standing.count:>2}/52  {standing.ended:<10} {standing.time_ms / 1000:7.1f} s  "
-        f"{standing.moves} moves, {standing.undos} undos"
-        for standing in result.players
-    ]
+def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
+    """What the command line asks for; the saved seat for ``--resume`` (CommandError ``no_saved_race`` if none)."""
+    resume = None
+    if args.resume is not None:
+        server = args.server if args.server != DEFAULT_SERVER else None
+        resume = store.find(args.resume or None, server)
+        if resume is None:
+            which = f"race {args.resume}" if args.resume else "a race"
+            raise CommandError("no_saved_race", f"no saved seat in {which} on this computer (see 'flowergarden race --help')")
+        args.server = resume.server
+    settings = RaceSettings(
+        profile=args.profile,
+        undo=args.undo,
+        redeal_once=args.redeal_once,
+        time_limit=args.time_limit,
+        seed=args.seed,
+        solvable_only=args.solvable,
+        private=args.private,
+        spectators=None if args.spectators is None else Spectators(args.spectators),
+    )
+    return SeatRequest(args.name, settings, join=args.join, invite=args.invite, quick=args.quick, resume=resume)
 
 
 def run_race(args: argparse.Namespace) -> int:
-    """Play one race interactively."""
-    return run_connected(args, lambda args: TerminalRace(args).run())
+    """Play one race: the full-screen app on a terminal, else the line mode."""
+    store = SessionStore()
+    request = seat_request(args, store)
+    if wants_full_screen(args):
+        from cli.tui.app import FlowerGardenApp, RaceStart  # Textual loads only for the full-screen app
+
+        return FlowerGardenApp(args.server, RaceStart(request, auto=args.auto), store=store).run_and_exit_code()
+    try:
+        return run_connected(args, lambda args: PlainRace(args.server, request, store).run())
+    finally:
+        discard_typeahead()
 
 
-class TerminalRace:
-    """One player's race in a terminal: typed lines become requests, events become printed lines."""
+class PlainRace:
+    """The line mode: typed lines become requests, events become printed lines; ends with the result."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.args = args
-        self.race_id = ""
-        self.slot = 0
-        self.board: Board | None = None
-        self.names: dict[int, str] = {}
-        self.result: RaceResult | None = None
-        self.closed = False
-        self.rules = Rules()
+    def __init__(self, server: str, request: SeatRequest, store: SessionStore) -> None:
+        self.server = server
+        self.request = request
+        self.store = store
+        self.listed: list[Move] = []
+        """The moves of the last ``moves`` listing, so a number plays one."""
 
-    async def run(self) -> None:
-        client = await RaceClient.connect(self.args.server)
+    async def run(self) -> int:
+        client = await RaceClient.connect(self.server)
+        session = RaceSession(client, self.store)
         try:
-            welcome = await client.hello(self.args.name)
-            await self._seat(client)
-            print(f"You are {welcome.name}. Type 'help' for commands.", flush=True)
-            lines = asyncio.create_task(self._read_lines(client))
             try:
-                async for event in client.follow():  # survives a dropped connection or a server shutdown
-                    self._show(event)
-                    if self.result is not None or self.closed:
-                        break
-            finally:
-                lines.cancel()
-            if self.result is None and not self.closed:
-                print("The connection closed before the race ended.")
+                for line in await session.open(self.request):
+                    print(line, flush=True)
+            except ResumeError as error:
+                raise CommandError(error.code, str(error)) from None
+            if session.view is not None and session.view.board is not None:
+                print(board_text(session.view.board), flush=True)
+            return await self._play(session)
         finally:
             await client.close()
 
-    async def _seat(self, client: RaceClient) -> None:
-        args = self.args
-        settings = RaceSettings(
-            profile=args.profile,
-            undo=args.undo,
-            redeal_once=args.redeal_once,
-            time_limit=args.time_limit,
-            seed=args.seed,
-            solvable_only=args.solvable,
-            private=args.private,
-            spectators=None if args.spectators is None else Spectators(args.spectators),
-        )
-        seated: Seated | Queued
-        if args.join:
-            seated = await client.join(args.join)
-        elif args.invite:
-            seated = await client.join_invite(args.invite)
-        elif args.quick:
-            seated = await client.quick_match(settings)
-            if isinstance(seated, Queued):
-                print("Waiting for a player asking for the same settings ...", flush=True)
-        else:
-            seated = await client.create(settings)
-            print(f"Race {seated.race.race} created. Your opponent joins with:")
-            if seated.race.invite is not None:
-                print(f"  flowergarden race --server {args.server} --invite {seated.race.invite}")
-            else:
-                print(f"  flowergarden race --server {args.server} --join {seated.race.race}")
-            print("Waiting for an opponent ...", flush=True)
-        self.race_id, self.slot = seated.race.race, seated.slot if isinstance(seated, Seated) else 0
-        settings = seated.race.settings
-        self.rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
+    async def _play(self, session: RaceSession) -> int:
+        interrupted = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, interrupted.set)
+        events = asyncio.create_task(self._follow(session))
+        typing = asyncio.create_task(self._read(session))
+        stopped = asyncio.create_task(interrupted.wait())
+        try:
+            done, _ = await asyncio.wait({events, typing, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            for task in (events, typing, stopped):
+                task.cancel()
+            for task in (events, typing, stopped):
+                with contextlib.suppress(asyncio.CancelledError, ConnectionLost, ServerError):
+                    await task
+        if events in done:
+            return events.result()
+        await self._leave(session)
+        return EXIT_INTERRUPTED if stopped in done else EXIT_OK
 
-    def _show(self, event: RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Resumed) -> None:
-        if isinstance(event, Unsolicited):
-            print(f"server: [{event.error.code}] {event.error.message}")
-        elif isinstance(event, ServerShutdown):
-            print("The server is shutting down; reconnecting ...")
-        elif isinstance(event, Resumed):
-            self._resume(event)
-        elif isinstance(event, Disconnected) and event.slot != self.slot:
-            print(f"{self._name(event.slot)} disconnected.")
-        elif isinstance(event, Back) and event.slot != self.slot:
-            print(f"{self._name(event.slot)} is back.")
-        elif isinstance(event, PlayerLeft) and event.slot != self.slot:
-            print(f"{self._name(event.slot)} left before the start.")
-        elif isinstance(event, RaceClosed):
-            self.closed = True
-            print(f"The race was closed before it started ({event.reason}).")
-        elif isinstance(event, PlayerJoined):
-            self.names[event.slot] = event.name
-            if event.slot != self.slot:
-                print(f"{event.name} joined.")
-        elif isinstance(event, Countdown):
-            self.board = Board.deal(event.seed, self.rules)
-            seconds = max(0.0, (event.start_at - event.at) / 1000)
-            limit = "" if event.deadline is None else f", time limit {(event.deadline - event.start_at) // 1000} s"
-            print(f"Deal {event.seed}; the race starts in {seconds:.1f} s{limit}.")
-            print(board_text(self.board))
-        elif isinstance(event, Started):
-            print("Go!", flush=True)
-        elif isinstance(event, Progress) and event.slot != self.slot:
-            print(f"  [{self._name(event.slot)}: {event.count}/52 on foundations, {event.left} left, {event.status}]")
-        elif isinstance(event, AttemptEnded):
-            who = "Your" if event.slot == self.slot else f"{self._name(event.slot)}'s"
-            print(f"{who} attempt ended ({event.reason}) with {event.count}/52.")
-        elif isinstance(event, RaceResult):
-            self.result = event
-            print(self._result_text(event))
-        sys.stdout.flush()
-
-    def _resume(self, resumed: Resumed) -> None:
-        """Back on a (new) connection: the board is rebuilt from the actions the server stored."""
-        synced = resumed.synced.get(self.race_id)
-        if synced is None or synced.race.seed is None:
-            print("Reconnected.")
+    async def _leave(self, session: RaceSession) -> None:
+        """Ctrl-C or end of input before the result: free a seat not yet raced, else say how to come back."""
+        view = session.view
+        if view is None or view.result is not None:
             return
-        actions = list(synced.moves)
-        resent = resumed.resent.get(self.race_id)
-        if resent is not None and not resent.duplicate:
-            actions.append(resent.move)
-        self.board = Board.deal(synced.race.seed, self.rules)
-        for action in actions:
-            self.board.play(parse_action(action))
-        print("Reconnected.")
-        print(board_text(self.board))
+        if view.status in OPEN_STATUSES:
+            with contextlib.suppress(ConnectionLost, ServerError, TimeoutError):
+                async with asyncio.timeout(2):
+                    await session.leave()
+            print("Left the race.", flush=True)
+        elif view.status is RaceStatus.RUNNING:
+            print(
+                f"Left race {view.race_id} while it runs: your seat is kept for its grace period; "
+                f"'flowergarden race --resume {view.race_id}' takes it back.",
+                flush=True,
+            )
 
-    def _name(self, slot: int) -> str:
-        return self.names.get(slot, f"player {slot + 1}")
+    async def _follow(self, session: RaceSession) -> int:
+        async for item in session.client.follow():
+            line = await session.handle(item)
+            if line:
+                print(line, flush=True)
+            view = session.view
+            if view is None:
+                continue
+            if isinstance(item, Countdown) and view.board is not None:
+                print(board_text(view.board), flush=True)
+            elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id:
+                print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)
+            if isinstance(item, RaceResult):
+                for standing in view.standing_lines():
+                    print("  " + standing, flush=True)
+                return EXIT_OK
+            if view.status is RaceStatus.CLOSED:
+                return EXIT_OK
+        print("The connection closed before the race ended.", flush=True)
+        return EXIT_OK
 
-    def _result_text(self, result: RaceResult) -> str:
-        if result.winner is None:
-            headline = "Draw."
-        elif result.winner == self.slot:
-            headline = f"You win ({result.reason})!"
-        else:
-            headline = f"{self._name(result.winner)} wins ({result.reason})."
-        return "\n".join([headline, *standing_rows(result)])
+    async def _read(self, session: RaceSession) -> None:
+        async for line in StdinLines():
+            with contextlib.suppress(ConnectionLost):
+                await self._command(session, line.strip())
 
-    async def _read_lines(self, client: RaceClient) -> None:
-        while True:
-            line = await asyncio.to_thread(sys.stdin.readline)
-            if not line:
-                return
-            await self._command(client, line.strip())
-
-    async def _command(self, client: RaceClient, text: str) -> None:
-        if not text:
-            return
+    async def _command(self, session: RaceSession, text: str) -> None:
+        view = session.view
         word = text.lower()
+        if not text or view is None:
+            return
         try:
             if word == "help":
-                print(HELP)
+                print(PLAIN_HELP)
             elif word == "board":
-                print(board_text(self.board) if self.board else "No deal yet.")
+                print(board_text(view.board) if view.board else "No deal yet.")
             elif word == "moves":
-                moves = self.board.legal_moves() if self.board else []
-                print(", ".join(action_text(move) for move in moves) or "(none: declare 'stuck' or 'resign')")
+                self.listed = view.board.legal_moves() if view.board else []
+                print("  ".join(f"{n}) {action_text(move)}" for n, move in enumerate(self.listed, 1))
+                      or "No legal move: declare 'stuck' or 'resign'.")
             elif word == "resign":
-                await client.resign(self.race_id)
+                await session.resign()
             elif word == "stuck":
-                await client.stuck(self.race_id)
-            elif self.board is None:
+                await session.stuck()
+            elif view.board is None:
                 print("No deal yet: moves are taken once the countdown shows the deal.")
+            elif word in ("undo", "redeal"):
+                await self._send(session, Special(word))
+            elif word.isdigit():
+                number = int(word)
+                if not 1 <= number <= len(self.listed):
+                    print(f"No move {number}: type 'moves' for the numbered list.")
+                else:
+                    await self._send(session, self.listed[number - 1])
             else:
-                reply = await client.move(self.race_id, text)
-                self.board.play(parse_action(reply.move))
-                print(board_text(self.board))
-                print(f"{reply.count}/52 on foundations, {reply.left} left ({reply.status}).")
+                await self._typed(session, view.board, text)
+        except EngineError as error:
+            print(f"Not understood: {error.message} ({error.code.value})")
         except ServerError as error:
-            print(f"refused: [{error.code}] {error.error.message}")
+            print(refusal_text(error))
         except ConnectionLost:
             print("The connection dropped; reconnecting ... (a move in flight is resent once)")
-        sys.stdout.flush()
+        finally:
+            print(end="", flush=True)
+
+    async def _typed(self, session: RaceSession, board: Board, text: str) -> None:
+        """A move in any accepted form: sent when it names one move, else the card's destinations or why it cannot move."""
+        typed = read_typed_move(board, text)
+        card = text.strip().upper()
+        if typed.move is not None:
+            await self._send(session, typed.move)
+        elif typed.choices:
+            places = [target_key(move.target) for move in typed.choices]
+            print(f"{card} can go to {', '.join(places)}: type '{card} {places[0]}' (or another of them).")
+        else:
+            reason = typed.why_not.message if typed.why_not else "it has no legal move"
+            print(f"{card} cannot move now: {reason}.")
+
+    async def _send(self, session: RaceSession, action: Move | Special) -> None:
+        reply = await session.send(action)
+        view = session.view
+        if view is not None and view.board is not None:
+            print(board_text(view.board))
+        print(f"{reply.move}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)

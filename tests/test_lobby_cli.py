@@ -40,14 +40,14 @@ async def test_race_command_joins_a_private_race_by_invite_code(race_server: Rac
         bob.stdin.flush()
         result, output = await resign_and_read(ann, seated.race.race, bob)
     assert [standing.name for standing in result.players] == ["Ann", "Bob"]
-    assert "Deal 15" in output and "Draw." in output
+    assert "Deal 15" in output and "Draw: both have 0/52 on foundations." in output
 
 
 async def test_race_command_creates_a_race_nobody_may_watch(race_server: RaceServer) -> None:
     host = await player(race_server.url, "Wes")
     async with cli_player(host, "race", "--server", race_server.url, "--name", "Ann", "--spectators", "nobody") as ann:
-        created = await read_until(ann, "created")
-        race_id = created.split("Race ", 1)[1].split(" ", 1)[0]
+        created = await read_until(ann, "seat 1 of race")  # 'You are Ann, seat 1 of race <id>.'
+        race_id = created.split("seat 1 of race ", 1)[1].split(".", 1)[0]
         with pytest.raises(ServerError) as refused:
             await host.watch(race_id)
         assert refused.value.code == "no_spectators"

@@ -45,11 +45,11 @@ async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceSer
         assert watcher.returncode == 0, watched
         assert f"Watching race {race.race_id}" in watched
         assert [row for row in move_rows(watched) if row[0] == "Bob"] == [("Bob", move) for move in line[:2]]
-        assert "Ann wins (count)." in watched and "--- Ann (3/52) ---" in watched and "--- Bob (2/52) ---" in watched
+        assert "Ann wins: more cards on foundations (3 to 2)." in watched and "--- Ann (3/52) ---" in watched and "--- Bob (2/52) ---" in watched
 
         code, replayed = await run_to_end("replay", race.race_id, "--server", url)
         assert code == 0, replayed
-        assert "Deal 15" in replayed and "Go!" in replayed and "Ann wins (count)." in replayed
+        assert "Deal 15" in replayed and "Go!" in replayed and "Ann wins: more cards on foundations (3 to 2)." in replayed
         assert move_rows(replayed) == [("Ann", move) for move in line[:3]] + [("Bob", move) for move in line[:2]]
     finally:
         if watcher.poll() is None:

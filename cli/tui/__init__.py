@@ -1,0 +1,1 @@
+"""The full-screen terminal app (Textual): racing, watching, replaying and the lobby."""

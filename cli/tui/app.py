@@ -1,0 +1,294 @@
+"""The full-screen app behind ``flowergarden race``, ``watch``, ``replay`` and ``lobby`` on a terminal.
+
+The app owns one :class:`~client.race_client.RaceClient` at a time and one task that
+follows its events (across reconnects) and hands each to the screen in charge. It
+starts on the screen the command asked for (a :class:`RaceStart`, :class:`WatchStart`,
+:class:`ReplayStart` or :class:`LobbyStart`) and moves between them: the result's keys
+lead to a rematch, the replay or the lobby; the lobby's keys to a race.
+
+Ctrl-C, Ctrl-D and Ctrl-Q end it at once (Textual restores the terminal, and input
+typed meanwhile is discarded rather than handed to the shell). Leaving a race that has
+not started gives the seat up; leaving a running race keeps it for the grace period, and
+the farewell printed after the app says how to take it back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker
+from websockets.exceptions import WebSocketException
+
+from cli.output import EXIT_OK, CommandError
+from cli.terminal_input import discard_typeahead
+from client import ConnectionLost, RaceClient, Resumed, ServerError
+from client.race_client import Incoming
+from client.race_session import RaceSession, ResumeError, SeatRequest
+from client.race_view import RaceView
+from client.sessions import SessionStore
+from shared.protocol import OPEN_STATUSES, RaceEvent, RaceStatus
+
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True, slots=True)
+class RaceStart:
+    """Start by taking a seat."""
+
+    request: SeatRequest
+    auto: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WatchStart:
+    """Start by watching a live race."""
+
+    race: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStart:
+    """Start by replaying a finished race (``speed`` None: paused at the start)."""
+
+    race: str
+    speed: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyStart:
+    """Start in the lobby; ``request`` holds the name and the settings of races created or quick-matched from it."""
+
+    request: SeatRequest = field(default_factory=SeatRequest)
+
+
+Start = RaceStart | WatchStart | ReplayStart | LobbyStart
+
+
+class Consumer(Protocol):
+    """A screen that takes the connection's events."""
+
+    async def incoming(self, item: Incoming | Resumed) -> None: ...
+
+
+class FlowerGardenApp(App[int]):
+    """See the module docstring. ``run_and_exit_code`` runs it and returns the process's exit code."""
+
+    TITLE = "Flower Garden Race"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "leave(130)", "quit", priority=True, show=False),
+        Binding("ctrl+d", "leave(0)", "quit", priority=True, show=False),
+        Binding("ctrl+q", "leave(0)", "quit", priority=True),
+    ]
+
+    def __init__(self, server: str, start: Start, *, store: SessionStore | None = None) -> None:
+        super().__init__()
+        self.server = server
+        self.start = start
+        self.store = store or SessionStore()
+        self.client: RaceClient | None = None
+        self.session: RaceSession | None = None
+        self.consumer: Consumer | None = None
+        self.error: CommandError | None = None
+        self.farewell: list[str] = []
+        """Lines printed after the app has closed (how to resume a seat left while racing)."""
+        self._following: Worker[None] | None = None
+        self._clock_offset_ms = 0.0
+
+    # --- running -----------------------------------------------------------------------------
+
+    def run_and_exit_code(self) -> int:
+        """Run full screen; print the farewell; raise the error that ended it, if any; the exit code."""
+        try:
+            code = self.run()
+        finally:
+            discard_typeahead()
+        for line in self.farewell:
+            print(line)
+        if self.error is not None:
+            raise self.error
+        return EXIT_OK if code is None else code
+
+    async def on_mount(self) -> None:
+        self.run_worker(self._open(), name="open", exclusive=True, group="open")
+
+    async def _open(self) -> None:
+        try:
+            await self._begin(self.start)
+        except ResumeError as error:
+            self.fail(CommandError(error.code, str(error)))
+        except ServerError as error:
+            self.fail(CommandError(error.code, str(error)))
+        except (OSError, ConnectionLost, TimeoutError, WebSocketException) as error:
+            self.fail(CommandError("connection_failed", f"{self.server}: {error or type(error).__name__}"))
+
+    def fail(self, error: CommandError) -> None:
+        """End the app with ``error`` (reported after the terminal is restored)."""
+        self.error = error
+        self.exit(error.exit_code)
+
+    async def _begin(self, start: Start) -> None:
+        if isinstance(start, RaceStart):
+            await self.start_race(start.request, auto=start.auto)
+        elif isinstance(start, WatchStart):
+            await self.start_watch(start.race)
+        elif isinstance(start, ReplayStart):
+            await self.start_replay(start.race, start.speed)
+        else:
+            await self.start_lobby(start.request.name)
+
+    async def connect(self, name: str | None) -> RaceClient:
+        """A new client (the previous one closed), with hello said unless ``name`` is None."""
+        await self._drop_client()
+        client = await RaceClient.connect(self.server)
+        self.client = client
+        if name is not None:
+            welcome = await client.hello(name)
+            self._clock_offset_ms = welcome.server_time - time.time() * 1000
+        return client
+
+    def follow(self, consumer: Consumer) -> None:
+        """Hand the client's events to ``consumer`` from now on (one follower task per client)."""
+        self.consumer = consumer
+        if self._following is None or self._following.is_finished:
+            self._following = self.run_worker(self._follow(), name="follow", group="follow", exclusive=True)
+
+    async def _follow(self) -> None:
+        client = self.client
+        assert client is not None
+        try:
+            async for item in client.follow():
+                consumer = self.consumer
+                if consumer is not None:
+                    await consumer.incoming(item)
+        except ConnectionLost as error:
+            self.notify(f"The connection is lost: {error}", severity="error", timeout=30)
+
+    async def _drop_client(self) -> None:
+        if self._following is not None:
+            self._following.cancel()
+            self._following = None
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.close()
+            self.client = None
+
+    async def _switch(self, screen: Screen[Any]) -> None:
+        """Show ``screen`` alone (below any modal screens nothing stays)."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        await self.push_screen(screen)
+
+    # --- the screens ---------------------------------------------------------------------------
+
+    async def start_race(self, request: SeatRequest, *, auto: bool = False, client: RaceClient | None = None) -> None:
+        """Take a seat (on ``client``, or a new connection) and show the race screen."""
+        from cli.tui.race_screen import RaceScreen
+
+        if client is None:
+            client = await self.connect(None)
+        session = RaceSession(client, self.store, clock_offset_ms=self._clock_offset_ms)
+        lines = await session.open(request)
+        self.session = session
+        screen = RaceScreen(session, auto=auto)
+        await self._switch(screen)
+        screen.say("  ".join(line.strip() for line in lines))
+        self.follow(screen)
+
+    async def start_watch(self, race: str) -> None:
+        from cli.tui.spectate_screens import WatchScreen
+
+        client = await self.connect("spectator")
+        watching = await client.watch(race)
+        screen = WatchScreen(watching, self._clock_offset_ms)
+        await self._switch(screen)
+        self.follow(screen)
+
+    async def start_replay(self, race: str, speed: float | None) -> None:
+        from cli.tui.spectate_screens import ReplayScreen
+
+        client = self.client if self.client is not None and self.client.session is not None else await self.connect("spectator")
+        first = await client.replay_page(race, limit=1)
+        events: list[RaceEvent] = [event async for event in client.replay(race)]
+        screen = ReplayScreen(RaceView.before_start(first.race), events, speed=speed or 1.0, autoplay=speed is not None)
+        self.consumer = None
+        await self._switch(screen)
+
+    async def start_lobby(self, name: str) -> None:
+        from cli.tui.lobby_screen import LobbyScreen
+
+        client = await self.connect(name)
+        await client.watch_lobby()
+        screen = LobbyScreen(client, self.store.find(server=self.server))
+        await self._switch(screen)
+        self.follow(screen)
+
+    async def race_from_lobby(self, how: dict[str, Any]) -> None:
+        """The lobby's keys: join the selected race, create one, quick match, or resume the saved seat."""
+        start = self.start
+        base = start.request if isinstance(start, LobbyStart) else SeatRequest()
+        request = SeatRequest(
+            name=base.name,
+            settings=base.settings,
+            join=how.get("join"),
+            quick=bool(how.get("quick")),
+            resume=how.get("resume"),
+        )
+        await self._guarded(self._lobby_race(request))
+
+    async def _lobby_race(self, request: SeatRequest) -> None:
+        client = self.client
+        if client is not None:
+            with contextlib.suppress(ServerError, ConnectionLost):
+                await client.unwatch_lobby()
+        if request.resume is not None:
+            await self.start_race(request)  # a resumed seat says hello with its own token: a new connection
+        else:
+            self.consumer = None  # the lobby's events stop mattering; the race screen takes over the follower
+            await self.start_race(request, client=client)
+
+    async def _guarded(self, work: Awaitable[None]) -> None:
+        """Run ``work``; a refusal becomes a notification instead of ending the app."""
+        try:
+            await work
+        except (ServerError, ResumeError) as error:
+            self.notify(str(error), severity="error", timeout=10)
+
+    def after_result(self, race: str, choice: str) -> None:
+        """The result screen's choice: ``replay``, ``lobby`` or ``quit`` (a rematch is handled in place)."""
+        if choice == "replay":
+            self.run_worker(self._guarded(self.start_replay(race, None)), group="open", exclusive=True)
+        elif choice == "lobby":
+            name = self.session.view.name(self.session.view.slot or 0) if self.session and self.session.view else "player"
+            self.run_worker(self._guarded(self.start_lobby(name)), group="open", exclusive=True)
+        else:
+            self.exit(EXIT_OK)
+
+    # --- leaving ---------------------------------------------------------------------------
+
+    async def action_leave(self, code: int) -> None:
+        """Ctrl-C / Ctrl-D / Ctrl-Q: give up a seat not yet raced, remember how to resume a running one, exit."""
+        session = self.session
+        view = session.view if session is not None else None
+        if session is not None and view is not None and view.result is None:
+            if view.status in OPEN_STATUSES:
+                with contextlib.suppress(ConnectionLost, ServerError, TimeoutError):
+                    async with asyncio.timeout(2):
+                        await session.leave()
+            elif view.status is RaceStatus.RUNNING:
+                self.farewell.append(
+                    f"Left race {view.race_id} while it runs: your seat is kept for its grace period; "
+                    f"'flowergarden race --resume {view.race_id}' takes it back."
+                )
+        self.exit(code)
+
+    async def on_unmount(self) -> None:
+        await self._drop_client()
+

@@ -1,0 +1,116 @@
+"""One Flower Garden board drawn as a fixed table: foundations, the six columns as columns, the sorted bouquet.
+
+Red suits are red, playable cards bold and underlined, covered cards dim; a selected
+card is shown reversed and the destinations it may go to light up. On an interactive
+board every available card, column header and the foundations are clickable: the
+clicks call the screen's ``pick_card`` and ``pick_target`` actions, the same paths as
+typing a card and a destination key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.widgets import Static
+
+from shared import FOUNDATION, Board, Card, Suit, card_text, make_card, suit_of
+from shared.assist import available_cards, playable_cards, sorted_bouquet
+from shared.deal import COLUMN_COUNT
+
+CELL = 5
+"""Width of one column of cards, in terminal cells."""
+
+
+def card_markup(card: Card, *, playable: bool, available: bool, selected: bool, clickable: bool) -> str:
+    """One card as Textual markup (``5♦`` in red, bold and underlined when playable, a click link when clickable)."""
+    colour = "#ff5f5f" if suit_of(card) in (Suit.DIAMONDS, Suit.HEARTS) else "#e0e0e0"
+    style = [colour]
+    if selected:
+        style.append("reverse")
+    elif playable:
+        style += ["bold", "underline"]
+    elif not available:
+        style.append("dim")
+    text = card_text(card, unicode=True)
+    link = f" @click=screen.pick_card({int(card)})" if clickable and available else ""
+    return f"[{' '.join(style)}{link}]{text}[/]"
+
+
+class BoardWidget(Static):
+    """A board as a fixed table; see the module docstring. ``interactive`` boards have click links."""
+
+    DEFAULT_CSS = """
+    BoardWidget { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, interactive: bool = False, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.interactive = interactive
+        self.board: Board | None = None
+        self.title = ""
+        self.selected: Card | None = None
+        self.lit: set[int] = set()
+
+    def show(self, board: Board | None, *, title: str = "", selected: Card | None = None, lit: Iterable[int] = ()) -> None:
+        """Draw ``board`` (None: no deal yet) with a selected card and lit destinations."""
+        self.board, self.title, self.selected, self.lit = board, title, selected, set(lit)
+        self.update(self.markup())
+
+    def markup(self) -> str:
+        """The whole table as markup."""
+        board = self.board
+        lines = [f"[b]{self.title}[/]"] if self.title else []
+        if board is None:
+            return "\n".join([*lines, "", "[dim]No deal yet: the board appears with the countdown.[/]"])
+        playable = playable_cards(board) if self.interactive else set()
+        available = set(available_cards(board))
+        lines.append(self._foundations(board))
+        lines.append("")
+        lines.append(self._headers(board))
+        depth = max((len(column) for column in board.columns), default=0)
+        for row in range(max(depth, 1)):
+            cells = []
+            for column in board.columns:
+                if row < len(column):
+                    card = column[row]
+                    cells.append(self._card(card, card in playable, card in available) + " " * (CELL - 2))  # a card is 2 cells: rank letter, suit
+                else:
+                    cells.append(" " * CELL if row else "[dim] --  [/]")
+            lines.append(" " + "".join(cells))
+        lines.append("")
+        lines.append(self._bouquet(board, playable))
+        return "\n".join(lines)
+
+    def _card(self, card: Card, playable: bool, available: bool) -> str:
+        return card_markup(card, playable=playable, available=available, selected=card == self.selected, clickable=self.interactive)
+
+    def _target_style(self, target: int) -> str:
+        return "black on #ffd75f" if target in self.lit else "b"
+
+    def _foundations(self, board: Board) -> str:
+        piles = []
+        for suit, top in zip(Suit, board.foundations):
+            piles.append(card_text(make_card(top, suit), unicode=True) if top else f"[dim]{suit.symbol}-[/]")
+        link = " @click=screen.pick_target(7)" if self.interactive else ""
+        label = f"[{self._target_style(FOUNDATION)}{link}] Foundations [/]"
+        return f"{label}  " + "  ".join(piles) + f"    [b]{board.foundation_count}/52[/]"
+
+    def _headers(self, board: Board) -> str:
+        cells = []
+        for index in range(COLUMN_COUNT):
+            link = f" @click=screen.pick_target({index})" if self.interactive else ""
+            cells.append(f"[{self._target_style(index)}{link}] {index + 1} [/]" + " " * (CELL - 3))
+        return " " + "".join(cells)
+
+    def _bouquet(self, board: Board, playable: set[Card]) -> str:
+        """The bouquet sorted by suit and rank, one row per suit."""
+        rows: list[str] = []
+        cards = sorted_bouquet(board)
+        for suit in Suit:
+            in_suit = [card for card in cards if suit_of(card) is suit]
+            if in_suit:
+                rows.append(" ".join(self._card(card, card in playable, True) for card in in_suit))
+        if not rows:
+            return "[b]Bouquet[/]  [dim](empty)[/]"
+        return "\n".join(("[b]Bouquet[/]  " if index == 0 else " " * 9) + row for index, row in enumerate(rows))
+

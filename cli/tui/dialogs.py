@@ -1,0 +1,84 @@
+"""The app's modal screens: a yes/no confirmation, and the result in words with what to do next."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from client.race_view import RaceView
+
+
+class Confirm(ModalScreen[bool]):
+    """``question`` with what it means; ``y`` answers True, ``n`` or Escape False."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "answer(True)", "yes"), Binding("n,escape", "answer(False)", "no")]
+    DEFAULT_CSS = """
+    Confirm { align: center middle; }
+    Confirm > Vertical { width: 72; height: auto; border: thick $warning; padding: 1 2; background: $surface; }
+    """
+
+    def __init__(self, question: str, meaning: str) -> None:
+        super().__init__()
+        self.question, self.meaning = question, meaning
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]{self.question}[/]")
+            yield Static(self.meaning)
+            yield Static("\n[b]y[/] yes    [b]n[/] no")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class ResultScreen(ModalScreen[str]):
+    """Who won and why, each player's count, time, moves and undos; dismissed with the key's choice.
+
+    The choices: ``rematch``, ``replay``, ``lobby`` or ``quit``.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "choose('rematch')", "rematch"),
+        Binding("p", "choose('replay')", "replay"),
+        Binding("l", "choose('lobby')", "lobby"),
+        Binding("q,escape", "choose('quit')", "quit"),
+    ]
+    DEFAULT_CSS = """
+    ResultScreen { align: center middle; }
+    ResultScreen > Vertical { width: 96; height: auto; border: thick $success; padding: 1 2; background: $surface; }
+    #result-note { color: $warning; }
+    """
+
+    def __init__(self, view: RaceView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        view = self.view
+        with Vertical():
+            yield Static(f"[b]{view.result_headline()}[/]", id="result-headline")
+            yield Static("\n".join(view.standing_lines()), id="result-standings")
+            yield Static("", id="result-note")
+            yield Static("\n[b]r[/] rematch    [b]p[/] replay this race    [b]l[/] lobby    [b]q[/] quit", id="result-keys")
+
+    def note(self, text: str) -> None:
+        """Show a line under the standings (a rematch offer made or received)."""
+        self.query_one("#result-note", Static).update(text)
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "rematch":
+            self.run_worker(self._rematch())
+        else:
+            self.dismiss(choice)
+
+    async def _rematch(self) -> None:
+        from cli.tui.race_screen import RaceScreen
+
+        screen = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
+        if isinstance(screen, RaceScreen):
+            self.note(await screen.offer_rematch())

@@ -1,0 +1,110 @@
+"""The lobby: the open races as a live table, a key to join the selected one, create, quick match or resume."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from cli.lobby_command import entry_options
+from client import Resumed
+from client.race_client import Incoming, RaceClient
+from client.sessions import SavedRace
+from shared.protocol import LobbyEvent
+
+COLUMNS = (("race", 13), ("creator", 18), ("seats", 6), ("status", 10), ("settings", 40))
+"""The table's columns and their widths (fixed: the rows change all the time)."""
+
+
+class LobbyScreen(Screen[None]):
+    """The open public races of the server, updated as they change."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,j", "join", "join selected"),
+        Binding("c", "create", "create a race"),
+        Binding("k", "quick", "quick match"),
+        Binding("r", "resume", "resume saved race"),
+        Binding("q", "app.leave(0)", "quit", show=False),
+    ]
+    DEFAULT_CSS = """
+    #lobby-title { height: 2; background: $boost; padding: 0 1; }
+    #lobby-table { height: 1fr; }
+    #lobby-message { height: 2; padding: 0 1; color: $warning; }
+    """
+
+    def __init__(self, client: RaceClient, saved: SavedRace | None) -> None:
+        super().__init__()
+        self.client = client
+        self.saved = saved
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="lobby-title")
+        yield DataTable(id="lobby-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="lobby-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#lobby-table", DataTable)
+        for label, width in COLUMNS:
+            table.add_column(label, width=width, key=label)
+        self.redraw()
+        table.focus()
+
+    def say(self, text: str) -> None:
+        self.query_one("#lobby-message", Static).update(text)
+
+    def redraw(self) -> None:
+        table = self.query_one("#lobby-table", DataTable)
+        selected = self.selected_race()
+        table.clear()
+        for entry in self.client.lobby.values():
+            table.add_row(entry.race, entry.creator, f"{entry.seats}/2", str(entry.status), entry_options(entry), key=entry.race)
+        if selected in self.client.lobby:
+            table.move_cursor(row=table.get_row_index(selected))
+        title = f"Lobby of {self.client.url}: [b]{len(self.client.lobby)}[/] open race(s)"
+        resume = f"\nYour race {self.saved.race} can be resumed: press r." if self.saved is not None else ""
+        self.query_one("#lobby-title", Static).update(title + resume)
+
+    def selected_race(self) -> str | None:
+        table = self.query_one("#lobby-table", DataTable)
+        if table.row_count == 0:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return None if row_key.value is None else str(row_key.value)
+
+    async def incoming(self, item: Incoming | Resumed) -> None:
+        if isinstance(item, LobbyEvent | Resumed):
+            self.redraw()
+
+    def _start(self, **how: object) -> None:
+        from cli.tui.app import FlowerGardenApp
+
+        app = self.app
+        assert isinstance(app, FlowerGardenApp)
+        app.run_worker(app.race_from_lobby(how), group="open", exclusive=True)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_join()
+
+    def action_join(self) -> None:
+        race = self.selected_race()
+        if race is None:
+            self.say("No open race to join: press c to create one or k for a quick match.")
+            return
+        self._start(join=race)
+
+    def action_create(self) -> None:
+        self._start()
+
+    def action_quick(self) -> None:
+        self._start(quick=True)
+
+    def action_resume(self) -> None:
+        if self.saved is None:
+            self.say("No saved race on this computer for this server.")
+            return
+        self._start(resume=self.saved)

@@ -1,0 +1,454 @@
+"""The race screen: the own board as a fixed table, the opponent's progress, the clocks, and fast move entry.
+
+Typing a card (``5d``, ``ts``, ``10h``) moves it when it has one legal destination;
+with several the destinations light up and ``f`` or ``1``-``6`` picks one. Clicks on
+a card and a destination do the same; ``m`` opens the numbered list of legal moves.
+With auto-move on (``o``) safe cards go to the foundations by themselves
+(:func:`shared.assist.safe_moves`). Every refusal appears on the message line with
+its reason. The screen only draws and asks: the seat, the events and the moves are
+the :class:`~client.race_session.RaceSession`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from cli.tui.board import BoardWidget
+from cli.tui.dialogs import Confirm, ResultScreen
+from client import ConnectionLost, Resumed, ServerError
+from client.race_client import Incoming
+from client.race_session import RaceSession, refusal_text
+from client.race_view import Connection, RaceView, attempt_ending_words, clock_text
+from shared import FOUNDATION, Card, EngineError, Move, Special, card_text, move_text
+from shared.assist import read_typed_move, safe_moves, target_key
+from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult
+
+if TYPE_CHECKING:
+    from cli.tui.app import FlowerGardenApp
+
+RANK_KEYS = "a23456789tjqk"
+SUIT_KEYS = "cdhs"
+TARGET_KEYS = "f123456"
+BAR_WIDTH = 26
+
+
+def progress_bar(count: int, width: int = BAR_WIDTH) -> str:
+    """``█████░░░░`` for count out of 52."""
+    filled = round(width * count / 52)
+    return "█" * filled + "░" * (width - filled)
+
+
+def connection_words(connection: Connection, grace_until: int | None, now: int) -> str:
+    """``connected``, ``away (abandoned in 25 s)`` or ``reconnecting ...``, coloured."""
+    if connection is Connection.CONNECTED:
+        return "[green]connected[/]"
+    if connection is Connection.RECONNECTING:
+        return "[yellow]reconnecting ...[/]"
+    if grace_until is None:
+        return "[yellow]away[/]"
+    return f"[yellow]away[/] (seat lost in {max(0, grace_until - now) // 1000} s)"
+
+
+class RaceScreen(Screen[None]):
+    """One player's race; see the module docstring."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "undo", "undo"),
+        Binding("e", "redeal", "redeal", show=False),
+        Binding("x", "stuck", "stuck"),
+        Binding("g", "resign", "resign"),
+        Binding("m", "moves", "moves"),
+        Binding("o", "auto", "auto-move"),
+        Binding("escape", "clear", "clear", show=False),
+        Binding("question_mark", "help", "help"),
+    ]
+    DEFAULT_CSS = """
+    #race-status { height: 2; background: $boost; padding: 0 1; }
+    #race-main { height: 1fr; }
+    #board { width: 46; }
+    #side { width: 1fr; padding: 0 1; }
+    #opponent { height: auto; border: round $primary; padding: 0 1; }
+    #moves { height: 1fr; display: none; }
+    #moves.shown { display: block; }
+    #entry { height: 1; padding: 0 1; }
+    #message { height: 2; padding: 0 1; color: $warning; }
+    """
+
+    def __init__(self, session: RaceSession, *, auto: bool = False) -> None:
+        super().__init__()
+        self.session = session
+        self.auto = auto
+        self.typed = ""
+        """Keys of a card being typed (``5``, ``1`` for a ten on its way)."""
+        self.selected: Card | None = None
+        self.choices: list[Move] = []
+        self._moving = asyncio.Lock()
+        self._result_shown = False
+
+    @property
+    def fg_app(self) -> FlowerGardenApp:
+        from cli.tui.app import FlowerGardenApp
+
+        assert isinstance(self.app, FlowerGardenApp)
+        return self.app
+
+    @property
+    def view(self) -> RaceView:
+        assert self.session.view is not None
+        return self.session.view
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="race-status")
+        with Horizontal(id="race-main"):
+            yield BoardWidget(interactive=True, id="board")
+            with Vertical(id="side"):
+                yield Static("", id="opponent")
+                yield OptionList(id="moves")
+        yield Static("", id="entry")
+        yield Static("", id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.redraw()
+        self.set_interval(0.5, self.draw_status)
+
+    # --- drawing --------------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        """Show ``text`` on the message line (refusals, events)."""
+        self.query_one("#message", Static).update(text)
+
+    def redraw(self) -> None:
+        """Everything again from the view."""
+        view = self.view
+        me = view.me
+        title = f"{view.name(view.slot or 0)} (you)"
+        if me is not None and not me.playing:
+            title += f" - {attempt_ending_words(me.state)}"
+        lit = {move.target for move in self.choices}
+        self.query_one("#board", BoardWidget).show(view.board, title=title, selected=self.selected, lit=lit)
+        self.draw_status()
+        self.draw_opponent()
+        self.draw_entry()
+        moves = self.query_one("#moves", OptionList)
+        if moves.has_class("shown"):
+            self._fill_moves(moves)
+
+    def draw_status(self) -> None:
+        view, now = self.view, self.session.now()
+        clock = view.clock_ms(now)
+        parts = [f"Race [b]{view.race_id}[/]", str(view.status)]
+        if view.invite:
+            parts.append(f"invite [b]{view.invite}[/]")
+        if clock is not None and view.status in LIVE_STATUSES:
+            parts.append(f"clock {clock_text(clock)}")
+        left = view.time_left_ms(now)
+        if left is not None and view.status in LIVE_STATUSES:
+            parts.append(f"time left [b]{clock_text(left)}[/]")
+        parts.append(f"{view.watchers} watching")
+        me = view.me
+        connection = connection_words(me.connection, None, now) if me is not None else ""
+        rules = [view.rules.profile.value] + [name for name, on in (("undo", view.rules.undo), ("redeal", view.rules.redeal_once)) if on]
+        auto = "auto-move [b]on[/]" if self.auto else "auto-move off"
+        self.query_one("#race-status", Static).update(
+            "  ·  ".join(parts) + f"\nYou: {connection}  ·  {', '.join(rules)}  ·  {auto}"
+        )
+        self.draw_opponent()
+
+    def draw_opponent(self) -> None:
+        view = self.view
+        opponent = view.opponent
+        if opponent is None:
+            return
+        now = self.session.now()
+        if not opponent.name:
+            text = "[dim]Waiting for an opponent ...[/]"
+        else:
+            state = "playing" if opponent.playing else attempt_ending_words(opponent.state)
+            text = (
+                f"[b]{opponent.name}[/]  {connection_words(opponent.connection, opponent.grace_until, now)}\n"
+                f"{progress_bar(opponent.count)} {opponent.count}/52\n{state}"
+            )
+        self.query_one("#opponent", Static).update(text)
+
+    def draw_entry(self) -> None:
+        if self.selected is not None and self.choices:
+            keys = "  ".join(f"[black on #ffd75f] {target_key(move.target)} [/] {move_text(move, unicode=True)}" for move in self.choices)
+            text = f"{card_text(self.selected, unicode=True)} to: {keys}   (Esc cancels)"
+        elif self.typed:
+            text = f"card: {self.typed.upper()}_"
+        elif self.view.can_move():
+            text = "[dim]Type a card (5d, ts, 10h) or click one.[/]"
+        else:
+            text = ""
+        self.query_one("#entry", Static).update(text)
+
+    def _fill_moves(self, moves: OptionList) -> None:
+        board = self.view.board
+        legal = board.legal_moves() if board is not None else []
+        moves.clear_options()
+        moves.add_options([Option(f"{n:>2}) {move_text(move, unicode=True)}", id=move_text(move)) for n, move in enumerate(legal, 1)])
+
+    # --- events ----------------------------------------------------------------------------
+
+    async def incoming(self, item: Incoming | Resumed) -> None:
+        """One item from the connection: apply it, say it, draw again; the result opens the result screen."""
+        before = self.view.race_id
+        line = await self.session.handle(item)
+        if line:
+            self.say(line)
+        if self.session.view is not None and self.view.race_id != before:
+            self.new_race()
+            return
+        self.redraw()
+        if isinstance(item, RaceResult) and item.race == self.view.race_id:
+            self.show_result()
+        elif self.auto and self.view.can_move():
+            self.run_worker(self.auto_move(), group="auto", exclusive=True)
+        if self._result_shown and self.view.rematch_offers:
+            self._note_rematch()
+
+    def _note_rematch(self) -> None:
+        top = self.app.screen
+        if isinstance(top, ResultScreen):
+            offers = [slot for slot in self.view.rematch_offers if slot != self.view.slot]
+            if offers:
+                top.note(f"{self.view.name(offers[0])} offers a rematch: press r to accept.")
+
+    def show_result(self) -> None:
+        if self._result_shown:
+            return
+        self._result_shown = True
+
+        def chosen(choice: str | None) -> None:
+            self.fg_app.after_result(self.view.race_id, choice or "quit")
+
+        self.app.push_screen(ResultScreen(self.view), chosen)
+
+    def new_race(self) -> None:
+        """A rematch seated us in a new race: close the result screen and start over."""
+        if self._result_shown and isinstance(self.app.screen, ResultScreen):
+            self.app.pop_screen()
+        self._result_shown = False
+        self.typed, self.selected, self.choices = "", None, []
+        self.say(f"Rematch: race {self.view.race_id}.")
+        self.redraw()
+
+    async def offer_rematch(self) -> str:
+        """The result screen's ``r``: offer or accept the rematch."""
+        try:
+            before = self.view.race_id
+            text = await self.session.rematch()
+            if self.view.race_id != before:
+                self.new_race()
+            return text
+        except ServerError as error:
+            return refusal_text(error)
+
+    # --- typing and clicking -------------------------------------------------------------------
+
+    async def on_key(self, event: events.Key) -> None:
+        key = (event.character or "").lower()
+        if not key or not key.isprintable() or len(key) != 1:
+            return
+        if self.choices and key in TARGET_KEYS:
+            event.stop()
+            await self.pick_destination(FOUNDATION if key == "f" else int(key) - 1)
+        elif self.typed == "1" and key == "0":
+            event.stop()
+            self.typed = "10"
+            self.draw_entry()
+        elif self.typed and key in SUIT_KEYS:
+            event.stop()
+            text, self.typed = self.typed + key, ""
+            await self.typed_card(text)
+        elif key in RANK_KEYS or key == "1":
+            event.stop()
+            self.typed, self.selected, self.choices = key, None, []
+            self.redraw()
+        elif self.typed:
+            event.stop()
+            self.typed = ""
+            self.say(f"{key!r} is not a suit: type the card again (rank, then c d h or s).")
+            self.draw_entry()
+
+    async def typed_card(self, text: str) -> None:
+        """A whole card typed: move it, or light up its destinations, or say why it cannot move."""
+        board = self.view.board
+        if board is None:
+            self.say("No deal yet: moves are taken once the countdown shows the deal.")
+            return
+        try:
+            typed = read_typed_move(board, text)
+        except EngineError as error:
+            self.say(error.message)
+            self.draw_entry()
+            return
+        if typed.move is not None:
+            await self.play(typed.move)
+        elif typed.choices:
+            self.selected, self.choices = typed.card, list(typed.choices)
+            self.say("")
+            self.redraw()
+        else:
+            reason = typed.why_not.message if typed.why_not else "it has no legal move"
+            self.say(f"{card_text(typed.card, unicode=True)} cannot move now: {reason}.")
+            self.selected, self.choices = None, []
+            self.redraw()
+
+    async def action_pick_card(self, card: int) -> None:
+        """A click on a card: as if it had been typed."""
+        self.typed = ""
+        await self.typed_card(card_text(Card(card)))
+
+    async def action_pick_target(self, target: int) -> None:
+        """A click on a column header or the foundations."""
+        if not self.choices:
+            self.say("Pick a card first (type it or click it), then its destination.")
+            return
+        await self.pick_destination(target)
+
+    async def pick_destination(self, target: int) -> None:
+        chosen = [move for move in self.choices if move.target == target]
+        if not chosen:
+            where = "the foundation" if target == FOUNDATION else f"column {target + 1}"
+            self.say(f"{card_text(self.selected or Card(0), unicode=True)} cannot go to {where}.")
+            return
+        await self.play(chosen[0])
+
+    async def play(self, action: Move | Special) -> None:
+        """Send one action; the board moves on the reply, a refusal goes to the message line."""
+        self.typed, self.selected, self.choices = "", None, []
+        if not self.view.can_move():
+            self.say(self._why_no_moves())
+            self.redraw()
+            return
+        async with self._moving:
+            try:
+                reply = await self.session.send(action)
+                self.say(f"{reply.move}  ({reply.count}/52 on foundations)")
+            except ServerError as error:
+                self.say(refusal_text(error))
+            except ConnectionLost:
+                self.say("The connection dropped; reconnecting (a move in flight is resent once) ...")
+        self.redraw()
+        if self.auto:
+            self.run_worker(self.auto_move(), group="auto", exclusive=True)
+
+    def _why_no_moves(self) -> str:
+        view = self.view
+        me = view.me
+        if view.status in OPEN_STATUSES:
+            return "The race has not started yet."
+        if me is not None and not me.playing:
+            return f"Your attempt has ended ({attempt_ending_words(me.state)})."
+        return "The race is over."
+
+    async def auto_move(self) -> None:
+        """Send every safe card to its foundation, one after the other, while auto-move is on."""
+        while self.auto and self.view.can_move() and self.view.board is not None:
+            moves = safe_moves(self.view.board)
+            if not moves:
+                return
+            async with self._moving:
+                try:
+                    await self.session.send(moves[0])
+                except (ServerError, ConnectionLost) as error:
+                    self.say(refusal_text(error) if isinstance(error, ServerError) else "Connection lost.")
+                    return
+            self.redraw()
+
+    # --- keys ----------------------------------------------------------------------------------
+
+    async def action_undo(self) -> None:
+        await self.play(Special.UNDO)
+
+    async def action_redeal(self) -> None:
+        await self.play(Special.REDEAL)
+
+    def action_clear(self) -> None:
+        self.typed, self.selected, self.choices = "", None, []
+        moves = self.query_one("#moves", OptionList)
+        moves.remove_class("shown")
+        self.say("")
+        self.redraw()
+
+    def action_auto(self) -> None:
+        self.auto = not self.auto
+        self.say("Auto-move on: safe cards go to the foundations by themselves." if self.auto else "Auto-move off.")
+        self.draw_status()
+        if self.auto:
+            self.run_worker(self.auto_move(), group="auto", exclusive=True)
+
+    def action_moves(self) -> None:
+        moves = self.query_one("#moves", OptionList)
+        if moves.has_class("shown"):
+            moves.remove_class("shown")
+            return
+        moves.add_class("shown")
+        self._fill_moves(moves)
+        moves.focus()
+        self.say("Legal moves: arrows and Enter (or a click) play one; m or Esc closes the list.")
+
+    async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        text = event.option.id
+        if text is None or self.view.board is None:
+            return
+        chosen = [move for move in self.view.board.legal_moves() if move_text(move) == text]
+        if chosen:
+            await self.play(chosen[0])
+
+    def action_stuck(self) -> None:
+        if not self.view.can_move():
+            self.say(self._why_no_moves())
+            return
+        count = self.view.me.count if self.view.me else 0
+        meaning = (
+            f"Your attempt ends now with {count}/52 on the foundations, as if no move could help any more. "
+            "The result compares your count with your opponent's final count."
+        )
+        self.app.push_screen(Confirm("Declare that you are stuck?", meaning), self._confirmed_stuck)
+
+    def action_resign(self) -> None:
+        if not self.view.can_move():
+            self.say(self._why_no_moves())
+            return
+        count = self.view.me.count if self.view.me else 0
+        opponent = self.view.name(1 - (self.view.slot or 0))
+        meaning = (
+            f"Your attempt ends now with {count}/52 on the foundations; that count still counts. "
+            f"{opponent} wins by clearing the board or by ending with more cards (or as many, reached first); "
+            "otherwise you still win."
+        )
+        self.app.push_screen(Confirm("Resign this race?", meaning), self._confirmed_resign)
+
+    async def _confirmed_stuck(self, answer: bool | None) -> None:
+        if answer:
+            await self._end_attempt(self.session.stuck)
+
+    async def _confirmed_resign(self, answer: bool | None) -> None:
+        if answer:
+            await self._end_attempt(self.session.resign)
+
+    async def _end_attempt(self, request: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await request()
+        except ServerError as error:
+            self.say(refusal_text(error))
+
+    def action_help(self) -> None:
+        from cli.race_command import KEYS_HELP
+
+        self.say(KEYS_HELP.replace("\n", " "))
+

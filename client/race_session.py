@@ -1,0 +1,224 @@
+"""A player's seat in a race, from the first request to the rematch: what both terminal front ends drive.
+
+:class:`RaceSession` connects, takes the seat (create, join, invite code, quick match,
+or resume a saved seat after a killed terminal), saves the seat for ``--resume``, keeps
+a :class:`~client.race_view.RaceView` up to date from the replies and events (across
+reconnects), sends moves typed in any accepted form, and follows a rematch into the new
+race. It does no drawing: each event handled returns the sentence to show, if any.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from client.race_client import RaceClient, Resumed, ServerError, Unsolicited
+from client.race_view import RaceView
+from client.sessions import SavedRace, SessionStore
+from shared import Move, Special, action_text
+from shared.protocol import (
+    OPEN_STATUSES,
+    OVER_STATUSES,
+    Error,
+    LobbyEvent,
+    Moved,
+    Queued,
+    RaceEvent,
+    RaceInfo,
+    RaceResult,
+    RaceSettings,
+    RematchStarted,
+    Seated,
+    ServerShutdown,
+    Synced,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRequest:
+    """How to take a seat: exactly one of ``join``, ``invite``, ``quick``, ``resume`` (else create a race)."""
+
+    name: str = "player"
+    settings: RaceSettings = field(default_factory=RaceSettings)
+    join: str | None = None
+    invite: str | None = None
+    quick: bool = False
+    resume: SavedRace | None = None
+
+
+class ResumeError(Exception):
+    """A saved seat cannot be taken back (session expired, race over or gone); ``code`` says which."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class RaceSession:
+    """One player's seat over a :class:`RaceClient`; see the module docstring."""
+
+    def __init__(self, client: RaceClient, store: SessionStore | None = None, *, clock_offset_ms: float = 0.0) -> None:
+        self.client = client
+        self.store = store or SessionStore()
+        self.view: RaceView | None = None
+        self.queued = False
+        """True while a quick-match request waits for a partner."""
+        self._clock_offset_ms = clock_offset_ms
+
+    @property
+    def race_id(self) -> str:
+        """The race played now."""
+        assert self.view is not None, "take a seat first"
+        return self.view.race_id
+
+    def now(self) -> int:
+        """The server's clock (ms), estimated from the ``welcome``."""
+        return int(time.time() * 1000 + self._clock_offset_ms)
+
+    async def open(self, request: SeatRequest) -> list[str]:
+        """Say hello and take the seat; the sentences to show (how the opponent joins, what is awaited)."""
+        if request.resume is not None:
+            return await self._resume(request.resume)
+        welcome = self.client.session
+        if welcome is None:  # a client that already said hello (the lobby's) keeps the clock estimated then
+            welcome = await self.client.hello(request.name)
+            self._clock_offset_ms = welcome.server_time - time.time() * 1000
+        seated: Seated | Queued
+        if request.join:
+            seated = await self.client.join(request.join)
+        elif request.invite:
+            seated = await self.client.join_invite(request.invite)
+        elif request.quick:
+            seated = await self.client.quick_match(request.settings)
+        else:
+            seated = await self.client.create(request.settings)
+        slot = seated.slot if isinstance(seated, Seated) else 0
+        self._seat(seated.race, slot)
+        lines = [f"You are {welcome.name}, seat {slot + 1} of race {seated.race.race}."]
+        if self.view is not None and self.view.seed is not None and self.view.start_at is not None:
+            seconds = max(0, self.view.start_at - self.now()) / 1000
+            lines.append(f"Deal {self.view.seed}: the race starts in {seconds:.1f} s.")
+        if isinstance(seated, Queued):
+            self.queued = True
+            lines.append("Waiting for a player asking for the same settings ...")
+        elif not (request.join or request.invite or request.quick):
+            server = self.client.url or ""
+            how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"
+            lines += ["Your opponent joins with:", f"  flowergarden race --server {server} {how}", "Waiting for an opponent ..."]
+        return lines
+
+    async def _resume(self, saved: SavedRace) -> list[str]:
+        try:
+            welcome = await self.client.hello(saved.name, saved.token)
+        except ServerError as error:
+            self.store.forget(saved.race)
+            raise ResumeError(error.code, f"the saved session of race {saved.race} has expired ({error.code})") from None
+        self._clock_offset_ms = welcome.server_time - time.time() * 1000
+        try:
+            synced = await self.client.sync(saved.race)
+        except ServerError as error:
+            self.store.forget(saved.race)
+            raise ResumeError(error.code, f"race {saved.race} cannot be resumed: {error.error.message}") from None
+        if synced.race.status in OVER_STATUSES:
+            self.store.forget(saved.race)
+            raise ResumeError("race_over", f"race {saved.race} is over: 'flowergarden replay {saved.race}' shows it")
+        self._load(synced)
+        return [f"Resumed race {saved.race} as {welcome.name} (seat {synced.slot + 1})."]
+
+    def _seat(self, info: RaceInfo, slot: int) -> None:
+        self.view = RaceView.of(info, slot)
+        if self.view.seed is not None:
+            self.view.deal(self.view.seed)
+        self._save()
+
+    def _load(self, synced: Synced) -> None:
+        """The view from a ``synced`` snapshot: settings, seats and the own board with its actions."""
+        self.view = RaceView.of(synced.race, synced.slot)
+        if self.view.seed is not None:
+            self.view.load_actions(synced.slot, list(synced.moves))
+        if self.view.status not in OVER_STATUSES:
+            self._save()
+
+    def _save(self) -> None:
+        view, session = self.view, self.client.session
+        if view is None or session is None or view.slot is None:
+            return
+        self.store.save(SavedRace(self.client.url or "", session.token, session.name, view.race_id, view.slot))
+
+    # --- playing -------------------------------------------------------------------------
+
+    async def send(self, action: Move | Special) -> Moved:
+        """Send a move (or undo/redeal) and apply the server's reply to the own board; ServerError if refused."""
+        reply = await self.client.move(self.race_id, action_text(action))
+        assert self.view is not None and self.view.slot is not None
+        self.view.apply_action(self.view.slot, reply.move, reply.seq)
+        return reply
+
+    async def resign(self) -> None:
+        """End the own attempt; the foundation count still counts."""
+        await self.client.resign(self.race_id)
+
+    async def stuck(self) -> None:
+        """Declare that the own attempt cannot progress."""
+        await self.client.stuck(self.race_id)
+
+    async def leave(self) -> None:
+        """Give the seat up before the start (quick-match entries are cancelled); nothing once the race runs."""
+        view = self.view
+        if view is None or view.status not in OPEN_STATUSES:
+            return
+        try:
+            if self.queued:
+                await self.client.cancel_quick_match()
+            else:
+                await self.client.leave(view.race_id)
+        except ServerError:
+            return
+        self.store.forget(view.race_id)
+
+    async def rematch(self) -> str:
+        """Offer (or accept) a rematch of the finished race; the sentence to show."""
+        reply = await self.client.rematch(self.race_id)
+        if isinstance(reply, Seated):
+            self._seat(reply.race, reply.slot)
+            return f"Rematch: race {reply.race.race}."
+        return "Rematch offered; waiting for your opponent to accept ..."
+
+    # --- what arrives ----------------------------------------------------------------------
+
+    async def handle(self, item: RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Resumed) -> str | None:
+        """Apply one item of :meth:`RaceClient.follow`; the sentence to show, if any."""
+        view = self.view
+        if view is None:
+            return None
+        if isinstance(item, Unsolicited):
+            return f"Server: {item.error.message}"
+        if isinstance(item, ServerShutdown):
+            view.reconnecting = True
+            return "The server is restarting; reconnecting ..."
+        if isinstance(item, Resumed):
+            synced = item.synced.get(view.race_id)
+            if synced is not None:
+                self._load(synced)
+                assert self.view is not None
+                self.view.race.event_seq = view.event_seq  # the events after it are still to come, in order
+            return "Reconnected."
+        if not isinstance(item, RaceEvent):
+            return None
+        if item.race != view.race_id:
+            return None
+        if isinstance(item, RaceEvent) and self.queued and item.seq > view.event_seq:
+            self.queued = False
+        line = view.apply(item)
+        if isinstance(item, RaceResult):
+            self.store.forget(view.race_id)
+        if isinstance(item, RematchStarted) and not (self.view and self.view.race_id == item.new_race):
+            synced = await self.client.sync(item.new_race)
+            self._load(synced)
+        return line
+
+
+def refusal_text(error: ServerError | Error) -> str:
+    """A refusal for people: its message and code, ``Refused: column 3 ends in 9S ... (column_rank_mismatch)``."""
+    detail = error.error if isinstance(error, ServerError) else error
+    return f"Refused: {detail.message} ({detail.code})"

@@ -1,0 +1,398 @@
+"""What a front end shows of one race, kept up to date from the server's events — for players and spectators.
+
+:class:`RaceView` is the one model behind every way this project draws a race in
+Python (the full-screen app, the line mode, watch and replay). The race itself (status,
+deal, times, seats, watchers) is folded by the shared race domain
+(:func:`shared.race.fold.fold_events`, the server's own fold); the view adds what a
+client knows beyond it: the boards it may see (a player's own board; both boards for a
+spectator or a replay) rebuilt move by move, the opponent's progress, the rematch
+offers, the result, and this client's own connection state. :meth:`RaceView.apply`
+takes any race event and returns a sentence saying what happened, in words, for a
+message line or a log.
+
+The words of results and attempt endings are here too, so every front end says the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Final
+
+from shared import Board, Profile, Rules, parse_action
+from shared.cards import DECK_SIZE
+from shared.protocol import (
+    AttemptEnded,
+    AttemptState,
+    Back,
+    CloseReason,
+    Countdown,
+    Disconnected,
+    FinalStanding,
+    MoveMade,
+    PlayerJoined,
+    PlayerLeft,
+    Progress,
+    RaceClosed,
+    RaceEvent,
+    RaceInfo,
+    RaceResult,
+    RaceStatus,
+    RematchOffered,
+    RematchStarted,
+    ResultReason,
+    Started,
+)
+from shared.race.fold import RaceSnapshot, fold_events
+
+RESULT_REASONS: Final[dict[ResultReason, str]] = {
+    ResultReason.CLEARED: "cleared first",
+    ResultReason.COUNT: "more cards on foundations",
+    ResultReason.REACHED_FIRST: "same count, reached first",
+    ResultReason.DRAW: "draw",
+}
+"""The result's ``reason`` in words."""
+
+ATTEMPT_ENDINGS: Final[dict[AttemptState, str]] = {
+    AttemptState.PLAYING: "still playing",
+    AttemptState.CLEARED: "cleared the board",
+    AttemptState.RESIGNED: "resigned",
+    AttemptState.ABANDONED: "away too long (abandoned)",
+    AttemptState.STUCK: "declared stuck",
+    AttemptState.DEAD: "no way to a foundation left",
+    AttemptState.BLOCKED: "no legal move left",
+    AttemptState.TIME_LIMIT: "out of time",
+    AttemptState.RACE_OVER: "still playing at the end",
+}
+"""How an attempt ended (``attempt_ended.reason``, ``players[].ended``, a player's ``state``) in words."""
+
+CLOSED_REASONS: Final[dict[CloseReason, str]] = {
+    CloseReason.LEFT: "the creator left",
+    CloseReason.ABANDONED: "the creator went away",
+    CloseReason.CANCELLED: "the quick-match entry was cancelled",
+    CloseReason.LOBBY_FULL: "the lobby was full",
+}
+"""Why a race closed before its start, in words."""
+
+
+def result_reason_words(reason: ResultReason) -> str:
+    """``reached_first`` -> ``same count, reached first``."""
+    return RESULT_REASONS.get(reason, str(reason).replace("_", " "))
+
+
+def attempt_ending_words(state: AttemptState) -> str:
+    """``time_limit`` -> ``out of time``."""
+    return ATTEMPT_ENDINGS.get(state, str(state).replace("_", " "))
+
+
+def closed_reason_words(reason: CloseReason) -> str:
+    """``left`` -> ``the creator left``."""
+    return CLOSED_REASONS.get(reason, str(reason).replace("_", " "))
+
+
+class Connection(StrEnum):
+    """A seat's connection as a front end shows it."""
+
+    CONNECTED = "connected"
+    AWAY = "away"
+    """The server announced it disconnected; its attempt is abandoned at ``grace_until`` unless it is back."""
+    RECONNECTING = "reconnecting"
+    """This client's own connection dropped and is being re-established."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One player of the race as far as this client knows it (a read-only picture; see :meth:`RaceView.seat`)."""
+
+    slot: int
+    name: str = ""
+    count: int = 0
+    left: int = DECK_SIZE
+    state: AttemptState = AttemptState.PLAYING
+    connection: Connection = Connection.CONNECTED
+    grace_until: int | None = None
+    board: Board | None = None
+    """The board, when this client may see it (its own seat; every seat for spectators)."""
+
+    @property
+    def playing(self) -> bool:
+        """Whether the attempt still runs."""
+        return self.state is AttemptState.PLAYING
+
+
+@dataclass
+class RaceView:
+    """One race as a front end draws it. ``slot`` is the viewer's seat, None for a spectator."""
+
+    race_id: str
+    slot: int | None = None
+    rules: Rules = field(default_factory=Rules)
+    race: RaceSnapshot = field(default_factory=RaceSnapshot)
+    """The race as the shared fold keeps it: status, deal, times, seats, watchers, last event."""
+    boards: dict[int, Board] = field(default_factory=dict)
+    actions: dict[int, list[str]] = field(default_factory=dict)
+    """Per seat, the actions applied to its board, in order."""
+    invite: str | None = None
+    result: RaceResult | None = None
+    closed_reason: CloseReason | None = None
+    rematch_offers: dict[int, int] = field(default_factory=dict)
+    """Seat -> server time until which its rematch offer stands."""
+    rematch_race: str | None = None
+    """The new race once both players agreed to a rematch."""
+    reconnecting: bool = False
+    """This client's own connection is being re-established."""
+
+    @classmethod
+    def of(cls, info: RaceInfo, slot: int | None = None) -> RaceView:
+        """A view from a race snapshot (seated, synced, watching or a replay page)."""
+        settings = info.settings
+        race = RaceSnapshot(
+            status=info.status,
+            seed=info.seed,
+            start_at=info.start_at,
+            deadline=info.deadline,
+            watchers=info.watchers,
+            event_seq=info.event_seq,
+            players={player.slot: player for player in info.players},
+        )
+        rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
+        return cls(race_id=info.race, slot=slot, rules=rules, race=race, invite=info.invite)
+
+    @classmethod
+    def before_start(cls, info: RaceInfo) -> RaceView:
+        """A spectator's view of the race as it was before its first event (for replaying its log)."""
+        return cls(race_id=info.race, rules=cls.of(info).rules)
+
+    # --- what a front end asks ----------------------------------------------------------
+
+    @property
+    def status(self) -> RaceStatus:
+        return self.race.status
+
+    @property
+    def seed(self) -> int | None:
+        return self.race.seed
+
+    @property
+    def start_at(self) -> int | None:
+        return self.race.start_at
+
+    @property
+    def deadline(self) -> int | None:
+        return self.race.deadline
+
+    @property
+    def watchers(self) -> int:
+        return self.race.watchers
+
+    @property
+    def event_seq(self) -> int:
+        """The last event applied; older or repeated events are ignored."""
+        return self.race.event_seq
+
+    def seat(self, slot: int) -> Seat:
+        """What this client knows of seat ``slot``."""
+        player = self.race.players.get(slot)
+        board = self.boards.get(slot)
+        if player is None:
+            return Seat(slot, board=board)
+        connection = Connection.CONNECTED if player.connected else Connection.AWAY
+        if slot == self.slot and self.reconnecting:
+            connection = Connection.RECONNECTING
+        return Seat(slot, player.name, player.count, player.left, player.state, connection, player.grace_until, board)
+
+    @property
+    def me(self) -> Seat | None:
+        """The viewer's seat (None for a spectator)."""
+        return None if self.slot is None else self.seat(self.slot)
+
+    @property
+    def opponent(self) -> Seat | None:
+        """The other seat (None for a spectator)."""
+        return None if self.slot is None else self.seat(1 - self.slot)
+
+    @property
+    def board(self) -> Board | None:
+        """The viewer's own board (None for a spectator or before the deal)."""
+        return None if self.slot is None else self.boards.get(self.slot)
+
+    def name(self, slot: int) -> str:
+        """A seat's display name (``player 2`` while unknown)."""
+        player = self.race.players.get(slot)
+        return player.name if player is not None and player.name else f"player {slot + 1}"
+
+    def who(self, slot: int) -> str:
+        """``You`` for the viewer's seat, the name otherwise (sentence start)."""
+        return "You" if slot == self.slot else self.name(slot)
+
+    def clock_ms(self, now: int) -> int | None:
+        """Race time at server time ``now`` (negative during the countdown); None before the deal."""
+        return None if self.start_at is None else now - self.start_at
+
+    def time_left_ms(self, now: int) -> int | None:
+        """Time until the time limit at server time ``now``; None without a limit."""
+        return None if self.deadline is None else max(0, self.deadline - now)
+
+    def can_move(self) -> bool:
+        """Whether the viewer may send a move now (running race, own attempt still going)."""
+        me = self.me
+        return self.status is RaceStatus.RUNNING and me is not None and me.playing and me.board is not None
+
+    # --- boards ----------------------------------------------------------------------------
+
+    def deal(self, seed: int) -> None:
+        """Fresh boards from ``seed`` for every seat this client may see."""
+        for slot in (0, 1):
+            if self.slot is None or slot == self.slot:
+                self.boards[slot] = Board.deal(seed, self.rules)
+                self.actions[slot] = []
+
+    def load_actions(self, slot: int, actions: list[str]) -> None:
+        """A seat's board rebuilt from the deal and its actions so far (after a sync, watch or resume)."""
+        if self.seed is None:
+            return
+        board = Board.deal(self.seed, self.rules)
+        for action in actions:
+            board.play(parse_action(action))
+        self.boards[slot], self.actions[slot] = board, list(actions)
+        self._set_count(slot, board.foundation_count, board.cards_left)
+
+    def apply_action(self, slot: int, action: str, number: int) -> bool:
+        """Apply a seat's ``number``-th action (1-based) once: a repeat (reply and event both report it) is ignored."""
+        board, done = self.boards.get(slot), self.actions.setdefault(slot, [])
+        if board is None or number != len(done) + 1:
+            return False
+        board.play(parse_action(action))
+        done.append(action)
+        self._set_count(slot, board.foundation_count, board.cards_left)
+        return True
+
+    def _set_count(self, slot: int, count: int, left: int) -> None:
+        player = self.race.players.get(slot)
+        if player is not None:
+            self.race.players[slot] = replace(player, count=count, left=left)
+
+    # --- events --------------------------------------------------------------------------
+
+    def apply(self, event: RaceEvent) -> str | None:
+        """Apply one event of this race; a sentence saying what happened (None when nothing worth saying)."""
+        if event.race != self.race_id or event.seq <= self.event_seq:
+            return None
+        fold_events([event], self.race)
+        also = _CLIENT_CHANGES.get(type(event))
+        return None if also is None else also(self, event)
+
+    def _joined(self, event: PlayerJoined) -> str | None:
+        return None if event.slot == self.slot else f"{event.name} joined."
+
+    def _left(self, event: PlayerLeft) -> str | None:
+        if self.seed is None:  # back to waiting: the next countdown deals anew
+            self.boards.clear()
+            self.actions.clear()
+        return None if event.slot == self.slot else f"{self.name(event.slot)} left before the start."
+
+    def _countdown(self, event: Countdown) -> str:
+        self.invite = None
+        self.deal(event.seed)
+        seconds = max(0, event.start_at - event.at) / 1000
+        limit = "" if event.deadline is None else f", time limit {(event.deadline - event.start_at) // 1000} s"
+        return f"Deal {event.seed}: the race starts in {seconds:.1f} s{limit}."
+
+    def _started(self, event: Started) -> str:
+        del event
+        return "Go!"
+
+    def _moved(self, event: MoveMade) -> None:
+        self.apply_action(event.slot, event.move, event.move_seq)
+        self._set_count(event.slot, event.count, event.left)
+
+    def _progress(self, event: Progress) -> None:
+        self._set_count(event.slot, event.count, event.left)
+
+    def _attempt_ended(self, event: AttemptEnded) -> str:
+        whose = "Your" if event.slot == self.slot else f"{self.name(event.slot)}'s"
+        return f"{whose} attempt ended: {attempt_ending_words(event.reason)}, {event.count}/52 on foundations."
+
+    def _disconnected(self, event: Disconnected) -> str | None:
+        return None if event.slot == self.slot else f"{self.name(event.slot)} disconnected."
+
+    def _back(self, event: Back) -> str | None:
+        return None if event.slot == self.slot else f"{self.name(event.slot)} is back."
+
+    def _result(self, event: RaceResult) -> str:
+        self.result = event
+        for standing in event.players:
+            self._set_count(standing.slot, standing.count, standing.left)
+        return self.result_headline()
+
+    def _closed(self, event: RaceClosed) -> str:
+        self.closed_reason = event.reason
+        return f"The race was closed before it started: {closed_reason_words(event.reason)}."
+
+    def _rematch_offered(self, event: RematchOffered) -> str | None:
+        self.rematch_offers[event.slot] = event.until
+        return None if event.slot == self.slot else f"{self.name(event.slot)} offers a rematch."
+
+    def _rematch_started(self, event: RematchStarted) -> str:
+        self.rematch_race = event.new_race
+        return f"Rematch agreed: race {event.new_race}."
+
+    # --- the result in words ---------------------------------------------------------------
+
+    def result_headline(self) -> str:
+        """Who won and why: ``You win: cleared first.``, ``Bob wins: more cards on foundations (30 to 25).``, ``Draw.``"""
+        result = self.result
+        if result is None:
+            return ""
+        counts = {standing.slot: standing.count for standing in result.players}
+        if result.winner is None:
+            return f"Draw: both have {next(iter(counts.values()), 0)}/52 on foundations."
+        reason = result_reason_words(result.reason)
+        if result.reason is ResultReason.COUNT and len(counts) == 2:
+            reason += f" ({counts[result.winner]} to {counts[1 - result.winner]})"
+        verb = "win" if result.winner == self.slot else "wins"
+        return f"{self.who(result.winner)} {verb}: {reason}."
+
+    def standing_lines(self) -> list[str]:
+        """One line per player of the result: name, count, how the attempt ended, time, moves and undos."""
+        if self.result is None:
+            return []
+        return [standing_line(standing, you=standing.slot == self.slot) for standing in self.result.players]
+
+
+_CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | None]]] = {
+    PlayerJoined: RaceView._joined,
+    PlayerLeft: RaceView._left,
+    Countdown: RaceView._countdown,
+    Started: RaceView._started,
+    MoveMade: RaceView._moved,
+    Progress: RaceView._progress,
+    AttemptEnded: RaceView._attempt_ended,
+    Disconnected: RaceView._disconnected,
+    Back: RaceView._back,
+    RaceResult: RaceView._result,
+    RaceClosed: RaceView._closed,
+    RematchOffered: RaceView._rematch_offered,
+    RematchStarted: RaceView._rematch_started,
+}
+"""What each event changes beyond the shared fold (boards, progress, offers, the result), and what it says."""
+
+
+def standing_line(standing: FinalStanding, *, you: bool = False) -> str:
+    """``Ann (you)   52/52  cleared the board  81.3 s  57 moves, 0 undos``."""
+    name = standing.name + (" (you)" if you else "")
+    undos = "1 undo" if standing.undos == 1 else f"{standing.undos} undos"
+    moves = "1 move" if standing.moves == 1 else f"{standing.moves} moves"
+    return (
+        f"{name:<22} {standing.count:>2}/52  {attempt_ending_words(standing.ended):<26} "
+        f"{standing.time_ms / 1000:7.1f} s  {moves}, {undos}"
+    )
+
+
+def clock_text(milliseconds: int) -> str:
+    """``1:05`` for 65 s; ``-0:03`` during a countdown."""
+    sign = "-" if milliseconds < 0 else ""
+    seconds = milliseconds // 1000 if milliseconds >= 0 else (-milliseconds + 999) // 1000
+    return f"{sign}{seconds // 60}:{seconds % 60:02d}"
+

@@ -1,0 +1,130 @@
+"""The line mode on a real pseudo-terminal, inside a shell: it ends at once after the result, on Ctrl-C and on
+Ctrl-D, and never swallows what is typed next (the shell runs it). Also the full-screen app's Ctrl-C."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import sys
+from collections.abc import AsyncIterator
+
+import pexpect
+import pytest
+import pytest_asyncio
+from race_helpers import player
+from server_processes import ROOT
+
+from client import RaceClient, ServerError
+from server.app import RaceServer
+from shared.protocol import Disconnected, PlayerJoined, RaceSettings, Started
+
+PROMPT = "SHELL-READY> "
+
+
+class Shell:
+    """An interactive bash on a pseudo-terminal; commands typed as a person types them."""
+
+    def __init__(self) -> None:
+        environment = {**os.environ, "PYTHONPATH": str(ROOT), "PS1": PROMPT, "TERM": "xterm-256color"}
+        self.child = pexpect.spawn(
+            "bash", ["--norc", "--noprofile", "-i"], env=environment, cwd=str(ROOT), encoding="utf-8", dimensions=(40, 120)
+        )
+
+    async def expect(self, pattern: str, timeout: float = 15) -> str:
+        """Wait for ``pattern`` (literal text) in the output; what came before it."""
+        await asyncio.to_thread(self.child.expect_exact, pattern, timeout=timeout)
+        return str(self.child.before)
+
+    def type(self, text: str) -> None:
+        self.child.send(text)
+
+    def close(self) -> None:
+        self.child.close(force=True)
+
+
+@pytest_asyncio.fixture
+async def shell() -> AsyncIterator[Shell]:
+    terminal = Shell()
+    await terminal.expect(PROMPT)
+    yield terminal
+    terminal.close()
+
+
+def race_command(url: str, race_id: str, *extra: str) -> str:
+    arguments = [sys.executable, "-m", "cli", "race", "--server", url, "--name", "Bob", "--join", race_id, *extra]
+    return " ".join(shlex.quote(argument) for argument in arguments) + "; echo EXITED:$?\r"
+
+
+async def joined_race(url: str) -> tuple[RaceClient, str]:
+    ann = await player(url, "Ann")
+    seated = await ann.create(RaceSettings(seed=15))
+    return ann, seated.race.race
+
+
+async def test_after_the_result_the_line_mode_ends_and_the_next_typed_line_reaches_the_shell(race_server: RaceServer, shell: Shell) -> None:
+    ann, race_id = await joined_race(race_server.url)
+    try:
+        shell.type(race_command(race_server.url, race_id, "--plain"))
+        await shell.expect("Go!")
+        shell.type("resign\r")
+        await ann.wait_for(Started)
+        await ann.resign(race_id)
+        output = await shell.expect("EXITED:0")
+        assert "Draw: both have 0/52 on foundations." in output
+        await shell.expect(PROMPT)
+        shell.type("echo typed-after-the-race\r")  # a client still reading stdin would swallow this line
+        await shell.expect("typed-after-the-race\r\n")
+    finally:
+        await ann.close()
+
+
+async def test_ctrl_c_mid_race_ends_the_line_mode_at_once_keeping_the_seat(race_server: RaceServer, shell: Shell) -> None:
+    ann, race_id = await joined_race(race_server.url)
+    try:
+        shell.type(race_command(race_server.url, race_id, "--plain"))
+        await shell.expect("Go!")
+        shell.type("\x03")
+        output = await shell.expect("EXITED:130", timeout=10)
+        assert f"'flowergarden race --resume {race_id}' takes it back" in output
+        assert (await ann.wait_for(Disconnected)).slot == 1
+        await shell.expect(PROMPT)
+        shell.type("echo still-here\r")
+        await shell.expect("still-here\r\n")
+    finally:
+        await ann.close()
+
+
+async def test_ctrl_d_before_the_start_leaves_the_race_and_ends_the_line_mode(race_server: RaceServer, shell: Shell) -> None:
+    ann = await player(race_server.url, "Ann")
+    shell.type(
+        " ".join(shlex.quote(a) for a in [sys.executable, "-m", "cli", "race", "--server", race_server.url, "--plain", "--private"])
+        + "; echo EXITED:$?\r"
+    )
+    try:
+        output = await shell.expect("Waiting for an opponent")
+        invite = output.split("--invite ")[1].split()[0]
+        shell.type("\x04")
+        assert "Left the race." in await shell.expect("EXITED:0", timeout=10)
+        with pytest.raises(ServerError) as refused:  # the race closed when its creator left
+            await ann.join_invite(invite)
+        assert refused.value.code == "unknown_invite"
+    finally:
+        await ann.close()
+
+
+async def test_ctrl_c_ends_the_full_screen_app_at_once_and_restores_the_terminal(race_server: RaceServer, shell: Shell) -> None:
+    ann, race_id = await joined_race(race_server.url)
+    try:
+        shell.type(race_command(race_server.url, race_id))
+        await ann.wait_for(PlayerJoined)
+        await ann.wait_for(Started)
+        await shell.expect("Type a card")  # the app is drawn
+        shell.type("\x03")
+        await shell.expect("EXITED:130", timeout=10)
+        await shell.expect(PROMPT)
+        shell.type("echo back-in-the-shell\r")
+        await shell.expect("back-in-the-shell\r\n")
+        await ann.wait_for(Disconnected)
+    finally:
+        await ann.close()

@@ -1,0 +1,133 @@
+"""The full-screen app taking a seat back after its process was killed, watching, replaying and the lobby."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from race_helpers import play, player, seated_race
+from server_processes import flowergarden, read_until
+from tui_helpers import has_race_screen, race_screen, save_screenshot, send_keys, type_move, until
+from winning_lines import winning_deal
+
+from cli.tui.app import FlowerGardenApp, LobbyStart, RaceStart, ReplayStart, WatchStart
+from cli.tui.board import BoardWidget
+from cli.tui.lobby_screen import LobbyScreen
+from cli.tui.spectate_screens import ReplayScreen, WatchScreen
+from client.race_session import SeatRequest
+from client.sessions import SessionStore
+from server.app import RaceServer
+from shared.protocol import Back, Progress, RaceResult, RaceSettings, Started
+
+SIZE = (110, 34)
+
+
+async def test_a_killed_race_process_gets_its_seat_back_with_resume(race_server: RaceServer, tmp_path: Path) -> None:
+    seed, line = winning_deal()
+    ann = await player(race_server.url, "Ann")
+    seated = await ann.create(RaceSettings(seed=seed))
+    race_id = seated.race.race
+    environment = {"XDG_CONFIG_HOME": str(tmp_path)}
+    bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--join", race_id, env=environment)
+    try:
+        assert bob.stdin is not None
+        await read_until(bob, "Go!")
+        card, place = line[0].split()
+        bob.stdin.write(f"{card.lower()} {place[-1]}\n")  # 'as f': a card and its destination, no source needed
+        bob.stdin.flush()
+        assert "1/52 on foundations" in await read_until(bob, "on foundations")
+    finally:
+        bob.kill()
+        bob.wait(10)
+    store = SessionStore(tmp_path / "flowergarden" / "sessions.json")
+    saved = store.find(race_id)
+    assert saved is not None and saved.slot == 1 and saved.name == "Bob"
+
+    app = FlowerGardenApp(race_server.url, RaceStart(SeatRequest(resume=saved)), store=store)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None, what="the resumed race")
+            screen = race_screen(app)
+            assert screen.view.race_id == race_id and screen.view.slot == 1
+            assert screen.view.board is not None and screen.view.board.foundation_count == 1
+            await ann.wait_for(Back)
+            await type_move(pilot, line[1])
+            progress = await ann.wait_for(Progress)
+            assert progress.slot == 1 and progress.count == 2
+            save_screenshot(app, "race-resumed")
+    finally:
+        await ann.close()
+
+
+async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
+    app = FlowerGardenApp(race_server.url, WatchStart(race.race_id))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, WatchScreen))
+            screen = app.screen
+            assert isinstance(screen, WatchScreen)
+            await play(race.ann, race.race_id, line[:4])
+            await play(race.bob, race.race_id, line[:2])
+            boards = [screen.query_one(f"#board-{slot}", BoardWidget) for slot in (0, 1)]
+            await until(pilot, lambda: [board.board.foundation_count if board.board else -1 for board in boards] == [4, 2])
+            assert "Ann  4/52  playing" in boards[0].title and "Bob  2/52  playing" in boards[1].title
+            save_screenshot(app, "watch")
+            await race.ann.resign(race.race_id)
+            await race.bob.resign(race.race_id)
+            await until(pilot, lambda: screen.view.result is not None)
+            assert "Ann wins: more cards on foundations (4 to 2)." in str(screen.query_one("#spectator-message").render())
+    finally:
+        await race.close()
+
+
+async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
+    await play(race.ann, race.race_id, line[:3])
+    await race.ann.resign(race.race_id)
+    await race.bob.resign(race.race_id)
+    await race.ann.wait_for(RaceResult)
+    await race.close()
+    app = FlowerGardenApp(race_server.url, ReplayStart(race.race_id))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        board = screen.query_one("#board-0", BoardWidget)
+        await pilot.press("end")
+        assert screen.view.result is not None and board.board is not None and board.board.foundation_count == 3
+        assert "Ann wins: more cards on foundations (3 to 0)." in str(screen.query_one("#spectator-message").render())
+        save_screenshot(app, "replay-end")
+        moves = [index for index, event in enumerate(screen.events) if event.TYPE == "move"]
+        await pilot.press("home")
+        for _ in range(moves[1] + 1):
+            await pilot.press("right")
+        assert board.board is not None and board.board.foundation_count == 2
+        await pilot.press("left")
+        assert board.board.foundation_count == 1  # a fresh board drawn from the events before
+        await pilot.press("home", "space")  # plays from the start at the race's pace
+        await until(pilot, lambda: screen.position == len(screen.events), what="the replay to play through")
+        assert screen.view.result is not None
+
+
+async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_server: RaceServer, tmp_path: Path) -> None:
+    ann = await player(race_server.url, "Ann")
+    app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Bob")), store=SessionStore(tmp_path / "s.json"))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
+            lobby = app.screen
+            assert isinstance(lobby, LobbyScreen)
+            seated = await ann.create(RaceSettings(seed=15, time_limit=300))
+            await until(pilot, lambda: lobby.selected_race() == seated.race.race, what="the new race in the table")
+            save_screenshot(app, "lobby")
+            send_keys(app, "j")
+            await until(pilot, lambda: has_race_screen(app), what="the race screen")
+            screen = race_screen(app)
+            assert screen.view.race_id == seated.race.race and screen.view.slot == 1
+            await ann.wait_for(Started)
+            await until(pilot, lambda: screen.view.status == "running")
+            assert screen.view.deadline is not None
+    finally:
+        await ann.close()

@@ -1,0 +1,86 @@
+"""Helpers of the full-screen app tests: waiting on a headless app, typing moves, saving screenshots."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import events
+from textual.app import App
+from textual.pilot import Pilot
+
+from cli.tui.race_screen import RaceScreen
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOTS = Path(os.environ.get("FLOWERGARDEN_SCREENSHOTS", ROOT / "var" / "screenshots"))
+"""Where the tests save SVG screenshots of the main screens (``var/`` is ignored by git)."""
+
+
+async def until(pilot: Pilot[object], condition: Callable[[], bool], timeout: float = 10.0, what: str = "the condition") -> None:
+    """Let the app run until ``condition()`` holds; fails after ``timeout`` seconds (never a timing assertion)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await asyncio.sleep(0.005)  # the app runs in this loop: a plain sleep lets it work
+    except TimeoutError:
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}") from None
+    del pilot
+
+
+def race_screen(app: App[object]) -> RaceScreen:
+    """The race screen (below any modal screen)."""
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, RaceScreen):
+            return screen
+    raise AssertionError(f"no race screen in {app.screen_stack}")
+
+
+def has_race_screen(app: App[object]) -> bool:
+    return any(isinstance(screen, RaceScreen) for screen in app.screen_stack)
+
+
+def send_keys(app: App[object], *keys: str) -> None:
+    """Post key presses (printable keys) to the app as a terminal would, without Pilot's idle waits per key
+    (about 50 ms each on a loaded machine): a race typed key by key stays a few seconds long."""
+    for key in keys:
+        app.post_message(events.Key(key, key))
+
+
+async def type_move(pilot: Pilot[object], move: str) -> bool:
+    """Type ``move`` (``5D b>3``) as a player would: its card, then the destination key only if several light up.
+
+    Returns whether several destinations lit up. Waits until the move is on the board.
+    """
+    screen = race_screen(pilot.app)
+    before = len(own_actions(screen))
+    card, places = move.split()
+    send_keys(pilot.app, *card.lower())
+    await until(pilot, lambda: bool(screen.choices) or len(own_actions(screen)) > before or "Refused" in message_text(screen))
+    several = bool(screen.choices)
+    if several:
+        send_keys(pilot.app, places.split(">")[1].lower())
+    await until(pilot, lambda: len(own_actions(screen)) > before, what=f"{move} on the board")
+    return several
+
+
+def own_actions(screen: RaceScreen) -> list[str]:
+    """The actions on the player's own board, in order."""
+    view = screen.view
+    return view.actions.get(view.slot or 0, [])
+
+
+def message_text(screen: RaceScreen) -> str:
+    """What the race screen's message line shows."""
+    from textual.widgets import Static
+
+    return str(screen.query_one("#message", Static).render())
+
+
+def save_screenshot(app: App[object], name: str) -> Path:
+    """An SVG screenshot of the app now, as ``<SCREENSHOTS>/<name>.svg``."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.svg"
+    path.write_text(app.export_screenshot(title=name), encoding="utf-8")
+    return path
