@@ -46,26 +46,27 @@ def display_name(text: str) -> str:
     return name
 
 
-def time_limit(text: str) -> int:
-    """argparse type of ``--time-limit``: whole seconds from 1 to 24 hours."""
-    try:
-        seconds = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
-    if not 1 <= seconds <= MAX_TIME_LIMIT_SECONDS:
-        raise argparse.ArgumentTypeError(f"{seconds} is outside 1..{MAX_TIME_LIMIT_SECONDS} seconds")
-    return seconds
+def number_in_range(convert: Callable[[str], float], low: float, high: float, what: str, *, low_open: bool = False) -> Callable[[str], Any]:
+    """An argparse type: ``convert`` the text (int or float), then check it lies in ``low``..``high``
+    (above ``low`` with ``low_open``); ``what`` names the value in the one-line error."""
+
+    def check(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not (low < value if low_open else low <= value) or not value <= high:
+            bound = f"above {low:g}" if low_open else f"at least {low:g}"
+            raise argparse.ArgumentTypeError(f"{text} must be {bound} and at most {high:g}")
+        return value
+
+    return check
 
 
-def positive_speed(text: str) -> float:
-    """argparse type of ``--speed``: a factor above 0 (2 = twice the race's pace)."""
-    try:
-        factor = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < factor <= 1000:
-        raise argparse.ArgumentTypeError(f"{text} must be above 0 and at most 1000")
-    return factor
+time_limit = number_in_range(int, 1, MAX_TIME_LIMIT_SECONDS, "a whole number of seconds")
+"""argparse type of ``--time-limit``: whole seconds from 1 to 24 hours."""
+positive_speed = number_in_range(float, 0, 1000, "a number", low_open=True)
+"""argparse type of ``--speed``: a factor above 0 (2 = twice the race's pace)."""
 
 
 def add_server_argument(parser: argparse.ArgumentParser) -> None:

@@ -51,9 +51,21 @@ async def shell() -> AsyncIterator[Shell]:
     terminal.close()
 
 
+def command_line(*arguments: str) -> str:
+    """``flowergarden ARGUMENTS; echo EXITED:$?`` typed into the shell, Enter included."""
+    words = [sys.executable, "-m", "cli", *arguments]
+    return " ".join(shlex.quote(word) for word in words) + "; echo EXITED:$?\r"
+
+
 def race_command(url: str, race_id: str, *extra: str) -> str:
-    arguments = [sys.executable, "-m", "cli", "race", "--server", url, "--name", "Bob", "--join", race_id, *extra]
-    return " ".join(shlex.quote(argument) for argument in arguments) + "; echo EXITED:$?\r"
+    return command_line("race", "--server", url, "--name", "Bob", "--join", race_id, *extra)
+
+
+async def assert_the_shell_runs_the_next_line(shell: Shell, marker: str) -> None:
+    """The command has ended: the prompt is back and a line typed now is run by the shell, not swallowed."""
+    await shell.expect(PROMPT)
+    shell.type(f"echo {marker}\r")
+    await shell.expect(f"{marker}\r\n")
 
 
 async def joined_race(url: str) -> tuple[RaceClient, str]:
@@ -72,9 +84,7 @@ async def test_after_the_result_the_line_mode_ends_and_the_next_typed_line_reach
         await ann.resign(race_id)
         output = await shell.expect("EXITED:0")
         assert "Draw: both have 0/52 on foundations." in output
-        await shell.expect(PROMPT)
-        shell.type("echo typed-after-the-race\r")  # a client still reading stdin would swallow this line
-        await shell.expect("typed-after-the-race\r\n")
+        await assert_the_shell_runs_the_next_line(shell, "typed-after-the-race")  # not swallowed by a lingering client
     finally:
         await ann.close()
 
@@ -88,19 +98,14 @@ async def test_ctrl_c_mid_race_ends_the_line_mode_at_once_keeping_the_seat(race_
         output = await shell.expect("EXITED:130", timeout=10)
         assert f"'flowergarden race --resume {race_id}' takes it back" in output
         assert (await ann.wait_for(Disconnected)).slot == 1
-        await shell.expect(PROMPT)
-        shell.type("echo still-here\r")
-        await shell.expect("still-here\r\n")
+        await assert_the_shell_runs_the_next_line(shell, "still-here")
     finally:
         await ann.close()
 
 
 async def test_ctrl_d_before_the_start_leaves_the_race_and_ends_the_line_mode(race_server: RaceServer, shell: Shell) -> None:
     ann = await player(race_server.url, "Ann")
-    shell.type(
-        " ".join(shlex.quote(a) for a in [sys.executable, "-m", "cli", "race", "--server", race_server.url, "--plain", "--private"])
-        + "; echo EXITED:$?\r"
-    )
+    shell.type(command_line("race", "--server", race_server.url, "--plain", "--private"))
     try:
         output = await shell.expect("Waiting for an opponent")
         invite = output.split("--invite ")[1].split()[0]
@@ -122,9 +127,7 @@ async def test_ctrl_c_ends_the_full_screen_app_at_once_and_restores_the_terminal
         await shell.expect("Type a card")  # the app is drawn
         shell.type("\x03")
         await shell.expect("EXITED:130", timeout=10)
-        await shell.expect(PROMPT)
-        shell.type("echo back-in-the-shell\r")
-        await shell.expect("back-in-the-shell\r\n")
+        await assert_the_shell_runs_the_next_line(shell, "back-in-the-shell")
         await ann.wait_for(Disconnected)
     finally:
         await ann.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from race_helpers import player
-from tui_helpers import has_race_screen, message_text, race_screen, save_screenshot, type_move, until
+from tui_helpers import has_race_screen, message_text, race_screen, save_screenshot, send_keys, type_move, until
 from winning_lines import winning_deal
 
 from cli.tui.app import FlowerGardenApp, RaceStart
@@ -126,5 +126,61 @@ async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_s
             await pilot.press("y")
             await until(pilot, lambda: screen.view.me is not None and not screen.view.me.playing)
             assert screen.view.me is not None and screen.view.me.state == "resigned"
+    finally:
+        await bob.close()
+
+
+FRESH_DEAL_15 = """Ann (you)
+ Foundations   ♣-  ♦-  ♥-  ♠-    0/52
+
+  1    2    3    4    5    6
+ 4♣   Q♦   8♥   7♦   8♦   Q♥
+ A♣   3♦   8♠   5♦   K♦   A♦
+ J♦   9♠   J♥   5♣   3♣   6♠
+ 6♣   7♠   A♥   K♥   3♥   Q♣
+ T♥   J♠   2♦   2♥   8♣   4♥
+ 5♥   6♦   J♣   K♠   4♠   7♥
+
+Bouquet  2♣ 7♣ 9♣ T♣ K♣
+         4♦ 9♦ T♦
+         6♥ 9♥
+         A♠ 2♠ 3♠ 5♠ T♠ Q♠"""
+"""The table of seed 15 as drawn (text only): columns as columns, the bouquet sorted by suit and rank."""
+
+
+def test_the_table_draws_columns_as_columns_and_the_bouquet_by_suit_and_rank() -> None:
+    from textual.content import Content
+
+    widget = BoardWidget(interactive=True)
+    widget.board, widget.title = Board.deal(15), "Ann (you)"
+    drawn = Content.from_markup(widget.markup()).plain
+    assert "\n".join(line.rstrip() for line in drawn.splitlines()) == FRESH_DEAL_15
+    assert "@click=screen.pick_card(" in widget.markup()  # every available card is a click target
+
+
+async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_cards_home(race_server: RaceServer, tmp_path: Path) -> None:
+    app = FlowerGardenApp(race_server.url, RaceStart(SeatRequest("Ann", RaceSettings(seed=15)), auto=True), store=SessionStore(tmp_path / "s.json"))
+    bob = await player(race_server.url, "Bob")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None)
+            screen = race_screen(app)
+            await bob.join(screen.view.race_id)
+            me = screen.view.me
+            assert me is not None
+            await until(pilot, lambda: me.actions == ["AS b>f"], what="the ace of spades sent home by auto-move")
+            await pilot.press("o")  # auto-move off: 2S stays where it is from now on
+            board = screen.query_one("#board", BoardWidget)
+            # rows: title, foundations, blank, column numbers, then the cards; a column is 5 cells wide after 2 cells
+            await pilot.click(board, offset=(2 + 4 * 5, 4 + 5))  # 4♠, the last card of column 5: one destination
+            await until(pilot, lambda: len(me.actions) == 2)
+            assert me.actions[1] == "4S 5>1"
+            send_keys(app, "2", "s")  # 2♠ alone: foundation only
+            await until(pilot, lambda: len(me.actions) == 3)
+            send_keys(app, "3", "s")  # 3♠: the foundation or onto 4♠ in column 1
+            await until(pilot, lambda: len(screen.choices) == 2)
+            await pilot.click(board, offset=(2, 3))  # the header of column 1
+            await until(pilot, lambda: len(me.actions) == 4)
+            assert me.actions[2:] == ["2S b>f", "3S b>1"]
     finally:
         await bob.close()
