@@ -207,7 +207,7 @@ class RaceSession:
             return None
         if item.race != view.race_id:
             return None
-        if isinstance(item, RaceEvent) and self.queued and item.seq > view.event_seq:
+        if self.queued and item.seq > view.event_seq:  # someone was paired with us
             self.queued = False
         line = view.apply(item)
         if isinstance(item, RaceResult):

@@ -131,3 +131,11 @@ async def test_ctrl_c_ends_the_full_screen_app_at_once_and_restores_the_terminal
         await ann.wait_for(Disconnected)
     finally:
         await ann.close()
+
+
+async def test_the_full_screen_app_reports_an_unreachable_server_in_one_line_after_restoring_the_terminal(shell: Shell) -> None:
+    shell.type(command_line("race", "--server", "ws://127.0.0.1:1", "--name", "Ann"))
+    output = await shell.expect("EXITED:1", timeout=20)
+    assert "flowergarden: error [connection_failed]: ws://127.0.0.1:1:" in output
+    assert "Traceback" not in output
+    await assert_the_shell_runs_the_next_line(shell, "after-the-error")

@@ -41,6 +41,7 @@ async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_ser
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None)
             screen = race_screen(app)
+            await pilot.pause()  # drawn
             save_screenshot(app, "race-waiting")
             await bob.join(screen.view.race_id)
             await until(pilot, lambda: screen.view.status == "running", what="the start")
@@ -184,3 +185,4 @@ async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_car
             assert me.actions[2:] == ["2S b>f", "3S b>1"]
     finally:
         await bob.close()
+
