@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from race_helpers import player
-from tui_helpers import has_race_screen, message_text, race_screen, save_screenshot, send_keys, type_move, until
+from tui_helpers import has_race_screen, message_text, own_actions, race_screen, save_screenshot, send_keys, type_move, until
 from winning_lines import winning_deal
 
 from cli.tui.app import FlowerGardenApp, RaceStart
@@ -167,22 +167,20 @@ async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_car
             await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None)
             screen = race_screen(app)
             await bob.join(screen.view.race_id)
-            me = screen.view.me
-            assert me is not None
-            await until(pilot, lambda: me.actions == ["AS b>f"], what="the ace of spades sent home by auto-move")
+            await until(pilot, lambda: own_actions(screen) == ["AS b>f"], what="the ace of spades sent home by auto-move")
             await pilot.press("o")  # auto-move off: 2S stays where it is from now on
             board = screen.query_one("#board", BoardWidget)
             # rows: title, foundations, blank, column numbers, then the cards; a column is 5 cells wide after 2 cells
             await pilot.click(board, offset=(2 + 4 * 5, 4 + 5))  # 4♠, the last card of column 5: one destination
-            await until(pilot, lambda: len(me.actions) == 2)
-            assert me.actions[1] == "4S 5>1"
+            await until(pilot, lambda: len(own_actions(screen)) == 2)
+            assert own_actions(screen)[1] == "4S 5>1"
             send_keys(app, "2", "s")  # 2♠ alone: foundation only
-            await until(pilot, lambda: len(me.actions) == 3)
+            await until(pilot, lambda: len(own_actions(screen)) == 3)
             send_keys(app, "3", "s")  # 3♠: the foundation or onto 4♠ in column 1
             await until(pilot, lambda: len(screen.choices) == 2)
             await pilot.click(board, offset=(2, 3))  # the header of column 1
-            await until(pilot, lambda: len(me.actions) == 4)
-            assert me.actions[2:] == ["2S b>f", "3S b>1"]
+            await until(pilot, lambda: len(own_actions(screen)) == 4)
+            assert own_actions(screen)[2:] == ["2S b>f", "3S b>1"]
     finally:
         await bob.close()
 

@@ -145,6 +145,9 @@ class RaceScreen(Screen[None]):
             self._fill_moves(moves)
 
     def draw_status(self) -> None:
+        """The status lines and the opponent panel (also every half second, for the clocks)."""
+        if not self.is_mounted:  # a tick after the screen was closed
+            return
         view, now = self.view, self.session.now()
         clock = view.clock_ms(now)
         parts = [f"Race [b]{view.race_id}[/]", str(view.status)]
