@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from race_helpers import player
-from tui_helpers import has_race_screen, message_text, own_actions, race_screen, save_screenshot, send_keys, type_move, until
+from tui_helpers import ann_in_the_app, message_text, own_actions, save_screenshot, send_keys, type_move, until
 from winning_lines import winning_deal
 
-from cli.tui.app import FlowerGardenApp, RaceStart
 from cli.tui.board import BoardWidget
 from cli.tui.dialogs import ResultScreen
-from client.race_session import SeatRequest
-from client.sessions import SessionStore
 from server.app import RaceServer
 from shared import Board, parse_action
 from shared.assist import destinations
 from shared.protocol import RaceResult, RaceSettings, Seated, Started
-
-SIZE = (110, 34)
 
 
 def several_destination_moves(seed: int, line: tuple[str, ...]) -> list[int]:
@@ -35,100 +29,82 @@ def several_destination_moves(seed: int, line: tuple[str, ...]) -> list[int]:
 async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_server: RaceServer, tmp_path: Path) -> None:
     seed, line = winning_deal()
     assert several_destination_moves(seed, line), "the test needs a move with several destinations"
-    app = FlowerGardenApp(race_server.url, RaceStart(SeatRequest("Ann", RaceSettings(seed=seed))), store=SessionStore(tmp_path / "s.json"))
-    bob = await player(race_server.url, "Bob")
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None)
-            screen = race_screen(app)
-            await pilot.pause()  # drawn
-            save_screenshot(app, "race-waiting")
-            await bob.join(screen.view.race_id)
-            await until(pilot, lambda: screen.view.status == "running", what="the start")
-            assert "Bob" in str(screen.query_one("#opponent").render())
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed)) as race:
+        app, pilot, screen, bob = race.app, race.pilot, race.screen, race.bob
+        save_screenshot(app, "race-waiting")
+        await race.start()
+        assert "Bob" in str(screen.query_one("#opponent").render())
 
-            await pilot.press("u")  # undo is not allowed in this race: the server's refusal is shown with its reason
-            await until(pilot, lambda: "Refused" in message_text(screen))
-            assert "undo is not allowed in this game (undo_not_allowed)" in message_text(screen)
+        await pilot.press("u")  # undo is not allowed in this race: the server's refusal is shown with its reason
+        await until(pilot, lambda: "Refused" in message_text(screen))
+        assert "undo is not allowed in this game (undo_not_allowed)" in message_text(screen)
 
-            lit = []
-            for index, move in enumerate(line):
-                if index == 20:
-                    await bob.move(screen.view.race_id, "3S b>5")  # the opponent's progress reaches the screen
-                if move == line[several_destination_moves(seed, line)[0]]:
-                    card = move.split()[0].lower()
-                    await pilot.press(*card)
-                    await until(pilot, lambda: bool(screen.choices))
-                    lit = [move_choice.target for move_choice in screen.choices]
-                    assert "Esc cancels" in str(screen.query_one("#entry").render())
-                    save_screenshot(app, "race-destinations-lit")
-                    await pilot.press("escape")
-                    assert not screen.choices
-                lit_now = await type_move(pilot, move)
-                if index in several_destination_moves(seed, line):
-                    assert lit_now
-                else:
-                    assert not lit_now  # one legal destination: the card moved at once
-            assert len(lit) > 1
-            await until(pilot, lambda: isinstance(app.screen, ResultScreen), what="the result screen")
-            headline = str(app.screen.query_one("#result-headline").render())
-            assert headline == "You win: cleared first."
-            standings = str(app.screen.query_one("#result-standings").render())
-            assert "Ann (you)" in standings and "52/52  cleared the board" in standings and "Bob" in standings
-            save_screenshot(app, "race-result")
-            result = await bob.wait_for(RaceResult)
-            assert result.winner == 0
+        lit = []
+        for index, move in enumerate(line):
+            if index == 20:
+                await bob.move(screen.view.race_id, "3S b>5")  # the opponent's progress reaches the screen
+            if move == line[several_destination_moves(seed, line)[0]]:
+                card = move.split()[0].lower()
+                await pilot.press(*card)
+                await until(pilot, lambda: bool(screen.choices))
+                lit = [move_choice.target for move_choice in screen.choices]
+                assert "Esc cancels" in str(screen.query_one("#entry").render())
+                save_screenshot(app, "race-destinations-lit")
+                await pilot.press("escape")
+                assert not screen.choices
+            lit_now = await type_move(pilot, move)
+            if index in several_destination_moves(seed, line):
+                assert lit_now
+            else:
+                assert not lit_now  # one legal destination: the card moved at once
+        assert len(lit) > 1
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), what="the result screen")
+        headline = str(app.screen.query_one("#result-headline").render())
+        assert headline == "You win: cleared first."
+        standings = str(app.screen.query_one("#result-standings").render())
+        assert "Ann (you)" in standings and "52/52  cleared the board" in standings and "Bob" in standings
+        save_screenshot(app, "race-result")
+        result = await bob.wait_for(RaceResult)
+        assert result.winner == 0
 
-            first_race = screen.view.race_id
-            await pilot.press("r")
-            await until(pilot, lambda: "Rematch offered" in str(app.screen.query_one("#result-note").render()))
-            seated = await bob.rematch(first_race)
-            assert isinstance(seated, Seated)
-            await until(pilot, lambda: not isinstance(app.screen, ResultScreen) and screen.view.race_id != first_race)
-            assert screen.view.race_id == seated.race.race
-            await bob.wait_for(Started)
-            await until(pilot, lambda: screen.view.status == "running")
-            board = screen.query_one("#board", BoardWidget)
-            assert board.board is not None and board.board.foundation_count == 0
-    finally:
-        await bob.close()
+        first_race = screen.view.race_id
+        await pilot.press("r")
+        await until(pilot, lambda: "Rematch offered" in str(app.screen.query_one("#result-note").render()))
+        seated = await bob.rematch(first_race)
+        assert isinstance(seated, Seated)
+        await until(pilot, lambda: not isinstance(app.screen, ResultScreen) and screen.view.race_id != first_race)
+        assert screen.view.race_id == seated.race.race
+        await bob.wait_for(Started)
+        await until(pilot, lambda: screen.view.status == "running")
+        board = screen.query_one("#board", BoardWidget)
+        await pilot.pause()  # the frame with the new board is on screen: clicks hit what is drawn
+        assert board.board is not None and board.board.foundation_count == 0
 
 
 async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_server: RaceServer, tmp_path: Path) -> None:
     seed, line = winning_deal()
-    app = FlowerGardenApp(
-        race_server.url,
-        RaceStart(SeatRequest("Ann", RaceSettings(seed=seed, time_limit=600, undo=True))),
-        store=SessionStore(tmp_path / "s.json"),
-    )
-    bob = await player(race_server.url, "Bob")
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None)
-            screen = race_screen(app)
-            await bob.join(screen.view.race_id)
-            await until(pilot, lambda: screen.view.status == "running")
-            for move in line[:6]:
-                await type_move(pilot, move)
-            await bob.move(screen.view.race_id, line[0])
-            await until(pilot, lambda: "1/52" in str(screen.query_one("#opponent").render()))
-            status = str(screen.query_one("#race-status").render())
-            assert "time left 9:" in status and "clock 0:" in status and "0 watching" in status
-            markup = screen.query_one("#board", BoardWidget).markup()
-            assert " Foundations " in markup and "Bouquet" in markup
-            board = screen.view.board
-            assert board is not None and board.foundation_count == 5
-            save_screenshot(app, "race-running")
-            await pilot.press("u")  # undo allowed here: the last move is taken back
-            await until(pilot, lambda: screen.view.board is not None and screen.view.board.undos == 1)
-            await pilot.press("g")
-            await until(pilot, lambda: "Resign this race?" in str(app.screen.query_one("Static").render()))
-            save_screenshot(app, "race-confirm-resign")
-            await pilot.press("y")
-            await until(pilot, lambda: screen.view.me is not None and not screen.view.me.playing)
-            assert screen.view.me is not None and screen.view.me.state == "resigned"
-    finally:
-        await bob.close()
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed, time_limit=600, undo=True)) as race:
+        app, pilot, screen, bob = race.app, race.pilot, race.screen, race.bob
+        await race.start()
+        for move in line[:6]:
+            await type_move(pilot, move)
+        await bob.move(screen.view.race_id, line[0])
+        await until(pilot, lambda: "1/52" in str(screen.query_one("#opponent").render()))
+        status = str(screen.query_one("#race-status").render())
+        assert "time left 9:" in status and "clock 0:" in status and "0 watching" in status
+        markup = screen.query_one("#board", BoardWidget).markup()
+        assert " Foundations " in markup and "Bouquet" in markup
+        board = screen.view.board
+        assert board is not None and board.foundation_count == 5
+        save_screenshot(app, "race-running")
+        await pilot.press("u")  # undo allowed here: the last move is taken back
+        await until(pilot, lambda: screen.view.board is not None and screen.view.board.undos == 1)
+        await pilot.press("g")
+        await until(pilot, lambda: "Resign this race?" in str(app.screen.query_one("Static").render()))
+        save_screenshot(app, "race-confirm-resign")
+        await pilot.press("y")
+        await until(pilot, lambda: screen.view.me is not None and not screen.view.me.playing)
+        assert screen.view.me is not None and screen.view.me.state == "resigned"
 
 
 FRESH_DEAL_15 = """Ann (you)
@@ -160,27 +136,23 @@ def test_the_table_draws_columns_as_columns_and_the_bouquet_by_suit_and_rank() -
 
 
 async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_cards_home(race_server: RaceServer, tmp_path: Path) -> None:
-    app = FlowerGardenApp(race_server.url, RaceStart(SeatRequest("Ann", RaceSettings(seed=15)), auto=True), store=SessionStore(tmp_path / "s.json"))
-    bob = await player(race_server.url, "Bob")
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None)
-            screen = race_screen(app)
-            await bob.join(screen.view.race_id)
-            await until(pilot, lambda: own_actions(screen) == ["AS b>f"], what="the ace of spades sent home by auto-move")
-            await pilot.press("o")  # auto-move off: 2S stays where it is from now on
-            board = screen.query_one("#board", BoardWidget)
-            # rows: title, foundations, blank, column numbers, then the cards; a column is 5 cells wide after 2 cells
-            await pilot.click(board, offset=(2 + 4 * 5, 4 + 5))  # 4♠, the last card of column 5: one destination
-            await until(pilot, lambda: len(own_actions(screen)) == 2)
-            assert own_actions(screen)[1] == "4S 5>1"
-            send_keys(app, "2", "s")  # 2♠ alone: foundation only
-            await until(pilot, lambda: len(own_actions(screen)) == 3)
-            send_keys(app, "3", "s")  # 3♠: the foundation or onto 4♠ in column 1
-            await until(pilot, lambda: len(screen.choices) == 2)
-            await pilot.click(board, offset=(2, 3))  # the header of column 1
-            await until(pilot, lambda: len(own_actions(screen)) == 4)
-            assert own_actions(screen)[2:] == ["2S b>f", "3S b>1"]
-    finally:
-        await bob.close()
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15), auto=True) as race:
+        app, pilot, screen = race.app, race.pilot, race.screen
+        await race.start()
+        await until(pilot, lambda: own_actions(screen) == ["AS b>f"], what="the ace of spades sent home by auto-move")
+        await pilot.press("o")  # auto-move off: 2S stays where it is from now on
+        board = screen.query_one("#board", BoardWidget)
+        await pilot.pause()  # the frame with the new board is on screen: clicks hit what is drawn
+        # rows: title, foundations, blank, column numbers, then the cards; a column is 5 cells wide after 2 cells
+        await pilot.click(board, offset=(2 + 4 * 5, 4 + 5))  # 4♠, the last card of column 5: one destination
+        await until(pilot, lambda: len(own_actions(screen)) == 2)
+        assert own_actions(screen)[1] == "4S 5>1"
+        send_keys(app, "2", "s")  # 2♠ alone: foundation only
+        await until(pilot, lambda: len(own_actions(screen)) == 3)
+        send_keys(app, "3", "s")  # 3♠: the foundation or onto 4♠ in column 1
+        await until(pilot, lambda: len(screen.choices) == 2)
+        await pilot.pause()
+        await pilot.click(board, offset=(2, 3))  # the header of column 1
+        await until(pilot, lambda: len(own_actions(screen)) == 4)
+        assert own_actions(screen)[2:] == ["2S b>f", "3S b>1"]
 

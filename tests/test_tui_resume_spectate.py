@@ -6,7 +6,7 @@ from pathlib import Path
 
 from race_helpers import play, player, seated_race
 from server_processes import flowergarden, read_until
-from tui_helpers import has_race_screen, race_screen, save_screenshot, send_keys, type_move, until
+from tui_helpers import SIZE, has_race_screen, race_screen, save_screenshot, send_keys, type_move, until
 from winning_lines import winning_deal
 
 from cli.tui.app import FlowerGardenApp, LobbyStart, RaceStart, ReplayStart, WatchStart
@@ -17,8 +17,6 @@ from client.race_session import SeatRequest
 from client.sessions import SessionStore
 from server.app import RaceServer
 from shared.protocol import Back, Progress, RaceResult, RaceSettings, Started
-
-SIZE = (110, 34)
 
 
 async def test_a_killed_race_process_gets_its_seat_back_with_resume(race_server: RaceServer, tmp_path: Path) -> None:

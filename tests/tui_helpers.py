@@ -3,22 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
 
+from cli.tui.app import FlowerGardenApp, RaceStart
 from cli.tui.race_screen import RaceScreen
+from client import RaceClient
+from client.race_session import SeatRequest
+from client.sessions import SessionStore
+from shared.protocol import RaceSettings, RaceStatus
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = Path(os.environ.get("FLOWERGARDEN_SCREENSHOTS", ROOT / "var" / "screenshots"))
 """Where the tests save SVG screenshots of the main screens (``var/`` is ignored by git)."""
+SIZE = (110, 34)
+"""The terminal size the app tests run at."""
 
 
-async def until(pilot: Pilot[object], condition: Callable[[], bool], timeout: float = 10.0, what: str = "the condition") -> None:
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, what: str = "the condition") -> None:
     """Let the app run until ``condition()`` holds; fails after ``timeout`` seconds (never a timing assertion)."""
     try:
         async with asyncio.timeout(timeout):
@@ -29,7 +39,7 @@ async def until(pilot: Pilot[object], condition: Callable[[], bool], timeout: fl
     del pilot
 
 
-def race_screen(app: App[object]) -> RaceScreen:
+def race_screen(app: App[Any]) -> RaceScreen:
     """The race screen (below any modal screen)."""
     for screen in reversed(app.screen_stack):
         if isinstance(screen, RaceScreen):
@@ -37,18 +47,48 @@ def race_screen(app: App[object]) -> RaceScreen:
     raise AssertionError(f"no race screen in {app.screen_stack}")
 
 
-def has_race_screen(app: App[object]) -> bool:
+def has_race_screen(app: App[Any]) -> bool:
     return any(isinstance(screen, RaceScreen) for screen in app.screen_stack)
 
 
-def send_keys(app: App[object], *keys: str) -> None:
+@dataclass
+class AppRace:
+    """Ann in the full-screen app (headless), Bob a plain client of the same server."""
+
+    app: FlowerGardenApp
+    pilot: Pilot[Any]
+    screen: RaceScreen
+    bob: RaceClient
+
+    async def start(self) -> None:
+        """Bob joins; wait until the race runs on Ann's screen."""
+        await self.bob.join(self.screen.view.race_id)
+        await until(self.pilot, lambda: self.screen.view.status is RaceStatus.RUNNING, what="the start")
+
+
+@contextlib.asynccontextmanager
+async def ann_in_the_app(url: str, folder: Path, settings: RaceSettings, *, auto: bool = False) -> AsyncIterator[AppRace]:
+    """Ann creates a race with ``settings`` in the app (its saved seats under ``folder``); Bob is connected."""
+    app = FlowerGardenApp(url, RaceStart(SeatRequest("Ann", settings), auto=auto), store=SessionStore(folder / "sessions.json"))
+    bob = await RaceClient.connect(url)
+    await bob.hello("Bob")
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None, what="the race screen")
+            await pilot.pause()  # drawn
+            yield AppRace(app, pilot, race_screen(app), bob)
+    finally:
+        await bob.close()
+
+
+def send_keys(app: App[Any], *keys: str) -> None:
     """Post key presses (printable keys) to the app as a terminal would, without Pilot's idle waits per key
     (about 50 ms each on a loaded machine): a race typed key by key stays a few seconds long."""
     for key in keys:
         app.post_message(events.Key(key, key))
 
 
-async def type_move(pilot: Pilot[object], move: str) -> bool:
+async def type_move(pilot: Pilot[Any], move: str) -> bool:
     """Type ``move`` (``5D b>3``) as a player would: its card, then the destination key only if several light up.
 
     Returns whether several destinations lit up. Waits until the move is on the board.
@@ -78,7 +118,7 @@ def message_text(screen: RaceScreen) -> str:
     return str(screen.query_one("#message", Static).render())
 
 
-def save_screenshot(app: App[object], name: str) -> Path:
+def save_screenshot(app: App[Any], name: str) -> Path:
     """An SVG screenshot of the app now, as ``<SCREENSHOTS>/<name>.svg``."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.svg"
