@@ -9,6 +9,7 @@ race. It does no drawing: each event handled returns the sentence to show, if an
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 
@@ -149,7 +150,9 @@ class RaceSession:
 
     async def send(self, action: Move | Special) -> Moved:
         """Send a move (or undo/redeal) and apply the server's reply to the own board; ServerError if refused."""
-        reply = await self.client.move(self.race_id, action_text(action))
+        # shielded: a caller cancelled mid-request (a closing screen) must not lose the reply, or the client's
+        # next action number would stay behind and every later move be refused as out of sequence
+        reply = await asyncio.shield(self.client.move(self.race_id, action_text(action)))
         assert self.view is not None and self.view.slot is not None
         self.view.apply_action(self.view.slot, reply.move, reply.seq)
         return reply

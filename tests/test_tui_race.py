@@ -145,7 +145,7 @@ async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_car
         await pilot.pause()  # the frame with the new board is on screen: clicks hit what is drawn
         # rows: title, foundations, blank, column numbers, then the cards; a column is 5 cells wide after 2 cells
         await pilot.click(board, offset=(2 + 4 * 5, 4 + 5))  # 4♠, the last card of column 5: one destination
-        await until(pilot, lambda: len(own_actions(screen)) == 2)
+        await until(pilot, lambda: len(own_actions(screen)) == 2, what="4S 5>1 played by a click")
         assert own_actions(screen)[1] == "4S 5>1"
         send_keys(app, "2", "s")  # 2♠ alone: foundation only
         await until(pilot, lambda: len(own_actions(screen)) == 3)

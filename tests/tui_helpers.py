@@ -35,8 +35,12 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float
             while not condition():
                 await asyncio.sleep(0.005)  # the app runs in this loop: a plain sleep lets it work
     except TimeoutError:
-        raise AssertionError(f"timed out after {timeout} s waiting for {what}") from None
-    del pilot
+        raise AssertionError(f"timed out after {timeout} s waiting for {what}; the app's message line, if any: {_message_now(pilot)!r}") from None
+
+
+def _message_now(pilot: Pilot[Any]) -> str:
+    """What the race screen's message line shows now ('' without a race screen), for failure messages."""
+    return message_text(race_screen(pilot.app)) if has_race_screen(pilot.app) else ""
 
 
 def race_screen(app: App[Any]) -> RaceScreen:

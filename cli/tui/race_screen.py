@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker
 
 from cli.tui.board import BoardWidget
 from cli.tui.dialogs import Confirm, ResultScreen
@@ -94,6 +95,7 @@ class RaceScreen(Screen[None]):
         self.choices: list[Move] = []
         self._moving = asyncio.Lock()
         self._result_shown = False
+        self._auto_worker: Worker[None] | None = None
 
     @property
     def fg_app(self) -> FlowerGardenApp:
@@ -217,7 +219,7 @@ class RaceScreen(Screen[None]):
         if isinstance(item, RaceResult) and item.race == self.view.race_id:
             self.show_result()
         elif self.auto and self.view.can_move():
-            self.run_worker(self.auto_move(), group="auto", exclusive=True)
+            self.start_auto_move()
         if self._result_shown and self.view.rematch_offers:
             self._note_rematch()
 
@@ -346,7 +348,7 @@ class RaceScreen(Screen[None]):
                 self.say("The connection dropped; reconnecting (a move in flight is resent once) ...")
         self.redraw()
         if self.auto:
-            self.run_worker(self.auto_move(), group="auto", exclusive=True)
+            self.start_auto_move()
 
     def _why_no_moves(self) -> str:
         view = self.view
@@ -356,6 +358,12 @@ class RaceScreen(Screen[None]):
         if me is not None and not me.playing:
             return f"Your attempt has ended ({attempt_ending_words(me.state)})."
         return "The race is over."
+
+    def start_auto_move(self) -> None:
+        """Run :meth:`auto_move` unless it runs already (it picks up new safe cards itself; it is never cancelled
+        mid-move, which would leave the reply, and the next action number, unread)."""
+        if self._auto_worker is None or self._auto_worker.is_finished:
+            self._auto_worker = self.run_worker(self.auto_move(), group="auto")
 
     async def auto_move(self) -> None:
         """Send every safe card to its foundation, one after the other, while auto-move is on."""
@@ -391,7 +399,7 @@ class RaceScreen(Screen[None]):
         self.say("Auto-move on: safe cards go to the foundations by themselves." if self.auto else "Auto-move off.")
         self.draw_status()
         if self.auto:
-            self.run_worker(self.auto_move(), group="auto", exclusive=True)
+            self.start_auto_move()
 
     def action_moves(self) -> None:
         moves = self.query_one("#moves", OptionList)
