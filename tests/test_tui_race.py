@@ -4,11 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import ann_in_the_app, message_text, own_actions, save_screenshot, send_keys, type_move, until
+from race_helpers import player
+from tui_helpers import (
+    ann_in_the_app,
+    message_text,
+    own_actions,
+    result_text,
+    save_screenshot,
+    send_keys,
+    shown,
+    type_move,
+    until,
+)
 from winning_lines import winning_deal
 
 from cli.tui.board import BoardWidget
 from cli.tui.dialogs import ResultScreen
+from cli.tui.spectate_screens import ReplayScreen
 from server.app import RaceServer
 from shared import Board, parse_action
 from shared.assist import destinations
@@ -58,10 +70,9 @@ async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_ser
             else:
                 assert not lit_now  # one legal destination: the card moved at once
         assert len(lit) > 1
-        await until(pilot, lambda: isinstance(app.screen, ResultScreen), what="the result screen")
-        headline = str(app.screen.query_one("#result-headline").render())
-        assert headline == "You win: cleared first."
-        standings = str(app.screen.query_one("#result-standings").render())
+        await until(pilot, lambda: bool(result_text(app)), what="the result screen")
+        assert result_text(app) == "You win: cleared first."
+        standings = result_text(app, "standings")
         assert "Ann (you)" in standings and "52/52  cleared the board" in standings and "Bob" in standings
         save_screenshot(app, "race-result")
         result = await bob.wait_for(RaceResult)
@@ -69,7 +80,7 @@ async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_ser
 
         first_race = screen.view.race_id
         await pilot.press("r")
-        await until(pilot, lambda: "Rematch offered" in str(app.screen.query_one("#result-note").render()))
+        await until(pilot, lambda: "Rematch offered" in result_text(app, "note"))
         seated = await bob.rematch(first_race)
         assert isinstance(seated, Seated)
         await until(pilot, lambda: not isinstance(app.screen, ResultScreen) and screen.view.race_id != first_race)
@@ -100,11 +111,24 @@ async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_s
         await pilot.press("u")  # undo allowed here: the last move is taken back
         await until(pilot, lambda: screen.view.board is not None and screen.view.board.undos == 1)
         await pilot.press("g")
-        await until(pilot, lambda: "Resign this race?" in str(app.screen.query_one("Static").render()))
+        await until(pilot, lambda: "Resign this race?" in " ".join(str(w.render()) for w in app.screen.query("Static")))
         save_screenshot(app, "race-confirm-resign")
         await pilot.press("y")
         await until(pilot, lambda: screen.view.me is not None and not screen.view.me.playing)
         assert screen.view.me is not None and screen.view.me.state == "resigned"
+
+        watcher = await player(race.bob.url or "", "Cid")
+        await watcher.watch(screen.view.race_id)
+        await until(pilot, lambda: "1 watching" in str(screen.query_one("#race-status").render()), what="the watcher count")
+        await watcher.close()
+        await bob.resign(screen.view.race_id)
+        await until(pilot, lambda: bool(result_text(app)), what="the result screen")
+        assert result_text(app) == "You win: more cards on foundations (5 to 1)."
+        await pilot.press("p")  # the result's replay key: this race, event by event
+        replay = await shown(pilot, ReplayScreen, "the replay")
+        assert replay.view.race_id == screen.view.race_id
+        await pilot.press("end")
+        assert replay.view.result is not None and replay.view.boards[0].undos == 1
 
 
 FRESH_DEAL_15 = """Ann (you)

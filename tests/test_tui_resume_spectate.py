@@ -6,7 +6,7 @@ from pathlib import Path
 
 from race_helpers import play, player, seated_race
 from server_processes import flowergarden, read_until
-from tui_helpers import SIZE, has_race_screen, race_screen, save_screenshot, send_keys, type_move, until
+from tui_helpers import SIZE, has_race_screen, race_screen, save_screenshot, send_keys, shown, type_move, until
 from winning_lines import winning_deal
 
 from cli.tui.app import FlowerGardenApp, LobbyStart, RaceStart, ReplayStart, WatchStart
@@ -62,9 +62,7 @@ async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) 
     app = FlowerGardenApp(race_server.url, WatchStart(race.race_id))
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, WatchScreen))
-            screen = app.screen
-            assert isinstance(screen, WatchScreen)
+            screen = await shown(pilot, WatchScreen)
             await play(race.ann, race.race_id, line[:4])
             await play(race.bob, race.race_id, line[:2])
             boards = [screen.query_one(f"#board-{slot}", BoardWidget) for slot in (0, 1)]
@@ -89,9 +87,7 @@ async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_se
     await race.close()
     app = FlowerGardenApp(race_server.url, ReplayStart(race.race_id))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
-        screen = app.screen
-        assert isinstance(screen, ReplayScreen)
+        screen = await shown(pilot, ReplayScreen)
         board = screen.query_one("#board-0", BoardWidget)
         await pilot.press("end")
         assert screen.view.result is not None and board.board is not None and board.board.foundation_count == 3
@@ -114,9 +110,7 @@ async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_s
     app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Bob")), store=SessionStore(tmp_path / "s.json"))
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen))
-            lobby = app.screen
-            assert isinstance(lobby, LobbyScreen)
+            lobby = await shown(pilot, LobbyScreen)
             seated = await ann.create(RaceSettings(seed=15, time_limit=300))
             await until(pilot, lambda: lobby.selected_race() == seated.race.race, what="the new race in the table")
             save_screenshot(app, "lobby")

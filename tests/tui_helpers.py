@@ -8,11 +8,12 @@ import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import events
 from textual.app import App
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from cli.tui.app import FlowerGardenApp, RaceStart
 from cli.tui.race_screen import RaceScreen
@@ -22,6 +23,8 @@ from client.sessions import SessionStore
 from shared.protocol import RaceSettings, RaceStatus
 
 ROOT = Path(__file__).resolve().parent.parent
+S = TypeVar("S", bound=Screen[Any])
+
 SCREENSHOTS = Path(os.environ.get("FLOWERGARDEN_SCREENSHOTS", ROOT / "var" / "screenshots"))
 """Where the tests save SVG screenshots of the main screens (``var/`` is ignored by git)."""
 SIZE = (110, 34)
@@ -36,6 +39,15 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float
                 await asyncio.sleep(0.005)  # the app runs in this loop: a plain sleep lets it work
     except TimeoutError:
         raise AssertionError(f"timed out after {timeout} s waiting for {what}; the app's message line, if any: {_message_now(pilot)!r}") from None
+
+
+async def shown(pilot: Pilot[Any], kind: type[S], what: str = "the screen") -> S:
+    """Wait until the app shows a screen of type ``kind``, drawn; that screen."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted, what=what)
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, kind)
+    return screen
 
 
 def _message_now(pilot: Pilot[Any]) -> str:
@@ -113,6 +125,19 @@ def own_actions(screen: RaceScreen) -> list[str]:
     """The actions on the player's own board, in order."""
     view = screen.view
     return view.actions.get(view.slot or 0, [])
+
+
+def result_text(app: App[Any], part: str = "headline") -> str:
+    """The result screen's ``headline``, ``standings`` or ``note`` ('' until the result screen is drawn)."""
+    from textual.widgets import Static
+
+    from cli.tui.dialogs import ResultScreen
+
+    screen = app.screen
+    if not isinstance(screen, ResultScreen):
+        return ""
+    found = screen.query(f"#result-{part}")
+    return str(found.first(Static).render()) if found else ""
 
 
 def message_text(screen: RaceScreen) -> str:

@@ -100,6 +100,9 @@ class FlowerGardenApp(App[int]):
         self.farewell: list[str] = []
         """Lines printed after the app has closed (how to resume a seat left while racing)."""
         self._following: Worker[None] | None = None
+        self._inbox: asyncio.Queue[Incoming | Resumed] = asyncio.Queue()
+        """The connection's events, handed to the screen in charge by :meth:`_dispatch` (held while none is)."""
+        self._consumer_ready = asyncio.Event()
         self._clock_offset_ms = 0.0
 
     # --- running -----------------------------------------------------------------------------
@@ -117,6 +120,7 @@ class FlowerGardenApp(App[int]):
         return EXIT_OK if code is None else code
 
     async def on_mount(self) -> None:
+        self.run_worker(self._dispatch(), name="dispatch", group="dispatch")
         self.run_worker(self._open(), name="open", exclusive=True, group="open")
 
     async def _open(self) -> None:
@@ -155,19 +159,31 @@ class FlowerGardenApp(App[int]):
         return client
 
     def follow(self, consumer: Consumer) -> None:
-        """Hand the client's events to ``consumer`` from now on (one follower task per client)."""
+        """Hand the client's events to ``consumer`` from now on, those that arrived meanwhile first."""
         self.consumer = consumer
+        self._consumer_ready.set()
         if self._following is None or self._following.is_finished:
             self._following = self.run_worker(self._follow(), name="follow", group="follow", exclusive=True)
+
+    def hold_events(self) -> None:
+        """Keep the events that arrive from now on until the next :meth:`follow` (a screen is being replaced)."""
+        self.consumer = None
+        self._consumer_ready.clear()
+
+    async def _dispatch(self) -> None:
+        """Hand each event, in order, to the screen in charge (waiting while there is none)."""
+        while True:
+            item = await self._inbox.get()
+            await self._consumer_ready.wait()
+            if self.consumer is not None:
+                await self.consumer.incoming(item)
 
     async def _follow(self) -> None:
         client = self.client
         assert client is not None
         try:
             async for item in client.follow():
-                consumer = self.consumer
-                if consumer is not None:
-                    await consumer.incoming(item)
+                self._inbox.put_nowait(item)
         except ConnectionLost as error:
             self.notify(f"The connection is lost: {error}", severity="error", timeout=30)
 
@@ -175,6 +191,8 @@ class FlowerGardenApp(App[int]):
         if self._following is not None:
             self._following.cancel()
             self._following = None
+        while not self._inbox.empty():  # what the old connection sent concerns nobody now
+            self._inbox.get_nowait()
         if self.client is not None:
             with contextlib.suppress(Exception):
                 await self.client.close()
@@ -218,7 +236,7 @@ class FlowerGardenApp(App[int]):
         first = await client.replay_page(race, limit=1)
         events: list[RaceEvent] = [event async for event in client.replay(race)]
         screen = ReplayScreen(RaceView.before_start(first.race), events, speed=speed or 1.0, autoplay=speed is not None)
-        self.consumer = None
+        self.hold_events()
         await self._switch(screen)
 
     async def start_lobby(self, name: str) -> None:
@@ -251,7 +269,7 @@ class FlowerGardenApp(App[int]):
         if request.resume is not None:
             await self.start_race(request)  # a resumed seat says hello with its own token: a new connection
         else:
-            self.consumer = None  # the lobby's events stop mattering; the race screen takes over the follower
+            self.hold_events()  # until the race screen takes over the follower: its first events come early
             await self.start_race(request, client=client)
 
     async def _guarded(self, work: Awaitable[None]) -> None:
