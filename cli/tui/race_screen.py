@@ -461,5 +461,5 @@ class RaceScreen(Screen[None]):
     def action_help(self) -> None:
         from cli.race_command import KEYS_HELP
 
-        self.say(KEYS_HELP.replace("\n", " "))
+        self.notify(KEYS_HELP, title="Keys", timeout=20)
 
