@@ -205,6 +205,8 @@ class RaceSession:
                 self._load(synced)
                 assert self.view is not None
                 self.view.race.event_seq = view.event_seq  # the events after it are still to come, in order
+            if self.view is not None:
+                self.view.reconnecting = False
             return "Reconnected."
         if not isinstance(item, RaceEvent):
             return None

@@ -118,15 +118,18 @@ async def test_ctrl_d_before_the_start_leaves_the_race_and_ends_the_line_mode(ra
         await ann.close()
 
 
-async def test_ctrl_c_ends_the_full_screen_app_at_once_and_restores_the_terminal(race_server: RaceServer, shell: Shell) -> None:
+@pytest.mark.parametrize(("key", "exit_code"), [("\x03", 130), ("\x04", 0)], ids=["ctrl-c", "ctrl-d"])
+async def test_ctrl_c_and_ctrl_d_end_the_full_screen_app_at_once_and_restore_the_terminal(
+    race_server: RaceServer, shell: Shell, key: str, exit_code: int
+) -> None:
     ann, race_id = await joined_race(race_server.url)
     try:
         shell.type(race_command(race_server.url, race_id))
         await ann.wait_for(PlayerJoined)
         await ann.wait_for(Started)
         await shell.expect("Type a card")  # the app is drawn
-        shell.type("\x03")
-        await shell.expect("EXITED:130", timeout=10)
+        shell.type(key)
+        assert f"'flowergarden race --resume {race_id}' takes it back" in await shell.expect(f"EXITED:{exit_code}", timeout=10)
         await assert_the_shell_runs_the_next_line(shell, "back-in-the-shell")
         await ann.wait_for(Disconnected)
     finally:

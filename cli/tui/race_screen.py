@@ -345,6 +345,7 @@ class RaceScreen(Screen[None]):
             except ServerError as error:
                 self.say(refusal_text(error))
             except ConnectionLost:
+                self.view.reconnecting = True
                 self.say("The connection dropped; reconnecting (a move in flight is resent once) ...")
         self.redraw()
         if self.auto:
