@@ -38,7 +38,7 @@ Ctrl-D or Ctrl-C leaves at once (a running race keeps your seat for its grace pe
 The process ends as soon as the race has a result."""
 
 KEYS_HELP = """Full-screen keys: type a card (5d, ts, 10h) to move it; several destinations light up: press f or 1-6.
-Click a card, then a destination. m lists the legal moves, a toggles auto-moving safe cards to the foundations,
+Click a card, then a destination. m lists the legal moves, o toggles auto-moving safe cards to the foundations,
 u undo, e redeal, x declare stuck, g resign (asks first), ? help, Ctrl-Q/Ctrl-C quit. After the result:
 r rematch, p replay, l lobby, q quit."""
 
