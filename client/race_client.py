@@ -63,6 +63,7 @@ from shared.protocol import (
     Message,
     Moved,
     MoveRequest,
+    Notice,
     Ok,
     ProtocolError,
     Queued,
@@ -139,7 +140,7 @@ class Resumed:
     """The lobby list again, if the client watched the lobby (:attr:`RaceClient.lobby` is replaced by it)."""
 
 
-Incoming = RaceEvent | LobbyEvent | Unsolicited | ServerShutdown
+Incoming = RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Notice
 """What :meth:`RaceClient.events` yields."""
 
 
@@ -527,7 +528,7 @@ class RaceClient:
                     self._events.put_nowait(message)
                 elif isinstance(message, Error):
                     self._events.put_nowait(Unsolicited(message))
-                elif isinstance(message, ServerShutdown):
+                elif isinstance(message, ServerShutdown | Notice):
                     self._events.put_nowait(message)
         except ConnectionClosed:
             pass

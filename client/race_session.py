@@ -30,6 +30,7 @@ from shared.protocol import (
     RaceSettings,
     RematchStarted,
     Seated,
+    Notice,
     ServerShutdown,
     Synced,
 )
@@ -189,13 +190,15 @@ class RaceSession:
 
     # --- what arrives ----------------------------------------------------------------------
 
-    async def handle(self, item: RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Resumed) -> str | None:
+    async def handle(self, item: RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Notice | Resumed) -> str | None:
         """Apply one item of :meth:`RaceClient.follow`; the sentence to show, if any."""
         view = self.view
         if view is None:
             return None
         if isinstance(item, Unsolicited):
             return f"Server: {item.error.message}"
+        if isinstance(item, Notice):
+            return f"Notice from the server's operators: {item.message}"
         if isinstance(item, ServerShutdown):
             view.reconnecting = True
             return "The server is restarting; reconnecting ..."

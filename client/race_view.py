@@ -72,6 +72,8 @@ CLOSED_REASONS: Final[dict[CloseReason, str]] = {
     CloseReason.ABANDONED: "the creator went away",
     CloseReason.CANCELLED: "the quick-match entry was cancelled",
     CloseReason.LOBBY_FULL: "the lobby was full",
+    CloseReason.EXPIRED: "nobody joined in time",
+    CloseReason.OPERATOR: "an operator closed it",
 }
 """Why a race closed before its start, in words."""
 
@@ -328,6 +330,8 @@ class RaceView:
 
     def _closed(self, event: RaceClosed) -> str:
         self.closed_reason = event.reason
+        if event.reason is CloseReason.OPERATOR:
+            return f"The race was closed by an operator: {event.message or 'no reason given'}."
         return f"The race was closed before it started: {closed_reason_words(event.reason)}."
 
     def _rematch_offered(self, event: RematchOffered) -> str | None:

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import secrets
 import signal
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -15,7 +16,13 @@ from typing import Protocol, Self
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from server import logs, metrics
+from server.admin import AdminExecutor
 from server.dispatch import Dispatcher, LobbyServices
+from server.logs import LogFormat
+from server.operations import Operations
+from server.peers import PeerResolver
+from server.services import race_journal
 from server.services.clock import ServerClock
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
@@ -31,9 +38,11 @@ from server.services.sessions import SessionLimits, SessionService
 from server.services.spectate import SpectateService
 from server.services.timers import TimerSweeper
 from server.store import (
+    UNDECODABLE_EVENTS,
     EventReader,
     LobbyFeedReader,
     LobbyStore,
+    OpsStore,
     QuickMatchStore,
     RaceStore,
     SeedPoolStore,
@@ -103,6 +112,28 @@ class ServerConfig:
     lobby_max_listed: int = 500
     """Open public races the lobby lists at most; more get ``lobby_full``."""
     lobby: LobbyLimits = field(default_factory=LobbyLimits)
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks of reverse proxies whose ``X-Forwarded-For`` names the client (e.g. ``10.0.0.0/8``)."""
+    operator_secret: str | None = None
+    """Signs ``flowergarden admin`` commands; without one this process obeys none (docs/OPERATIONS.md)."""
+    admin_drain_timeout_seconds: float = 3600.0
+    """How long a drain waits for the races under way to finish before the process stops anyway."""
+    certfile: str | None = None
+    """PEM certificate (chain) for ``wss://``; with ``keyfile``. None: plain ``ws://`` (TLS at a proxy)."""
+    keyfile: str | None = None
+    log_format: LogFormat = LogFormat.TEXT
+    log_level: str = "INFO"
+    data_dir: str = "var/redis"
+    """Folder of the embedded Redis' append-only file (``flowergarden serve`` without a Redis URL)."""
+
+
+class TlsSetupError(Exception):
+    """The certificate or key cannot be read or do not belong together."""
+
+
+def _alive(task: asyncio.Task[None]) -> bool:
+    """Whether a background task runs, or ended because it had nothing to do (not cancelled, no exception)."""
+    return not task.done() or (not task.cancelled() and task.exception() is None)
 
 
 def make_dead_check(config: ServerConfig) -> DeadCheck | None:
@@ -138,11 +169,15 @@ class RaceServer:
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []
         self._hub: EventHub | None = None
+        self.operations: Operations | None = None
+        self.admin: AdminExecutor | None = None
+        self._forget_metrics: Callable[[], None] | None = None
         self.port = config.port
 
     async def start(self) -> None:
         """Connect to Redis, start the background tasks and listen."""
         config = self.config
+        tls = self._tls()  # a certificate that cannot be used fails the start before anything else
         self.redis = connect_redis(config.redis_url, max_connections=config.redis_pool_size)
         # Blocking reads (race events, lobby feed) need their own connections; XREAD BLOCK stays below this socket timeout.
         self.reader_redis = connect_redis(config.redis_url, max_connections=4, socket_timeout=10.0)
@@ -153,6 +188,7 @@ class RaceServer:
             record_ttl_ms=config.record_ttl_seconds * 1000,
             max_actions=config.max_actions,
         )
+        store.lifecycle = race_journal.lifecycle
         self.races = RaceService(
             store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check, policy=config.race_policy()
         )
@@ -189,7 +225,14 @@ class RaceServer:
             rematch=RematchService(self.races, dealer),
         )
         sweeper = TimerSweeper(store, interval=config.timer_interval, after_tick=self.lobby.race_ticked)
-        background: tuple[BackgroundService, ...] = (hub, sweeper, self.presence, feed, self.lobby, self.seed_pool)
+        ops_store = OpsStore(self.redis)
+        operations = self.operations = Operations(ops_store, store, self._healthy)
+        self.admin = AdminExecutor(
+            ops_store, store, operations, self.lobby, self.seed_pool, process_id=process_id, secret=config.operator_secret,
+            now_ms=store.now_ms,
+        )
+        self.admin.drain_timeout = config.admin_drain_timeout_seconds
+        background: tuple[BackgroundService, ...] = (hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin)
         self._stoppers = [service.stop for service in background]
         self._hub = hub
         self._tasks = [asyncio.create_task(service.run(), name=type(service).__name__) for service in background]
@@ -201,11 +244,40 @@ class RaceServer:
             spectate=SpectateService(store, self.races),
             clock=clock,
             lobby=lobby,
+            door=operations,
         )
-        self.transport = Transport(dispatcher, config.limits, self._healthy)
-        server = await self.transport.start(config.host, config.port)
+        self.transport = Transport(
+            dispatcher, config.limits, self._healthy, gate=operations.gate, peers=PeerResolver(config.trusted_proxies)
+        )
+        operations.transport = self.admin.transport = self.transport
+        server = await self.transport.start(config.host, config.port, ssl=tls)
         self.port = next(iter(server.sockets)).getsockname()[1]
-        log.info("serving on ws://%s:%d (store %s)", config.host, self.port, config.redis_url)
+        self.admin.address = f"{config.host}:{self.port}"
+        operations.accepting = True
+        metrics.count_from(
+            "flowergarden_undecodable_events", "Stored race events that did not decode (each logged, delivered to nobody).",
+            lambda: UNDECODABLE_EVENTS.count,
+        )
+        self._forget_metrics = metrics.watch_server(
+            self.transport.role_counts, lambda: {task.get_name(): _alive(task) for task in self._tasks}, lambda: operations.accepting
+        )
+        logs.event("server_listening", url=self.url, process=process_id, tls=self.tls)
+
+    @property
+    def tls(self) -> bool:
+        """Whether clients connect with ``wss://``."""
+        return self.config.certfile is not None
+
+    def _tls(self) -> ssl.SSLContext | None:
+        if self.config.certfile is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.load_cert_chain(self.config.certfile, self.config.keyfile)
+        except (OSError, ssl.SSLError) as error:
+            raise TlsSetupError(f"cannot use certfile {self.config.certfile} with keyfile {self.config.keyfile}: {error}") from None
+        return context
 
     async def _healthy(self) -> bool:
         assert self.redis is not None
@@ -218,6 +290,9 @@ class RaceServer:
     async def stop(self) -> None:
         """Graceful shutdown: stop accepting, answer requests in flight, close connections (1001 ``server_shutdown``),
         stop background work, close Redis clients. Every acknowledged move is in Redis already."""
+        logs.event("shutdown_begin", connections=len(self.transport.live_connections()) if self.transport is not None else 0)
+        if self.operations is not None:
+            self.operations.accepting = False
         if self.transport is not None:
             await self.transport.stop()
         for stop in self._stoppers:
@@ -234,15 +309,21 @@ class RaceServer:
             await self.races.close()
         if self.seed_pool is not None:
             await self.seed_pool.close()
+        if self.admin is not None:
+            await self.admin.close()
         for client in (self.redis, self.reader_redis):
             if client is not None:
                 await client.aclose()
                 await client.connection_pool.disconnect()
+        if self._forget_metrics is not None:
+            self._forget_metrics()
+            self._forget_metrics = None
+        logs.event("shutdown_end")
 
     @property
     def url(self) -> str:
         """The WebSocket URL clients connect to."""
-        return f"ws://{self.config.host}:{self.port}"
+        return f"{'wss' if self.tls else 'ws'}://{self.config.host}:{self.port}"
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -259,8 +340,15 @@ async def serve_until_signal(config: ServerConfig) -> None:
     for signal_number in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signal_number, stop.set)
     async with RaceServer(config) as server:
-        print(f"flowergarden: serving races on {server.url}  (health check: http://{config.host}:{server.port}/health)", flush=True)
-        print(f"flowergarden: web client on http://{config.host}:{server.port}/", flush=True)
+        scheme = "https" if server.tls else "http"
+        print(f"flowergarden: serving races on {server.url}  (health check: {scheme}://{config.host}:{server.port}/health, "
+              f"readiness /ready, metrics /metrics)", flush=True)
+        print(f"flowergarden: web client on {scheme}://{config.host}:{server.port}/", flush=True)
         print("flowergarden: Ctrl-C or SIGTERM stops the server", flush=True)
-        await stop.wait()
-        print("flowergarden: stopping ...", flush=True)
+        assert server.operations is not None
+        signalled = asyncio.create_task(stop.wait())
+        drained = asyncio.create_task(server.operations.drained.wait())
+        await asyncio.wait([signalled, drained], return_when=asyncio.FIRST_COMPLETED)
+        signalled.cancel()
+        drained.cancel()
+        print("flowergarden: drained, stopping ..." if server.operations.drained.is_set() else "flowergarden: stopping ...", flush=True)

@@ -11,8 +11,11 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from server import metrics
+from server.metrics import Role
+from server.services import race_journal
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription
@@ -92,6 +95,18 @@ class ConnectionState:
     """The races this connection holds open before their start, and its quick-match entry."""
     lobby_watcher: LobbyWatcher | None = None
 
+    @property
+    def player(self) -> str | None:
+        """The player id once ``hello`` succeeded."""
+        return self.session.player if self.session is not None else None
+
+    def role(self) -> Role:
+        """Player while seated in a race it receives events of, else spectator while watching one, else lobby."""
+        slots = [subscription.viewer_slot for subscription in self.subscriptions.values()]
+        if any(slot is not SPECTATOR for slot in slots):
+            return Role.PLAYER
+        return Role.SPECTATOR if slots else Role.LOBBY
+
 
 @dataclass(frozen=True, slots=True)
 class LobbyServices:
@@ -123,6 +138,16 @@ def handles(request_type: type[R]) -> Callable[[Handler[R]], Handler[R]]:
     return register
 
 
+class Door(Protocol):
+    """Who may come in and what may start (server/operations.py): bans and draining."""
+
+    async def admit(self, player: str) -> None:
+        """Raise ServiceError ``banned`` for a banned player's ``hello``."""
+
+    def refuse_while_draining(self, request: Request) -> ServiceError | None:
+        """The refusal of a request that may not start now, if any."""
+
+
 class Dispatcher:
     """Answers each request with exactly one reply or one ``error``."""
 
@@ -136,6 +161,7 @@ class Dispatcher:
         spectate: SpectateService,
         clock: ServerClock,
         lobby: LobbyServices,
+        door: Door | None = None,
     ) -> None:
         self.sessions = sessions
         self.races = races
@@ -145,6 +171,7 @@ class Dispatcher:
         self.clock = clock
         self.lobby = lobby
         self._background: set[asyncio.Task[None]] = set()
+        self.door = door
 
     def connect(self, send: Send, address: str) -> ConnectionState:
         """The state of a new connection from client ``address`` whose messages go to ``send``."""
@@ -155,12 +182,15 @@ class Dispatcher:
         try:
             await self._route(state, request)
         except ServiceError as error:
+            race_journal.request_refused(request, state.player, error.code)
             state.send(Error(id=request.id, code=error.code.value, message=error.message, field=error.field, expected=error.expected))
         except StoreUnavailable as error:
             log.warning("store unavailable during %s: %s", request.TYPE, error)
+            race_journal.request_refused(request, state.player, ErrorCode.UNAVAILABLE)
             state.send(Error(id=request.id, code=ErrorCode.UNAVAILABLE, message="the store is unavailable; try again"))
         except Exception:
             log.exception("internal error handling %s", request.TYPE)
+            race_journal.request_refused(request, state.player, ErrorCode.INTERNAL_ERROR)
             state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR, message="internal server error"))
 
     async def disconnect(self, state: ConnectionState, *, going_away: bool = False, deliberate: bool = False) -> None:
@@ -184,6 +214,9 @@ class Dispatcher:
             log.warning("leaving the open races of a closed connection failed", exc_info=True)
 
     async def _route(self, state: ConnectionState, request: Request) -> None:
+        refusal = self.door.refuse_while_draining(request) if self.door is not None else None
+        if refusal is not None:
+            raise refusal
         if isinstance(request, Hello):
             await self._hello(state, request)
             return
@@ -273,6 +306,7 @@ class Dispatcher:
                 duplicate=outcome.duplicate,
             )
         )
+        metrics.move_stored(outcome.duplicate)
 
     @handles(Resign)
     async def _resign(self, state: ConnectionState, session: Session, request: Resign) -> None:
@@ -339,8 +373,11 @@ class Dispatcher:
             raise ServiceError(
                 ErrorCode.UNSUPPORTED_PROTOCOL, f"this server speaks protocol {PROTOCOL_VERSION} only", field="protocol"
             )
-        state.session = await self.sessions.hello(hello.name, hello.token, state.address)
-        state.owner.player = state.session.player
+        session = await self.sessions.hello(hello.name, hello.token, state.address)
+        if self.door is not None:
+            await self.door.admit(session.player)
+        state.session = session
+        state.owner.player = session.player
         state.send(
             Welcome(
                 id=hello.id,

@@ -17,10 +17,12 @@ import ipaddress
 import json
 import logging
 import socket
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
+from ssl import SSLContext
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -28,7 +30,10 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from server.dispatch import Dispatcher
+from server import edge_journal, metrics
+from server.dispatch import ConnectionState, Dispatcher
+from server.metrics import Role
+from server.peers import PeerResolver
 from server.ratelimit import TokenBucket
 from server.web.static_site import StaticSite
 from shared.protocol import (
@@ -126,8 +131,10 @@ class AddressBook:
 class Outbox:
     """The messages waiting for one client, written in order by one task; never grows past its bound."""
 
-    def __init__(self, connection: ServerConnection, limits: TransportLimits, stats: TransportStats) -> None:
+    def __init__(self, connection: ServerConnection, limits: TransportLimits, stats: TransportStats, peer: str = "") -> None:
+        """``peer`` is the client's address, for the log line of a drop."""
         self.connection = connection
+        self.peer = peer
         self.limits = limits
         self.stats = stats
         self.queue: asyncio.Queue[bytes] = asyncio.Queue()
@@ -151,7 +158,7 @@ class Outbox:
             return
         self.dropped = True
         self.stats.dropped_slow += 1
-        log.info("dropping %s: not reading (%s)", self.connection.remote_address, why)
+        edge_journal.outbox_dropped(self.peer, why)
         self.connection.transport.abort()
 
     async def flush(self) -> None:
@@ -189,6 +196,7 @@ class LiveConnection:
     outbox: Outbox
     idle: asyncio.Event
     """Set while no request of this connection is being handled."""
+    state: ConnectionState
 
     async def finish(self) -> None:
         """Let the request in flight be answered and its reply written, then close with 1001."""
@@ -247,17 +255,23 @@ class HttpAwareConnection(ServerConnection):
         super().data_received(head)
 
 
-def client_address(connection: ServerConnection) -> str:
-    """The client's address as every per-address limit counts it: the peer's IP; an IPv6 client by its /64
-    network (one subscriber usually holds a whole /64). The one place to extend for a trusted proxy's
-    X-Forwarded-For."""
-    remote = connection.remote_address
-    if not remote:
+DIRECT = PeerResolver()
+"""No trusted proxies: the socket's peer is the client."""
+
+def client_address(connection: ServerConnection, peers: PeerResolver | None = None, headers: Headers | None = None) -> str:
+    """The client's address as every per-address limit, ban and log line names it: the peer's IP, or, when the
+    peer is a trusted proxy (``peers``), the client its ``X-Forwarded-For`` names (server/peers.py); an IPv6
+    client by its /64 network (one subscriber usually holds a whole /64). ``headers``: the handshake's, when
+    the connection does not hold its request yet."""
+    if headers is None and connection.request is not None:
+        headers = connection.request.headers
+    ip = (peers or DIRECT).client_ip(connection.remote_address, headers)
+    if not ip:
         return "unknown"
     try:
-        address = ipaddress.ip_address(str(remote[0]))
+        address = ipaddress.ip_address(ip)
     except ValueError:
-        return str(remote[0])
+        return ip
     if isinstance(address, ipaddress.IPv6Address):
         if address.ipv4_mapped is not None:
             return str(address.ipv4_mapped)
@@ -277,17 +291,25 @@ def needs_hello_first(frame: bytes) -> bool:
 
 
 HealthProbe = Callable[[], Awaitable[bool]]
+HttpGate = Callable[[Request, str], Awaitable[Response | None]]
+"""Answers a plain HTTP request or refuses a handshake (given the client's address); None lets it through."""
 
 
 class Transport:
     """Serves the protocol on one host and port with a dispatcher behind it."""
 
-    def __init__(self, dispatcher: Dispatcher, limits: TransportLimits, health: HealthProbe, site: StaticSite | None = None) -> None:
+    def __init__(
+        self, dispatcher: Dispatcher, limits: TransportLimits, health: HealthProbe, site: StaticSite | None = None, *,
+        gate: HttpGate | None = None, peers: PeerResolver | None = None,
+    ) -> None:
+        """``gate`` serves the operator endpoints and refuses banned or draining handshakes (server/operations.py)."""
         self.dispatcher = dispatcher
         self.site = site or StaticSite()
         """The browser client's pages and files (docs/WEB.md), served to plain GETs."""
         self.limits = limits
         self.health = health
+        self.gate = gate
+        self.peers = peers or DIRECT
         self.stats = TransportStats()
         self.addresses = AddressBook(limits)
         self.server: Server | None = None
@@ -295,8 +317,8 @@ class Transport:
         """Set once the server shuts down: closing connections then keep their open races for a takeover elsewhere."""
         self._live: set[LiveConnection] = set()
 
-    async def start(self, host: str, port: int) -> Server:
-        """Listen; returns the websockets server (its sockets tell the bound port)."""
+    async def start(self, host: str, port: int, *, ssl: SSLContext | None = None) -> Server:
+        """Listen (TLS with ``ssl``); returns the websockets server (its sockets tell the bound port)."""
         self.server = await serve(
             self._handle,
             host,
@@ -307,6 +329,7 @@ class Transport:
             process_request=self._process_request,
             server_header="flowergarden",
             create_connection=HttpAwareConnection,
+            ssl=ssl,
         )
         return self.server
 
@@ -335,6 +358,17 @@ class Transport:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_send_buffer_bytes)
 
+    def live_connections(self) -> list[LiveConnection]:
+        """The connections being served now (for metrics and operator commands)."""
+        return list(self._live)
+
+    def role_counts(self) -> dict[Role, int]:
+        """Open connections by role."""
+        counts = dict.fromkeys(Role, 0)
+        for live in self._live:
+            counts[live.state.role()] += 1
+        return counts
+
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """``GET /health`` and the web client's pages answer plain HTTP on the WebSocket port (other methods: :class:`HttpAwareConnection`)."""
         path = request.path.split("?", 1)[0]
@@ -342,6 +376,10 @@ class Transport:
             healthy = await self.health()
             status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
             return self.http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
+        if self.gate is not None:
+            answer = await self.gate(request, client_address(connection, self.peers, request.headers))
+            if answer is not None:
+                return answer
         if request.headers.get("Upgrade", "").lower() != "websocket":
             return self.site.respond(path, request.headers.get("Accept-Encoding", ""))
         return None
@@ -359,7 +397,7 @@ class Transport:
         if self.shutting_down:  # opened just as the shutdown began
             await connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
             return
-        address = client_address(connection)
+        address = client_address(connection, self.peers)
         crowded = self.addresses.admit(address)
         if crowded is not None:
             self.stats.refused_address += 1
@@ -367,10 +405,11 @@ class Transport:
             return
         self.stats.connections += 1
         self._bound_kernel_buffer(connection)
-        outbox = Outbox(connection, self.limits, self.stats)
+        outbox = Outbox(connection, self.limits, self.stats, address)
         writer = asyncio.create_task(outbox.run())
         state = self.dispatcher.connect(outbox.send, address)
-        live = LiveConnection(connection, outbox, asyncio.Event())
+        live = LiveConnection(connection, outbox, asyncio.Event(), state)
+        edge_journal.connection_opened(address, state.connection_id)
         live.idle.set()
         self._live.add(live)
         bucket = TokenBucket(self.limits.rate_per_second, self.limits.burst)
@@ -383,6 +422,7 @@ class Transport:
                 try:
                     async with asyncio.timeout(timeout):
                         frame = await connection.recv()
+                    received = time.perf_counter()
                 except TimeoutError:
                     await close_discarding(connection, CloseCode.POLICY_VIOLATION, "no hello in time")
                     return
@@ -398,8 +438,10 @@ class Transport:
                     refusal = Error(id=None, code=ErrorCode.BAD_FRAME, message="send binary frames (MessagePack), not text")
                 if not bucket.allow():
                     if not patience.allow():
+                        edge_journal.rate_limited(address, state.connection_id, closed=True)
                         await close_discarding(connection, CloseCode.POLICY_VIOLATION, "rate limit exceeded")
                         return
+                    edge_journal.rate_limited(address, state.connection_id, closed=False)
                     request_id = request.id if request is not None else refusal.id
                     outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED, message="too many frames; this one was dropped"))
                     continue
@@ -409,6 +451,7 @@ class Transport:
                 live.idle.clear()
                 try:
                     await self.dispatcher.handle(state, request)
+                    metrics.request_handled(request.TYPE, time.perf_counter() - received)
                 finally:
                     live.idle.set()
                 if state.session is not None and not identified:
@@ -419,5 +462,6 @@ class Transport:
         finally:
             self.addresses.closed(address, identified=identified)
             self._live.discard(live)
+            edge_journal.connection_closed(address, state.connection_id, connection.close_code, connection.close_reason, state.player)
             writer.cancel()
             await self.dispatcher.disconnect(state, going_away=self.shutting_down, deliberate=closed_by_client(connection))

@@ -92,9 +92,11 @@ async def test_a_guesser_opening_new_sessions_is_refused_even_the_right_code(red
 
 @dataclass
 class Peer:
-    """Stands in for a connection: all :func:`client_address` reads is its socket's remote address."""
+    """Stands in for a connection: all :func:`client_address` reads is its socket's remote address and its handshake
+    request (none here: no X-Forwarded-For)."""
 
     remote_address: tuple[str, int] | None
+    request: None = None
 
 
 @pytest.mark.parametrize(

@@ -116,5 +116,5 @@ def test_the_enums_keep_their_wire_values() -> None:
 
     assert values(RaceStatus) == ["waiting", "countdown", "running", "finished", "closed"]
     assert values(ResultReason) == ["cleared", "count", "reached_first", "draw"]
-    assert values(CloseReason) == ["left", "abandoned", "cancelled", "lobby_full", "expired"]
+    assert values(CloseReason) == ["left", "abandoned", "cancelled", "lobby_full", "expired", "operator"]
     assert f"{RaceStatus.RUNNING}" == "running" and RaceStatus("running") is RaceStatus.RUNNING

@@ -10,6 +10,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from server import metrics
 from server.store import StoreError
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,7 @@ class BackgroundLoop:
                     return
                 self.failures += 1
                 log.warning("%s failed (%s); retrying", self.name, error)
+                metrics.worker_failed(self.name)
                 if on_failure is not None:
                     on_failure(error)
                 if retry_seconds > 0:

@@ -17,6 +17,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 
+from server import metrics
 from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.services.views import event_for
@@ -92,7 +93,7 @@ class Subscription:
             return
         message = event_for(event, self.viewer_slot)
         if self.delay_ms <= 0:
-            self.send(message)
+            self._send(message)
             return
         self._held.append(message)
         if self._releaser is None:
@@ -114,9 +115,15 @@ class Subscription:
                 if wait_ms > 0:
                     await asyncio.sleep(wait_ms / 1000)
                     continue
-                self.send(self._held.popleft())
+                self._send(self._held.popleft())
         finally:
             self._releaser = None
+
+    def _send(self, message: RaceEvent) -> None:
+        """Hand an event to the recipient, measuring how long after it was stored (beyond the delay) it went."""
+        self.send(message)
+        if self.clock is not None:
+            metrics.event_delivered(self.viewer_slot is not None, (self.clock.now_ms() - message.at - self.delay_ms) / 1000)
 
     def close(self) -> None:
         """Deliver nothing more: drop held events and stop the delayed delivery."""

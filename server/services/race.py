@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.services import race_journal
 from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
 from server.services.sessions import Session
@@ -167,6 +168,7 @@ class RaceService:
             )
         except RaceIdTaken:  # a 64-bit id drawn twice
             raise ServiceError(ErrorCode.INTERNAL_ERROR, "race id collision") from None
+        race_journal.race_created(race_id, player, race)
         return self._seated(await self.record(race_id), 0)
 
     async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
@@ -180,6 +182,7 @@ class RaceService:
             start_at, _deadline = await self.store.join_race(race_id, player, name, self.countdown_ms)
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
+        race_journal.race_countdown(race_id, player, start_at)
         await self.store.schedule_earlier(race_id, start_at)
         if waiting.spectators is Spectators.ANYONE:
             await self.store.index_live(race_id, start_at)
@@ -191,13 +194,16 @@ class RaceService:
         ``next_seed`` deals the race when it waits again; ``only_waiting`` refuses once a second player sits.
         """
         try:
-            return await self.store.leave_race(race_id, player, next_seed=next_seed, reason=reason, only_waiting=only_waiting)
+            outcome = await self.store.leave_race(race_id, player, next_seed=next_seed, reason=reason, only_waiting=only_waiting)
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
+        race_journal.race_left(race_id, player, outcome, reason)
+        return outcome
 
     async def discard(self, race_id: str) -> None:
         """Delete a race nobody was told about."""
         await self.store.discard_race(race_id)
+        race_journal.race_discarded(race_id)
 
     async def offer_rematch(self, race_id: str, player: str) -> RematchOffer:
         """Record a rematch offer of a finished race's player (it lapses after the policy's rematch window)."""

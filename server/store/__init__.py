@@ -3,6 +3,7 @@
 from server.store.connection import connect_redis
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
+from server.store.ops_store import Ban, BanKind, OpsStore
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_store import (
     UNDECODABLE_EVENTS,
@@ -26,6 +27,8 @@ from server.store.session_store import SessionRecord, SessionStore
 __all__ = [
     "UNDECODABLE_EVENTS",
     "ApplyResult",
+    "Ban",
+    "BanKind",
     "EventReader",
     "GuessLimit",
     "InviteLimits",
@@ -34,6 +37,7 @@ __all__ = [
     "LobbyFeedReader",
     "LobbyStore",
     "NewRace",
+    "OpsStore",
     "Partner",
     "QueueEntry",
     "QuickMatchStore",

@@ -94,3 +94,34 @@ def quick_match_queue(settings_key: str) -> str:
 def seed_pool(profile: str) -> str:
     """Set of seeds (decimal) the solver proved winnable under ``profile``, not handed out yet."""
     return f"{PREFIX}:seeds:{profile}"
+
+
+# --- operations (docs/OPERATIONS.md "Administration") ------------------------------------------------
+
+OPS_TAG = f"{PREFIX}:{{ops}}"
+ADMIN_COMMANDS = f"{OPS_TAG}:commands"
+"""Stream of signed operator commands every server process reads (trimmed to about a thousand entries)."""
+ADMIN_AUDIT = f"{OPS_TAG}:audit"
+"""Stream: one entry per operator command executed (or refused), trimmed to about a hundred thousand."""
+PROCESSES = f"{OPS_TAG}:processes"
+"""Sorted set: server process id -> expiry (ms) of its registration, renewed every few seconds."""
+
+
+def process_key(process_id: str) -> str:
+    """Hash: a server process's host, port, pid, start time, connections, draining flag (expires with its lease)."""
+    return f"{OPS_TAG}:process:{process_id}"
+
+
+def admin_reply_key(command_id: str) -> str:
+    """Stream of the processes' replies to one operator command (expires a minute after the command)."""
+    return f"{OPS_TAG}:reply:{command_id}"
+
+
+def admin_claim_key(command_id: str) -> str:
+    """Set once by the process that carries out a command's one-time part (storing a ban, closing a race)."""
+    return f"{OPS_TAG}:claim:{command_id}"
+
+
+def ban_key(kind: str, subject: str) -> str:
+    """A ban of a player id or an IP address (``kind`` ``player`` or ``ip``): its JSON, expiring when the ban ends."""
+    return f"{PREFIX}:ban:{kind}:{subject}"

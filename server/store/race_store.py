@@ -10,7 +10,7 @@ move that decides the race).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
@@ -41,6 +41,9 @@ from shared.protocol import (
 DAY_MS = 24 * 3600 * 1000
 
 log = logging.getLogger(__name__)
+
+LifecycleObserver = Callable[[str, list[dict[str, Any]]], None]
+"""Called with a race id and the lifecycle events (maps as in the event stream) one script emitted."""
 
 
 class StoreRefusal(Exception):
@@ -326,17 +329,36 @@ class RaceStore:
         self.live_ttl_ms = live_ttl_ms
         self.record_ttl_ms = record_ttl_ms
         self.max_actions = max_actions
+        self.lifecycle: LifecycleObserver | None = None
+        """Told the lifecycle events (started, attempt_ended, result) of every script this store ran."""
 
-    async def _run(self, script: Any, race_id: str, *args: Any) -> list[Any]:
+    async def _run(self, script: Any, race_id: str, *args: Any, lifecycle_at: int | None = None) -> list[Any]:
+        """Run a race script; ``lifecycle_at`` is where its reply lists the lifecycle events it emitted."""
         result: list[Any] = await script(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, *args])
         if result[0] == 0:
+            if len(result) > 3:
+                self._observe(race_id, result[3])
             code = _text(result[1])
             if code == "exists":
                 raise RaceIdTaken(race_id)
             if code == "stale_epoch":
                 raise StaleEpoch(race_id)
-            raise StoreRefusal(ErrorCode(code), int(result[2]) if len(result) > 2 else None)
+            expected = int(result[2]) if len(result) > 2 else -1
+            raise StoreRefusal(ErrorCode(code), expected if expected >= 0 else None)
+        if lifecycle_at is not None and result[0] == 1 and len(result) > lifecycle_at:
+            self._observe(race_id, result[lifecycle_at])
         return result
+
+    def _observe(self, race_id: str, packed: Sequence[bytes]) -> None:
+        if self.lifecycle is not None and packed:
+            self.lifecycle(race_id, [msgpack.unpackb(item, raw=False) for item in packed])
+
+    def _due(self, race_id: str, result: Any) -> int | None:
+        """The next deadline from a tick or presence reply, observing the lifecycle events it lists."""
+        if isinstance(result, list):
+            self._observe(race_id, result[1])
+            result = result[0]
+        return _optional_ms(int(result))
 
     # --- changes (each one script) -----------------------------------------------------
 
@@ -395,6 +417,11 @@ class RaceStore:
         result = await self._run(self.scripts.rematch_link, race_id, new_race_id)
         return _text(result[1])
 
+    async def close_by_operator(self, race_id: str, message: str) -> str:
+        """Close a race that has no result yet (reason ``operator``, with ``message``); returns its status before."""
+        result = await self._run(self.scripts.admin_close, race_id, message)
+        return _text(result[1])
+
     async def join_race(self, race_id: str, player: str, name: str, countdown_ms: int) -> tuple[int, int | None]:
         """Seat ``player`` in seat 1 and start the countdown; returns (start_at, deadline)."""
         result = await self._run(self.scripts.join, race_id, player, name, countdown_ms)
@@ -427,10 +454,10 @@ class RaceStore:
             slot, seq, move_id, action, count, left, status.value, undos, "" if ends is None else ends.value, self.max_actions, player, epoch
         )  # fmt: skip
         try:
-            result = await self._run(self.scripts.apply_action, race_id, *arguments)
+            result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
         except RedisConnectionError:
             await self.redis.connection_pool.disconnect(inuse_connections=False)
-            result = await self._run(self.scripts.apply_action, race_id, *arguments)
+            result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
             if result[0] == 2 and int(result[1]) == seq + 1:
                 return ApplyResult(move_seq=seq + 1, duplicate=False, finished=False, action=action)  # the first attempt was stored
         if result[0] == 2:
@@ -442,7 +469,9 @@ class RaceStore:
         """For an action refused before it was stored: :class:`StaleEpoch` or ``not_seated`` if the engine checked an
         outdated view (as :meth:`apply_action`), the stored action if ``move_id`` was used already (a resend), else
         StoreRefusal with the race's, the attempt's or the sequence's refusal if any, else None (only the engine refuses it)."""
-        result = await self._run(self.scripts.check_action, race_id, slot, seq, move_id, self.max_actions, player, epoch)
+        result = await self._run(
+            self.scripts.check_action, race_id, slot, seq, move_id, self.max_actions, player, epoch, lifecycle_at=1
+        )
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         return None
@@ -453,7 +482,7 @@ class RaceStore:
         """End a player's attempt (only if it still has ``expected_moves`` actions, when given, and only if ``player``
         still holds the seat, when given: else ``not_seated``); True if the race finished."""
         expected = -1 if expected_moves is None else expected_moves
-        result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, expected, player or "")
+        result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, expected, player or "", lifecycle_at=2)
         return bool(result[1])
 
     @repeatable
@@ -465,13 +494,13 @@ class RaceStore:
         result = await self.scripts.presence(
             keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, lease_ms, "leave" if leave else "enter", *members]
         )
-        return _optional_ms(int(result))
+        return self._due(race_id, result)
 
     @repeatable
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
         result = await self.scripts.tick(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms])
-        return _optional_ms(int(result))
+        return self._due(race_id, result)
 
     # --- reads ---------------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ class Scripts:
         self.leave: AsyncScript = redis.register_script(common + _source("leave"))
         self.rematch_offer: AsyncScript = redis.register_script(common + _source("rematch_offer"))
         self.rematch_link: AsyncScript = redis.register_script(common + _source("rematch_link"))
+        self.admin_close: AsyncScript = redis.register_script(common + _source("admin_close"))
         self.due_timers: AsyncScript = redis.register_script(_source("due_timers"))
         self.lobby_open: AsyncScript = redis.register_script(_source("lobby_open"))
         self.lobby_change: AsyncScript = redis.register_script(_source("lobby_change"))

@@ -19,6 +19,7 @@ from shared.protocol.replies import (
     Error,
     LobbySnapshot,
     Moved,
+    Notice,
     Ok,
     Queued,
     RaceList,
@@ -40,7 +41,9 @@ _SERVER_FRAME_LIMITS: Final = {"max_array_len": 4096, "max_map_len": 64, "max_st
 SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     **{
         cls.TYPE: cls
-        for cls in (Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Queued, LobbySnapshot, Error)
+        for cls in (
+            Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Notice, Queued, LobbySnapshot, Error
+        )
     },
     **EVENT_TYPES,
     **LOBBY_EVENT_TYPES,

@@ -94,6 +94,11 @@ class ErrorCode(StrEnum):
     """This connection already has as many races waiting for an opponent (and queue entries) as it may."""
     NO_SPECTATORS = "no_spectators"
     """The race's players chose ``spectators: nobody``: it cannot be watched, and only they may replay it."""
+    BANNED = "banned"
+    """``hello`` of a player an operator banned; the message gives the reason and when the ban ends."""
+    SERVER_DRAINING = "server_draining"
+    """This server process is draining for maintenance: it finishes the races under way but seats no one in a new
+    race. Reconnect (to another process) to create, join or match."""
 
 
 AnyErrorCode = ErrorCode | IllegalMoveCode | NotationErrorCode
@@ -116,6 +121,8 @@ class CloseCode:
     MESSAGE_TOO_BIG: Final = 1009
     """A frame larger than the frame limit."""
     INTERNAL_ERROR: Final = 1011
+    KICKED: Final = 4000
+    """An operator closed the connection; the reason says why. A client may reconnect (unless it was banned)."""
 
 
 SHUTDOWN_REASON: Final = "server_shutdown"

@@ -128,11 +128,15 @@ class PlayerLeft(RaceEvent):
 
 @dataclass(frozen=True, slots=True)
 class RaceClosed(RaceEvent):
-    """The race ended before it started: ``left`` (the creator left), ``abandoned`` (the creator's connection or
-    server went away), ``cancelled`` (quick-match entry cancelled), ``lobby_full`` or ``expired`` (nobody joined in time)."""
+    """The race ended without a result: before it started, ``left`` (the creator left), ``abandoned`` (the creator's
+    connection or server went away), ``cancelled`` (quick-match entry cancelled), ``lobby_full`` or ``expired``
+    (nobody joined in time); or at any time before its result, ``operator`` (an operator closed it; ``message``
+    says why)."""
 
     TYPE: ClassVar[str] = "race_closed"
     reason: CloseReason
+    message: str | None = None
+    """Why, in words, when an operator closed the race (reason ``operator``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -141,6 +141,14 @@ class ServerShutdown(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Notice(Message):
+    """An operator's announcement to every connected client (e.g. "restart in 5 minutes"); show it to the user."""
+
+    TYPE: ClassVar[str] = "notice"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Error(Message):
     """A refused request (``id`` echoed) or an unreadable frame (``id`` nil). Nothing was changed."""
 

@@ -66,7 +66,7 @@ class ResultReason(StrEnum):
 
 
 class CloseReason(StrEnum):
-    """Why a race closed before its start (the ``reason`` of ``race_closed``)."""
+    """Why a race closed without a result (the ``reason`` of ``race_closed``): before its start, or by an operator."""
 
     LEFT = "left"
     """The creator left."""
@@ -78,6 +78,8 @@ class CloseReason(StrEnum):
     """The lobby had no room for it."""
     EXPIRED = "expired"
     """Nobody joined it within the server's waiting limit."""
+    OPERATOR = "operator"
+    """An operator closed it (at any time before its result); the event's ``message`` says why."""
 
 
 class Spectators(StrEnum):

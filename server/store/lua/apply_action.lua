@@ -2,7 +2,8 @@
 -- ARGV: 3 slot, 4 expected seq (the player's action count), 5 move id, 6 action text, 7 count, 8 left,
 --       9 board status, 10 undos, 11 reason that ends the attempt ('' for none), 12 max actions, 13 player,
 --       14 epoch of the seats and deal the engine checked against
--- Returns {1, move_seq, finished} | {2, move_seq, stored action (duplicate move id)} | {0, code, expected}
+-- Returns {1, move_seq, finished, lifecycle events} | {2, move_seq, stored action (duplicate move id)}
+-- | {0, code, expected or -1, lifecycle events}
 -- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
 if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
 local slot = tonumber(ARGV[3])
@@ -13,7 +14,7 @@ local duplicate = stored_action(slot, ARGV[5])
 if duplicate then return duplicate end
 local now = now_ms()
 local refusal, expected = action_refusal(slot, tonumber(ARGV[4]), tonumber(ARGV[12]), now)
-if refusal then return {0, refusal, expected} end
+if refusal then return {0, refusal, expected or -1, LIFECYCLE} end  -- opening may have started or timed out the race
 local move_seq = redis.call('LLEN', moves) + 1
 redis.call('RPUSH', moves, ARGV[6])
 redis.call('HSET', ids, ARGV[5], move_seq)
@@ -27,4 +28,4 @@ if count_changed then redis.call('HSET', K_STATE, pf(slot, 'count_seq'), seq) en
 if ARGV[11] ~= '' then end_attempt(slot, ARGV[11], now) end
 local finished = decide(now)
 if not finished then expire_all(LIVE_TTL) end
-return {1, move_seq, finished and 1 or 0}
+return {1, move_seq, finished and 1 or 0, LIFECYCLE}

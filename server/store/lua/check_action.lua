@@ -2,7 +2,8 @@
 -- refused, in the documented order: a move id already stored is a resend (answered as such), then the race's state,
 -- the attempt and the sequence come before the engine's verdict. Runs only on that error path.
 -- ARGV: 3 slot, 4 seq of the request, 5 move id, 6 max actions, 7 player, 8 epoch the engine checked against
--- Returns {2, move_seq, stored action} | {0, code, expected} | {1} (nothing but the engine refuses it)
+-- Returns {2, move_seq, stored action} | {0, code, expected or -1, lifecycle events} | {1, lifecycle events} (nothing
+-- but the engine refuses it); opening the race for play may have started it or ended it on its time limit
 -- ('stale_epoch' with the current epoch: the engine checked another deal or seat; reload and check again)
 if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
 local slot = tonumber(ARGV[3])
@@ -11,5 +12,5 @@ if stale then return stale end
 local duplicate = stored_action(slot, ARGV[5])
 if duplicate then return duplicate end
 local refusal, expected = action_refusal(slot, tonumber(ARGV[4]), tonumber(ARGV[6]), now_ms())
-if refusal then return {0, refusal, expected} end
-return {1}
+if refusal then return {0, refusal, expected or -1, LIFECYCLE} end
+return {1, LIFECYCLE}

@@ -18,11 +18,17 @@ local function get(name) return redis.call('HGET', K_STATE, name) end
 local function geti(name) return tonumber(redis.call('HGET', K_STATE, name) or '0') end
 local function pf(slot, name) return 'p' .. slot .. '_' .. name end
 
+-- The lifecycle events this script emitted (packed), returned to the server for its logs and metrics.
+local LIFECYCLE_TYPES = {started = true, attempt_ended = true, result = true}
+local LIFECYCLE = {}
+
 -- Append one event; its stream id 0-<seq> is the race's event sequence number.
 local function emit(event, now)
   local seq = redis.call('HINCRBY', K_STATE, 'event_seq', 1)
   event['at'] = now
-  redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', cmsgpack.pack(event))
+  local packed = cmsgpack.pack(event)
+  redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', packed)
+  if LIFECYCLE_TYPES[event.type] then LIFECYCLE[#LIFECYCLE + 1] = packed end
   return seq
 end
 

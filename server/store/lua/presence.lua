@@ -1,8 +1,8 @@
 -- Connections entering or leaving a race, or renewing their leases (every process renews its own).
 -- ARGV: 3 lease ms, 4 'enter' (add or renew) or 'leave', 5.. members '<kind>|<player>|<connection id>' with kind 0
 -- or 1 (a seat: taken or renewed only while <player> holds it, so a player who left the seat, and its other
--- connections, never hold the next player's presence) or 'w' (a spectator). Returns the race's next deadline (ms, 0 for none); a finished or unknown race
--- is left alone.
+-- connections, never hold the next player's presence) or 'w' (a spectator). Returns {the race's next deadline (ms,
+-- 0 for none), lifecycle events emitted}; a finished or unknown race is left alone (a bare 0).
 local status = get('status')
 if status == false or status == 'finished' or status == 'closed' then return 0 end
 local now = now_ms()
@@ -19,6 +19,6 @@ for i = 5, #ARGV do
   end
 end
 update_presence(now)
-if get('status') == 'finished' then return 0 end
+if get('status') == 'finished' then return {0, LIFECYCLE} end
 expire_all(LIVE_TTL)
-return next_due()
+return {next_due(), LIFECYCLE}

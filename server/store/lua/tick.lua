@@ -1,10 +1,11 @@
 -- Enforce the race's deadlines (start of play, time limit, grace periods, expired presence leases) by Redis'
--- clock; any process may run it, any number of times. Returns the next deadline in ms, or 0 when none is left.
+-- clock; any process may run it, any number of times. Returns the next deadline in ms (0 when none is left),
+-- with the lifecycle events it emitted: {due, events} (a bare 0 when there was nothing to do).
 local status = get('status')
 if status == false or status == 'finished' or status == 'closed' then return 0 end
 local now = now_ms()
 if status == 'running' or (status == 'countdown' and now >= geti('start_at')) then open_for_play(now) end
 update_presence(now)
-if get('status') == 'finished' then return 0 end
+if get('status') == 'finished' then return {0, LIFECYCLE} end
 expire_all(LIVE_TTL)
-return next_due()
+return {next_due(), LIFECYCLE}

@@ -1,0 +1,343 @@
+"""``flowergarden admin``: operate running servers through their Redis (docs/OPERATIONS.md "Administration").
+
+Commands that change something are signed with the operator secret and carried out by the server processes,
+which reply and audit them; read-only commands (processes, show, bans, audit) read Redis directly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import os
+import re
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from cli.output import EXIT_OK, EXIT_REFUSED, CommandError, emit_json
+from server import config
+from server.admin_signing import sign
+from server.app import ServerConfig
+from server.store import BanKind, OpsStore, RaceStore, StoreError, connect_redis
+
+EPILOG = """\
+The tool talks to Redis, never to the public port: give the servers' Redis with --redis, REDIS_URL or the
+redis_url of --config FILE. Commands that change something are signed with the operator secret
+(FLOWERGARDEN_OPERATOR_SECRET, or operator_secret in the config file): the servers obey only commands signed
+with their own secret, at most a minute old. Each live process replies; the tool waits for all of them
+(--wait-replies seconds at most) and prints one line per process. Every command is audited in Redis
+(`flowergarden admin audit`) and logged by the process that carried it out.
+
+examples:
+  flowergarden admin processes
+  flowergarden admin list
+  flowergarden admin show inQH4SkJQ5Y
+  flowergarden admin close-race inQH4SkJQ5Y --reason "reported: abusive names"
+  flowergarden admin kick --player p_3f9a --reason "please reconnect"
+  flowergarden admin ban --player p_3f9a --for 7d --reason "abuse"
+  flowergarden admin ban --ip 203.0.113.9 --for 1h --reason "connection flood"
+  flowergarden admin notice "restart at 10:00 UTC (in 5 minutes)"
+  flowergarden admin drain 3c9e1f0a2b4d6e8f --wait
+"""
+
+DURATION = re.compile(r"^(\d+)([smhd]?)$")
+UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _duration(text: str) -> int:
+    match = DURATION.fullmatch(text.strip())
+    if match is None or int(match.group(1)) <= 0:
+        raise argparse.ArgumentTypeError(f"a duration is a positive number with s, m, h or d (30m, 12h, 7d), got {text!r}")
+    return int(match.group(1)) * UNIT_SECONDS[match.group(2)]
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):  # no USER/LOGNAME and no passwd entry (some containers)
+        return "operator"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``admin`` and its subcommands."""
+    parser = subparsers.add_parser(
+        "admin", help="operate running servers (list, close races, kick, ban, notice, drain)",
+        description="Operate running Flower Garden Race servers through their Redis.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--redis", metavar="URL", help="the servers' Redis (default REDIS_URL or --config's redis_url)")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="a server config file to take redis_url and operator_secret from")
+    parser.add_argument("--as", dest="operator", default=_login(), help="your name in the audit trail (default %(default)s)")
+    parser.add_argument("--wait-replies", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the processes' replies")
+    parser.add_argument("--json", action="store_true", help="print JSON documents instead of text")
+    commands = parser.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
+
+    commands.add_parser("processes", help="the live server processes (id, address, connections, draining)")
+    listing = commands.add_parser("list", help="each process's connections and the races they play or watch")
+    listing.add_argument("--process", metavar="ID", help="only this process")
+    show = commands.add_parser("show", help="a race's record: status, seats, counts")
+    show.add_argument("race")
+    close = commands.add_parser("close-race", help="close a race without a result; both players see the reason")
+    close.add_argument("race")
+    close.add_argument("--reason", required=True, help="shown to the players and spectators")
+    kick = commands.add_parser("kick", help="close connections (code 4000); they may reconnect")
+    _subject(kick, connection=True)
+    kick.add_argument("--reason", default="closed by an operator", help="the close reason the client sees")
+    ban = commands.add_parser("ban", help="ban a player or an address for a time; its connections are closed")
+    _subject(ban)
+    ban.add_argument("--for", dest="seconds", type=_duration, required=True, metavar="DURATION", help="e.g. 30m, 12h, 7d")
+    ban.add_argument("--reason", required=True, help="shown to the banned client")
+    unban = commands.add_parser("unban", help="lift a ban")
+    _subject(unban)
+    commands.add_parser("bans", help="the bans in force")
+    notice = commands.add_parser("notice", help="a message to every connected client (e.g. a restart warning)")
+    notice.add_argument("message")
+    drain = commands.add_parser("drain", help="let a process finish its races, refuse new ones, then exit")
+    drain.add_argument("process", help="the process id (flowergarden admin processes), or 'all'")
+    drain.add_argument("--timeout", type=float, metavar="SECONDS", help="stop anyway after this long (default: the server's admin_drain_timeout_seconds)")
+    drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
+    audit = commands.add_parser("audit", help="the newest audited operator commands")
+    audit.add_argument("--count", type=int, default=20)
+    parser.set_defaults(handler=run_admin)
+
+
+def _subject(parser: argparse.ArgumentParser, *, connection: bool = False) -> None:
+    group = parser.add_mutually_exclusive_group(required=True)
+    if connection:
+        group.add_argument("--connection", metavar="ID", help="a connection id (flowergarden admin list)")
+    group.add_argument("--player", metavar="ID", help="a player id")
+    group.add_argument("--ip", metavar="ADDRESS", help="a client address (as the servers see it, behind trusted proxies)")
+
+
+class Admin:
+    """One admin session: the stores, the secret, the operator's name."""
+
+    def __init__(self, ops: OpsStore, races: RaceStore, secret: str | None, operator: str, wait_replies: float) -> None:
+        self.ops = ops
+        self.races = races
+        self.secret = secret
+        self.operator = operator
+        self.wait_replies = wait_replies
+
+    async def now_ms(self) -> int:
+        """Redis' clock."""
+        return await self.races.now_ms()
+
+    async def command(self, action: str, args: dict[str, Any], target: str = "*") -> list[dict[str, Any]]:
+        """Send a signed command; the replies of the live processes it targets."""
+        if not self.secret:
+            raise CommandError("no_secret", "set FLOWERGARDEN_OPERATOR_SECRET (or operator_secret in --config) to the servers' secret")
+        now = await self.now_ms()
+        expected = {process["id"] for process in await self.ops.processes(now) if target in ("*", process["id"])}
+        if not expected:
+            raise CommandError("no_process", "no live server process" + ("" if target == "*" else f" with id {target}"))
+        command_id = uuid.uuid4().hex
+        document = {"id": command_id, "action": action, "args": args, "target": target, "operator": self.operator, "at": now}
+        await self.ops.send_command(sign(self.secret, document))
+        replies: dict[str, dict[str, Any]] = {}
+        cursor = "0-0"
+        deadline = time.monotonic() + self.wait_replies
+        while set(replies) < expected and time.monotonic() < deadline:
+            block = max(1, int((deadline - time.monotonic()) * 1000))
+            for entry_id, reply in await self.ops.read_replies(command_id, cursor, min(block, 1000)):
+                cursor = entry_id
+                replies[str(reply.get("process"))] = reply
+        for missing in sorted(expected - set(replies)):
+            replies[missing] = {"process": missing, "ok": False, "missing": True, "error": f"no reply within {self.wait_replies} s", "result": {}}
+        return [replies[key] for key in sorted(replies)]
+
+
+def run_admin(args: argparse.Namespace) -> int:
+    """Run one admin action."""
+    settings = _settings(args)
+    redis_url = args.redis or settings.redis_url
+    if not redis_url:
+        raise CommandError("no_redis", "give the servers' Redis: --redis URL, REDIS_URL or redis_url in --config")
+    try:
+        return asyncio.run(_run(args, redis_url, settings.operator_secret))
+    except StoreError as error:
+        raise CommandError("redis_unreachable", f"{error} (is Redis reachable at {redis_url}?)") from None
+
+
+def _settings(args: argparse.Namespace) -> ServerConfig:
+    try:
+        return config.effective(args.config, os.environ, {})
+    except config.ConfigError as error:
+        raise CommandError("bad_config", str(error)) from None
+
+
+async def _run(args: argparse.Namespace, redis_url: str, secret: str | None) -> int:
+    redis = connect_redis(redis_url, max_connections=4)
+    try:
+        admin = Admin(OpsStore(redis), RaceStore(redis), secret, args.operator, args.wait_replies)
+        return await ACTIONS[args.admin_command](admin, args)
+    finally:
+        await redis.aclose()
+
+
+def _print(args: argparse.Namespace, document: Any, text: str) -> None:
+    if args.json:
+        emit_json(document)
+    else:
+        print(text)
+
+
+def _replies(args: argparse.Namespace, replies: list[dict[str, Any]], describe: Any) -> int:
+    """Print each process's reply; exit code 1 if a process refused or none answered (a process that died
+    moments ago may still be registered: its missing reply is shown, not counted as a refusal)."""
+    lines = []
+    for reply in replies:
+        where = f"{reply['process']} ({reply.get('address', '?')})"
+        if reply.get("missing"):
+            lines.append(f"{where}: {reply['error']} (it may have stopped)")
+        else:
+            lines.append(f"{where}: {describe(reply['result'])}" if reply["ok"] else f"{where}: refused: {reply['error']}")
+    _print(args, replies, "\n".join(lines))
+    answered = [reply for reply in replies if not reply.get("missing")]
+    return EXIT_OK if answered and all(reply["ok"] for reply in answered) else EXIT_REFUSED
+
+
+async def _processes(admin: Admin, args: argparse.Namespace) -> int:
+    found = await admin.ops.processes(await admin.now_ms())
+    lines = [
+        f"{p['id']}  {p.get('address', '?'):<22} pid {p.get('pid')} on {p.get('host')}  {p.get('connections', 0)} connections"
+        + ("  DRAINING" if p.get("draining") else "")
+        for p in found
+    ]
+    _print(args, found, "\n".join(lines) or "no live server process")
+    return EXIT_OK
+
+
+async def _list(admin: Admin, args: argparse.Namespace) -> int:
+    replies = await admin.command("list", {}, args.process or "*")
+    if args.json:
+        emit_json(replies)
+        return EXIT_OK if any(reply["ok"] for reply in replies) else EXIT_REFUSED
+    for reply in replies:
+        if not reply["ok"]:
+            print(f"process {reply['process']}: {reply['error']}")
+            continue
+        result = reply["result"]
+        state = " DRAINING" if result.get("draining") else ""
+        print(f"process {reply['process']} ({reply.get('address', '?')}){state}: {len(result.get('connections', []))} connections")
+        for item in result.get("connections", []):
+            races = ", ".join(f"{race} {how}" for race, how in item["races"].items()) or "-"
+            print(f"  {item['connection']}  {item['peer']:<16} {item['player'] or '(no hello)':<24} {item['role']:<9} {races}")
+        for race, players in result.get("races", {}).items():
+            print(f"  race {race}: {', '.join(players)}")
+    return EXIT_OK if any(reply["ok"] for reply in replies) else EXIT_REFUSED
+
+
+async def _show(admin: Admin, args: argparse.Namespace) -> int:
+    record = await admin.races.load_race(args.race)
+    if record is None:
+        raise CommandError("unknown_race", f"there is no race {args.race!r}")
+    seats: list[dict[str, Any]] = [
+        {"slot": seat.slot, "player": seat.player, "name": seat.name, "count": seat.count, "moves": seat.moves, "state": seat.state,
+         "connected": seat.connected}
+        for seat in record.seats
+    ]
+    document = {
+        "race": record.race_id, "status": record.status, "profile": record.profile, "seed": record.seed, "origin": record.origin,
+        "private": record.private, "created_at": record.created_at, "start_at": record.start_at, "finished_at": record.finished_at,
+        "winner": record.winner, "result_reason": record.result_reason, "watchers": record.watchers, "seats": seats,
+    }
+    lines = "\n".join(
+        f"  seat {seat['slot']}: {seat['name']} ({seat['player']}) {seat['count']}/52 on foundations, {seat['moves']} actions, "
+        f"{seat['state']}{'' if seat['connected'] else ', disconnected'}"
+        for seat in seats
+    )
+    result = f", result {record.result_reason} (winner seat {record.winner})" if record.status == "finished" else ""
+    _print(args, document, f"race {record.race_id}: {record.status}, {record.profile} deal {record.seed}{result}\n{lines}")
+    return EXIT_OK
+
+
+async def _close_race(admin: Admin, args: argparse.Namespace) -> int:
+    replies = await admin.command("close_race", {"race": args.race, "reason": args.reason})
+    return _replies(args, replies, lambda result: f"closed (was {result['status_before']})" if result else "-")
+
+
+def _subject_args(args: argparse.Namespace) -> dict[str, str]:
+    for name in ("connection", "player", "ip"):
+        value = getattr(args, name, None)
+        if value:
+            return {name: value}
+    raise CommandError("no_subject", "name --connection, --player or --ip")  # argparse requires one: not reached
+
+
+async def _kick(admin: Admin, args: argparse.Namespace) -> int:
+    replies = await admin.command("kick", {**_subject_args(args), "reason": args.reason})
+    return _replies(args, replies, lambda result: f"{result['kicked']} connection(s) closed")
+
+
+async def _ban(admin: Admin, args: argparse.Namespace) -> int:
+    ((kind, subject),) = _subject_args(args).items()
+    replies = await admin.command(
+        "ban", {"kind": BanKind(kind).value, "subject": subject, "seconds": args.seconds, "reason": args.reason, "operator": admin.operator}
+    )
+    return _replies(args, replies, lambda result: ("ban stored, " if result.get("stored") else "") + f"{result['kicked']} connection(s) closed")
+
+
+async def _unban(admin: Admin, args: argparse.Namespace) -> int:
+    ((kind, subject),) = _subject_args(args).items()
+    replies = await admin.command("unban", {"kind": BanKind(kind).value, "subject": subject})
+    return _replies(args, replies, lambda result: ("lifted" if result.get("lifted") else "there was no such ban") if result else "-")
+
+
+async def _bans(admin: Admin, args: argparse.Namespace) -> int:
+    found = await admin.ops.bans()
+    documents = [{"kind": ban.kind.value, "subject": ban.subject, "reason": ban.reason, "until": ban.until, "by": ban.by} for ban in found]
+    lines = [f"{ban.kind.value:<6} {ban.subject:<24} until {_when(ban.until)}  by {ban.by}: {ban.reason}" for ban in found]
+    _print(args, documents, "\n".join(lines) or "no bans in force")
+    return EXIT_OK
+
+
+async def _notice(admin: Admin, args: argparse.Namespace) -> int:
+    replies = await admin.command("notice", {"message": args.message})
+    return _replies(args, replies, lambda result: f"sent to {result['sent']} connection(s)")
+
+
+async def _drain(admin: Admin, args: argparse.Namespace) -> int:
+    target = "*" if args.process == "all" else args.process
+    replies = await admin.command("drain", {} if args.timeout is None else {"timeout": args.timeout}, target)
+    code = _replies(args, replies, lambda result: f"draining (stops within {result['timeout']:.0f} s)")
+    if args.wait and code == EXIT_OK:
+        draining = {reply["process"] for reply in replies}
+        while draining & {process["id"] for process in await admin.ops.processes(await admin.now_ms())}:
+            await asyncio.sleep(0.5)
+        if not args.json:
+            print("drained: the process(es) exited")
+    return code
+
+
+async def _audit(admin: Admin, args: argparse.Namespace) -> int:
+    entries = await admin.ops.audit_trail(args.count)
+    lines = [
+        f"{_when(entry['at'])}  {entry['operator']:<12} {entry['action']:<10} {json.dumps(entry['args'])} "
+        f"on {entry['process']}: {'ok ' + json.dumps(entry['result']) if entry['ok'] else 'refused: ' + str(entry['error'])}"
+        for entry in entries
+    ]
+    _print(args, entries, "\n".join(lines) or "no audited commands")
+    return EXIT_OK
+
+
+def _when(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ms / 1000))
+
+
+ACTIONS = {
+    "processes": _processes,
+    "list": _list,
+    "show": _show,
+    "close-race": _close_race,
+    "kick": _kick,
+    "ban": _ban,
+    "unban": _unban,
+    "bans": _bans,
+    "notice": _notice,
+    "drain": _drain,
+    "audit": _audit,
+}
