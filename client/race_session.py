@@ -23,6 +23,7 @@ from shared.protocol import (
     Error,
     LobbyEvent,
     Moved,
+    Notice,
     Queued,
     RaceEvent,
     RaceInfo,
@@ -30,7 +31,6 @@ from shared.protocol import (
     RaceSettings,
     RematchStarted,
     Seated,
-    Notice,
     ServerShutdown,
     Synced,
 )
