@@ -163,6 +163,20 @@ class Board:
                     moves.append(Move(card, source, target))
         return moves
 
+    def has_legal_move(self) -> bool:
+        """Whether :meth:`legal_moves` would list anything, without building the list (stops at the first move).
+
+        The race server asks this after every move; listing every move just to learn that one exists was a fifth
+        of its CPU time.
+        """
+        builds = self.rules.builds_on_columns
+        tops = [column[-1] if column else None for column in self._columns]
+        if builds and None in tops:
+            return any(True for _ in self.available())  # any card may go to an empty column
+        top_ranks = {rank_of(top) for top in tops if top is not None} if builds else set()
+        # A card never builds on itself (its own column ends in its own rank, not one higher).
+        return any(self.accepts_on_foundation(card) or rank_of(card) + 1 in top_ranks for card, _ in self.available())
+
     def check_move(self, move: Move) -> IllegalMoveError | None:
         """None if ``move`` is legal here, else the refusal with its code and a message for people."""
         name = move_text(move)
@@ -306,7 +320,7 @@ class Board:
         """WON, BLOCKED, DEAD (only when ``dead_check`` proves it) or PLAYING."""
         if self.is_won():
             return Status.WON
-        if not self.legal_moves():
+        if not self.has_legal_move():
             return Status.BLOCKED
         if dead_check is not None and dead_check(self):
             return Status.DEAD

@@ -200,3 +200,21 @@ def test_from_json_refuses_any_spoiled_field_with_a_notation_error_only(field: s
 
 def test_move_parsing_agrees_with_the_exhaustive_move_list() -> None:
     assert {parse_move(move_text(candidate)) for candidate in EVERY_MOVE} == set(EVERY_MOVE)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(), plays)
+def test_has_legal_move_agrees_with_the_full_list_of_legal_moves(board: Board, play: tuple[int, int]) -> None:
+    assert board.has_legal_move() == bool(board.legal_moves())
+    for _ in random_play(board, play):
+        assert board.has_legal_move() == bool(board.legal_moves())
+
+
+@given(st.sampled_from(Profile))
+def test_has_legal_move_is_false_when_every_column_ends_in_a_king_or_a_jack_and_the_bouquet_is_empty(profile: Profile) -> None:
+    kings, jacks = [suit * 13 + 12 for suit in range(4)], [10, 23]
+    rest = [card for card in FULL_DECK if card not in kings and card not in jacks]
+    columns = [[*rest[index::6], top] for index, top in enumerate([*kings, *jacks])]
+    board = Board(columns, [], rules=Rules(profile))
+    assert board.legal_moves() == []
+    assert not board.has_legal_move()

@@ -296,7 +296,7 @@ class RaceService:
             game.board, game.actions = trial, result.move_seq
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, facts.epoch, slot, trial.copy(), result.move_seq))
-        return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False)
+        return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False, status=status)
 
     @staticmethod
     def _try_action(game: _Game, seq: int, text: str) -> tuple[Action, Board]:
@@ -413,14 +413,15 @@ class RaceService:
         game.board, game.actions = replay(facts.seed, facts.rules, actions), len(actions)
 
     @staticmethod
-    def _outcome(race_id: str, move: str, move_seq: int, board: Board, *, duplicate: bool) -> MoveOutcome:
+    def _outcome(race_id: str, move: str, move_seq: int, board: Board, *, duplicate: bool, status: Status | None = None) -> MoveOutcome:
+        """The reply's view of ``board``; ``status`` when the caller computed it already (once per move is enough)."""
         return MoveOutcome(
             race_id=race_id,
             move=move,
             move_seq=move_seq,
             count=board.foundation_count,
             left=board.cards_left,
-            status=board.status(),
+            status=board.status() if status is None else status,
             undos=board.undos,
             duplicate=duplicate,
         )
