@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from cli import bench_load
 from cli.engine_commands import add_profile_argument
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json
 from shared import Board, Profile, Rules, parse_seed
@@ -23,9 +24,10 @@ BAR_WIDTH = 30
 
 
 def register(subparsers: Any) -> None:
-    """Add ``bench solver``."""
+    """Add ``bench solver`` and ``bench load``."""
     bench = subparsers.add_parser("bench", help="benchmarks", description="Benchmarks that print figures.")
     kinds = bench.add_subparsers(dest="bench", required=True, metavar="KIND")
+    bench_load.register(kinds)
     parser = kinds.add_parser(
         "solver",
         help="solve a range of seeds and report rates, winnability and times",

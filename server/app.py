@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import signal
@@ -39,15 +38,14 @@ from server.services.spectate import SpectateService
 from server.services.timers import TimerSweeper
 from server.store import (
     UNDECODABLE_EVENTS,
-    EventReader,
     LobbyFeedReader,
     LobbyStore,
     OpsStore,
     QuickMatchStore,
+    RaceChannels,
     RaceStore,
     SeedPoolStore,
     SessionStore,
-    StoreError,
     connect_redis,
 )
 from server.transport import Transport, TransportLimits
@@ -57,6 +55,9 @@ from shared.solver import Budget, dead_check
 log = logging.getLogger(__name__)
 
 DAY_SECONDS = 24 * 3600
+BLOCKING_POOL_SIZE = 4
+"""Connections for blocking reads: the event hub's pub/sub connection and the lobby feed's XREAD use one each;
+never shared with commands, so a burst of requests cannot starve event delivery (nor the reverse)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,8 @@ class ServerConfig:
     max_actions: int = 1000
     """Actions (moves, undos, redeals) one player may make in one race."""
     redis_pool_size: int = 64
+    """Connections for commands (scripts, reads) per process; a request waits for a free one (up to 10 s, then
+    ``unavailable`` before anything was done) rather than failing at once: pool exhaustion is back-pressure."""
     spectator_delay_seconds: float = 10.0
     """Spectator delay of races that do not choose one (fair play)."""
     min_spectator_delay_seconds: float = 0.0
@@ -168,7 +171,7 @@ class RaceServer:
         self.transport: Transport | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []
-        self._hub: EventHub | None = None
+        self.hub: EventHub | None = None
         self.operations: Operations | None = None
         self.admin: AdminExecutor | None = None
         self._forget_metrics: Callable[[], None] | None = None
@@ -179,8 +182,8 @@ class RaceServer:
         config = self.config
         tls = self._tls()  # a certificate that cannot be used fails the start before anything else
         self.redis = connect_redis(config.redis_url, max_connections=config.redis_pool_size)
-        # Blocking reads (race events, lobby feed) need their own connections; XREAD BLOCK stays below this socket timeout.
-        self.reader_redis = connect_redis(config.redis_url, max_connections=4, socket_timeout=10.0)
+        # Blocking reads (race channels, lobby feed) have their own pool; XREAD BLOCK stays below this socket timeout.
+        self.reader_redis = connect_redis(config.redis_url, max_connections=BLOCKING_POOL_SIZE, socket_timeout=10.0)
         await self.redis.ping()
         store = RaceStore(
             self.redis,
@@ -201,7 +204,7 @@ class RaceServer:
         process_id = secrets.token_hex(8)
         clock = ServerClock(store)
         await clock.calibrate()
-        hub = EventHub(store, EventReader(self.reader_redis, process_id), block_ms=1000)
+        hub = EventHub(store, RaceChannels(self.reader_redis), clock)
         self.presence = PresenceService(store, clock, process_id=process_id, lease_ms=round(config.presence_lease_seconds * 1000))
         self.seed_pool = SeedPool(
             SeedPoolStore(self.redis),
@@ -234,7 +237,7 @@ class RaceServer:
         self.admin.drain_timeout = config.admin_drain_timeout_seconds
         background: tuple[BackgroundService, ...] = (hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin)
         self._stoppers = [service.stop for service in background]
-        self._hub = hub
+        self.hub = hub
         self._tasks = [asyncio.create_task(service.run(), name=type(service).__name__) for service in background]
         dispatcher = Dispatcher(
             sessions,
@@ -297,9 +300,6 @@ class RaceServer:
             await self.transport.stop()
         for stop in self._stoppers:
             stop()
-        if self._hub is not None:
-            with contextlib.suppress(StoreError, RedisError, OSError):
-                await self._hub.reader.wake()  # a blocked XREAD returns now rather than at its timeout
         for task in self._tasks:
             task.cancel()
         _, stuck = await asyncio.wait(self._tasks, timeout=5)

@@ -15,10 +15,11 @@ from typing import Any, Protocol, TypeVar
 
 from server import metrics
 from server.metrics import Role
+from server.ratelimit import TokenBucket
 from server.services import race_journal
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
-from server.services.event_hub import EventHub, Subscription
+from server.services.event_hub import EventHub, Subscription, always_room
 from server.services.lobby import LobbyService, Owner
 from server.services.lobby_feed import LobbyFeed, LobbyWatcher
 from server.services.presence import PresenceService
@@ -74,6 +75,17 @@ MAX_WATCHED_PER_CONNECTION = 16
 
 Send = Callable[[Message], None]
 """Queues one message for the connection; never blocks."""
+Room = Callable[[], Awaitable[None]]
+"""Returns once the connection's outgoing queue has room for a page of catch-up events."""
+
+WATCH_RATE_PER_SECOND = 1.0
+WATCH_BURST = 20
+"""``watch`` and ``unwatch`` per connection: bursts of 20, then one a second (docs/PROTOCOL.md "Limits")."""
+
+
+def watch_bucket() -> TokenBucket:
+    """The budget of one connection's ``watch``/``unwatch`` requests."""
+    return TokenBucket(WATCH_RATE_PER_SECOND, WATCH_BURST)
 
 
 @dataclass(slots=True)
@@ -84,11 +96,15 @@ class ConnectionState:
     or as a spectator (None).
     """
 
-    send: Send
+    outbox: Send
     connection_id: str
     """Unique across server processes; names the connection's presence leases."""
     address: str
     """The client's address as the per-address limits count it (``transport.client_address``)."""
+    room: Room = always_room
+    replies: int = 0
+    """Replies (messages with a request id) sent so far: a request that failed after its reply gets no second one."""
+    watches: TokenBucket = field(default_factory=watch_bucket)
     session: Session | None = None
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
     owner: Owner = field(default_factory=Owner)
@@ -106,6 +122,12 @@ class ConnectionState:
         if any(slot is not SPECTATOR for slot in slots):
             return Role.PLAYER
         return Role.SPECTATOR if slots else Role.LOBBY
+
+    def send(self, message: Message) -> None:
+        """Queue a reply or an event for the connection."""
+        if getattr(message, "id", None) is not None:
+            self.replies += 1
+        self.outbox(message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,23 +195,37 @@ class Dispatcher:
         self._background: set[asyncio.Task[None]] = set()
         self.door = door
 
-    def connect(self, send: Send, address: str) -> ConnectionState:
-        """The state of a new connection from client ``address`` whose messages go to ``send``."""
-        return ConnectionState(send=send, connection_id=self.presence.new_connection_id(), address=address, owner=Owner(address))
+    def connect(self, send: Send, address: str, room: Room = always_room) -> ConnectionState:
+        """The state of a new connection from client ``address`` whose messages go to ``send``; ``room`` paces its
+        catch-up reads."""
+        return ConnectionState(
+            outbox=send, connection_id=self.presence.new_connection_id(), address=address, owner=Owner(address), room=room
+        )
 
     async def handle(self, state: ConnectionState, request: Request) -> None:
-        """Run one request; every failure becomes an ``error`` reply with a documented code."""
+        """Run one request; every failure becomes an ``error`` reply with a documented code, unless the request
+        was answered already (one reply per request, always: what fails after it is logged)."""
+        replies = state.replies
         try:
             await self._route(state, request)
-        except ServiceError as error:
+        except Exception as error:  # noqa: BLE001 - every failure becomes one reply; _refuse logs the unexpected ones
+            if state.replies != replies:
+                log.warning("%s %s failed after its reply was sent: %r", request.TYPE, request.id, error)
+                return
+            self._refuse(state, request, error)
+
+    @staticmethod
+    def _refuse(state: ConnectionState, request: Request, error: Exception) -> None:
+        """The ``error`` reply for a request that failed before it was answered."""
+        if isinstance(error, ServiceError):
             race_journal.request_refused(request, state.player, error.code)
             state.send(Error(id=request.id, code=error.code.value, message=error.message, field=error.field, expected=error.expected))
-        except StoreUnavailable as error:
+        elif isinstance(error, StoreUnavailable):
             log.warning("store unavailable during %s: %s", request.TYPE, error)
             race_journal.request_refused(request, state.player, ErrorCode.UNAVAILABLE)
             state.send(Error(id=request.id, code=ErrorCode.UNAVAILABLE, message="the store is unavailable; try again"))
-        except Exception:
-            log.exception("internal error handling %s", request.TYPE)
+        else:
+            log.error("internal error handling %s", request.TYPE, exc_info=error)
             race_journal.request_refused(request, state.player, ErrorCode.INTERNAL_ERROR)
             state.send(Error(id=request.id, code=ErrorCode.INTERNAL_ERROR, message="internal server error"))
 
@@ -334,6 +370,7 @@ class Dispatcher:
 
     @handles(Watch)
     async def _watch(self, state: ConnectionState, session: Session, request: Watch) -> None:
+        self._check_watch_rate(state)
         current = state.subscriptions.get(request.race)
         if current is not None and current.viewer_slot is not SPECTATOR:
             raise ServiceError(ErrorCode.ALREADY_SEATED, "this connection plays in this race and receives its events already")
@@ -347,6 +384,7 @@ class Dispatcher:
 
     @handles(Unwatch)
     async def _unwatch(self, state: ConnectionState, session: Session, request: Unwatch) -> None:
+        self._check_watch_rate(state)
         watching = state.subscriptions.get(request.race)
         if watching is not None and watching.viewer_slot is SPECTATOR:
             await self._unsubscribe(state, request.race)
@@ -358,6 +396,16 @@ class Dispatcher:
         state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
 
     # --- helpers ---------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_watch_rate(state: ConnectionState) -> None:
+        """Watch churn is refused past its budget: each watch costs a snapshot (issue 17 §3)."""
+        if not state.watches.allow():
+            raise ServiceError(
+                ErrorCode.RATE_LIMITED,
+                f"watch and unwatch at most {WATCH_BURST} at once, then {WATCH_RATE_PER_SECOND:g} a second",
+                field="type",
+            )
 
     @staticmethod
     def _refuse_spectator(state: ConnectionState, race_id: str) -> None:
@@ -419,16 +467,19 @@ class Dispatcher:
         Replaces an older subscription to the race in another role, and holds the connection's presence lease for it.
         One in the same role is kept as it is: its stream goes on where it is, so no event reaches the connection twice.
         A player's subscription ends when another player takes the seat it held at event ``seated_at`` (it left, on
-        whatever connection).
+        whatever connection). Called after the request's reply: it cannot fail. The hub reads the events in the
+        background (retrying while Redis is unavailable); a presence lease that cannot be written now is written by
+        the next renewal.
         """
         assert state.session is not None
         player = state.session.player
         current = state.subscriptions.get(race_id)
+        replaced: Subscription | None = None
         if current is None or current.viewer_slot != slot:
             if current is not None:
                 del state.subscriptions[race_id]
                 self.hub.unsubscribe(current)
-                await self.presence.leave(race_id, current.viewer_slot, state.connection_id)
+                replaced = current
             subscription = Subscription(
                 race_id,
                 slot,
@@ -436,12 +487,18 @@ class Dispatcher:
                 after_seq,
                 delay_ms=delay_ms,
                 clock=self.clock,
+                room=state.room,
                 seat=None if slot is None else (player, seated_at),
                 on_unseated=lambda: self._in_background(self._unsubscribe_if(state, subscription)),
             )
             state.subscriptions[race_id] = subscription
-            await self.hub.subscribe(subscription)
-        await self.presence.enter(race_id, slot, state.connection_id, player)
+            self.hub.subscribe(subscription)
+        try:
+            if replaced is not None:
+                await self.presence.leave(race_id, replaced.viewer_slot, state.connection_id)
+            await self.presence.enter(race_id, slot, state.connection_id, player)
+        except StoreError as error:
+            log.warning("presence in race %s not written now (%s); the lease renewal retries", race_id, error)
 
     def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)

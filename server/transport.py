@@ -140,6 +140,18 @@ class Outbox:
         self.queue: asyncio.Queue[bytes] = asyncio.Queue()
         self.dropped = False
         self.sealed = False
+        self._drained = asyncio.Event()
+        self._drained.set()
+
+    async def room(self) -> None:
+        """Return once at most half the queue's bound is used (or nothing can be sent any more).
+
+        Catch-up pages wait for this, so a client that missed thousands of events gets them as fast as it reads
+        instead of overflowing its queue.
+        """
+        while not (self.dropped or self.sealed) and self.queue.qsize() > self.limits.outbox_messages // 2:
+            self._drained.clear()
+            await self._drained.wait()
 
     def send(self, message: Message) -> None:
         """Queue a message; drop the connection instead if the client is not keeping up."""
@@ -160,6 +172,7 @@ class Outbox:
         self.stats.dropped_slow += 1
         edge_journal.outbox_dropped(self.peer, why)
         self.connection.transport.abort()
+        self._drained.set()
 
     async def flush(self) -> None:
         """Accept nothing more and wait until everything queued is written (shutdown)."""
@@ -177,12 +190,15 @@ class Outbox:
                         await self.connection.send(data)
                 finally:
                     self.queue.task_done()
+                if self.queue.qsize() <= self.limits.outbox_messages // 2:
+                    self._drained.set()
         except TimeoutError:
             self._drop("its write did not drain in time")
         except ConnectionClosed:
             pass
         finally:
-            self.sealed = True  # nothing can be written any more: let flush() return
+            self.sealed = True  # nothing can be written any more: let flush() and room() return
+            self._drained.set()
             while not self.queue.empty():
                 self.queue.get_nowait()
                 self.queue.task_done()
@@ -407,7 +423,7 @@ class Transport:
         self._bound_kernel_buffer(connection)
         outbox = Outbox(connection, self.limits, self.stats, address)
         writer = asyncio.create_task(outbox.run())
-        state = self.dispatcher.connect(outbox.send, address)
+        state = self.dispatcher.connect(outbox.send, address, outbox.room)
         live = LiveConnection(connection, outbox, asyncio.Event(), state)
         edge_journal.connection_opened(address, state.connection_id)
         live.idle.set()

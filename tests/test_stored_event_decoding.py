@@ -57,5 +57,6 @@ def test_a_subscriber_moves_past_an_undecodable_event_and_receives_the_next() ->
     received: list[RaceEvent] = []
     subscription = Subscription(RACE, 0, received.append)
     move = MoveMade(race=RACE, seq=2, at=5, slot=0, move="9S>f", move_seq=1, count=1, left=51, status=Status.PLAYING)
-    subscription.caught_up([UndecodableEvent(race=RACE, seq=1, error="bad"), move])
+    for event in (UndecodableEvent(race=RACE, seq=1, error="bad"), move):
+        subscription.deliver(event)
     assert received == [move] and subscription.last_seq == 2

@@ -5,10 +5,10 @@ from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.ops_store import Ban, BanKind, OpsStore
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
+from server.store.race_channel import LiveEvent, RaceChannels, Subscribed
 from server.store.race_store import (
     UNDECODABLE_EVENTS,
     ApplyResult,
-    EventReader,
     NewRace,
     RaceIdTaken,
     RaceRecord,
@@ -29,10 +29,10 @@ __all__ = [
     "ApplyResult",
     "Ban",
     "BanKind",
-    "EventReader",
     "GuessLimit",
     "InviteLimits",
     "InviteRefusal",
+    "LiveEvent",
     "LobbyChange",
     "LobbyFeedReader",
     "LobbyStore",
@@ -41,6 +41,7 @@ __all__ = [
     "Partner",
     "QueueEntry",
     "QuickMatchStore",
+    "RaceChannels",
     "RaceIdTaken",
     "RaceRecord",
     "RaceStore",
@@ -54,6 +55,7 @@ __all__ = [
     "StoreRefusal",
     "StoreUnavailable",
     "StoredEvent",
+    "Subscribed",
     "UndecodableEvent",
     "connect_redis",
     "presence_member",

@@ -301,11 +301,15 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
 
 
 def _event(race_id: str, entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
-    """The typed event of one stream entry (the stored map, plus its race id and sequence number, and the deal
-    of a ``countdown`` spelt out), or an UndecodableEvent that has been counted and logged."""
-    seq = int(entry_id.split(b"-")[1])
+    """The typed event of one stream entry."""
+    return decode_event(race_id, int(entry_id.split(b"-")[1]), entry[b"e"])
+
+
+def decode_event(race_id: str, seq: int, packed: bytes) -> StoredEvent:
+    """The typed event of a stored map (the map, plus its race id and sequence number, and the deal of a
+    ``countdown`` spelt out), or an UndecodableEvent that has been counted and logged."""
     try:
-        body = msgpack.unpackb(entry[b"e"], raw=False)
+        body = msgpack.unpackb(packed, raw=False)
         if not isinstance(body, dict):
             raise TypeError("a stored event is one map")
         body.update(race=race_id, seq=seq)
@@ -552,6 +556,11 @@ class RaceStore:
         entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{after_seq}", "+", count=limit)
         return [_event(race_id, entry_id, entry) for entry_id, entry in entries]
 
+    async def last_events(self, race_id: str, count: int) -> list[StoredEvent]:
+        """The race's last ``count`` events, in order."""
+        entries: Any = await self.redis.xrevrange(keys.race_keys(race_id)[keys.EVENTS], "+", "-", count=count)
+        return [_event(race_id, entry_id, entry) for entry_id, entry in reversed(entries)]
+
     # --- timers -----------------------------------------------------------------------------------
 
     @repeatable
@@ -599,40 +608,3 @@ class RaceStore:
         """Redis' clock, the one all deadlines use."""
         seconds, micros = await self.redis.time()
         return int(seconds) * 1000 + int(micros) // 1000
-
-
-@translate_errors
-class EventReader:
-    """Blocking reads of many races' event streams on one dedicated connection, woken when the set changes.
-
-    Used by the event hub; the wake stream lets another task interrupt a blocked XREAD.
-    """
-
-    def __init__(self, redis: Redis, reader_id: str) -> None:
-        self.redis = redis
-        self.wake_key = f"{keys.PREFIX}:hub:{reader_id}:wake"
-        self._wake_cursor = "0-0"
-
-    @repeatable
-    async def wake(self) -> None:
-        """Make a blocked :meth:`read` return."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.xadd(self.wake_key, {"w": 1}, maxlen=1)
-            pipe.pexpire(self.wake_key, DAY_MS)
-            await pipe.execute()
-
-    async def read(self, cursors: Mapping[str, int], block_ms: int) -> list[tuple[str, StoredEvent]]:
-        """Events after each race's cursor (race id -> last seen seq), waiting up to ``block_ms`` for one."""
-        streams: dict[Any, Any] = {keys.race_keys(race_id)[keys.EVENTS]: f"0-{seq}" for race_id, seq in cursors.items()}
-        race_of = {key: race_id for key, race_id in zip(streams, cursors)}
-        streams[self.wake_key] = self._wake_cursor
-        response = await self.redis.xread(streams, block=block_ms, count=500)
-        items: Sequence[Any] = list(response.items()) if isinstance(response, dict) else (response or [])
-        found: list[tuple[str, StoredEvent]] = []
-        for key, entries in items:
-            name = key.decode() if isinstance(key, bytes) else key
-            if name == self.wake_key:
-                self._wake_cursor = entries[-1][0].decode()
-                continue
-            found.extend((race_of[name], _event(race_of[name], entry_id, entry)) for entry_id, entry in entries)
-        return found

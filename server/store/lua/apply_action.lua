@@ -27,5 +27,5 @@ local seq = emit({type = 'move', slot = slot, move = ARGV[6], move_seq = move_se
 if count_changed then redis.call('HSET', K_STATE, pf(slot, 'count_seq'), seq) end
 if ARGV[11] ~= '' then end_attempt(slot, ARGV[11], now) end
 local finished = decide(now)
-if not finished then expire_all(LIVE_TTL) end
+if not finished then refresh_live_ttl(move_seq == 1) end
 return {1, move_seq, finished and 1 or 0, LIFECYCLE}

@@ -22,13 +22,16 @@ local function pf(slot, name) return 'p' .. slot .. '_' .. name end
 local LIFECYCLE_TYPES = {started = true, attempt_ended = true, result = true}
 local LIFECYCLE = {}
 
--- Append one event; its stream id 0-<seq> is the race's event sequence number.
+-- Append one event; its stream id 0-<seq> is the race's event sequence number. The same event is published on
+-- the channel named like the stream ("<seq> <msgpack>"), which wakes every process with a recipient of the race
+-- (server/services/event_hub.py); the stream stays the truth a process catches up from.
 local function emit(event, now)
   local seq = redis.call('HINCRBY', K_STATE, 'event_seq', 1)
   event['at'] = now
   local packed = cmsgpack.pack(event)
   redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', packed)
   if LIFECYCLE_TYPES[event.type] then LIFECYCLE[#LIFECYCLE + 1] = packed end
+  redis.call('PUBLISH', K_EVENTS, seq .. ' ' .. packed)
   return seq
 end
 
@@ -45,6 +48,13 @@ local function keep_record()
   else
     for i = 1, #KEYS do redis.call('PERSIST', KEYS[i]) end
   end
+end
+
+-- The live TTL after an action: renewed on all keys only when it has run down by a minute (one PTTL per move
+-- instead of nine PEXPIREs), or at once when the action created keys (``created``: a seat's first action).
+local TTL_SLACK = 60000
+local function refresh_live_ttl(created)
+  if created or redis.call('PTTL', K_STATE) < tonumber(LIVE_TTL) - TTL_SLACK then expire_all(LIVE_TTL) end
 end
 
 local SEAT_DEFAULTS = {{'count', 0}, {'left', 52}, {'moves', 0}, {'undos', 0}, {'status', 'playing'}, {'state', 'playing'},
