@@ -284,8 +284,8 @@ class Dispatcher:
         seated, queued = await self.lobby.quick_match.quick_match(session.player, session.name, request.settings, state.owner)
         if queued:
             await self._keep_session(state)
-            state.send(Queued(id=request.id, race=seated.info))
-            await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq)
+            reply = Queued(id=request.id, race=seated.info)
+            await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq, reply=reply)
         else:
             await self._seat(state, request.id, seated)
 
@@ -360,8 +360,8 @@ class Dispatcher:
     async def _sync(self, state: ConnectionState, session: Session, request: Sync) -> None:
         seated, moves = await self.races.sync(session, request.race)
         await self._keep_session(state)
-        state.send(Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves))
-        await self._subscribe(state, request.race, seated.slot, request.after, seated_at=seated.info.event_seq)
+        reply = Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves)
+        await self._subscribe(state, request.race, seated.slot, request.after, seated_at=seated.info.event_seq, reply=reply)
         await self.lobby.lobby.adopt(state.owner, seated.record, session.player)
 
     @handles(LiveRaces)
@@ -378,9 +378,9 @@ class Dispatcher:
         if current is None and watched >= MAX_WATCHED_PER_CONNECTION:
             raise ServiceError(ErrorCode.WATCH_LIMIT, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
         snapshot = await self.spectate.watch(request.race)
-        state.send(Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms))
+        reply = Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms)
         after = snapshot.info.event_seq if request.after is None else request.after
-        await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms)
+        await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms, reply=reply)
 
     @handles(Unwatch)
     async def _unwatch(self, state: ConnectionState, session: Session, request: Unwatch) -> None:
@@ -450,8 +450,8 @@ class Dispatcher:
     async def _seat(self, state: ConnectionState, request_id: int, seated: SeatedRace) -> None:
         """Reply ``seated`` (once the session is kept for the long lifetime) and deliver the race's events from the first on."""
         await self._keep_session(state)
-        state.send(Seated(id=request_id, race=seated.info, slot=seated.slot))
-        await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq)
+        reply = Seated(id=request_id, race=seated.info, slot=seated.slot)
+        await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq, reply=reply)
 
     async def _keep_session(self, state: ConnectionState) -> None:
         """A session that took (or, syncing, holds) a seat is kept for the long lifetime: it must outlive the race
@@ -460,21 +460,33 @@ class Dispatcher:
         state.session = await self.sessions.keep(state.session)
 
     async def _subscribe(
-        self, state: ConnectionState, race_id: str, slot: int | None, after_seq: int, *, delay_ms: int = 0, seated_at: int = 0
+        self,
+        state: ConnectionState,
+        race_id: str,
+        slot: int | None,
+        after_seq: int,
+        *,
+        delay_ms: int = 0,
+        seated_at: int = 0,
+        reply: Message | None = None,
     ) -> None:
         """Deliver the race's events to this connection from ``after_seq`` on, as seat ``slot`` or a spectator (None).
 
         Replaces an older subscription to the race in another role, and holds the connection's presence lease for it.
         One in the same role is kept as it is: its stream goes on where it is, so no event reaches the connection twice.
         A player's subscription ends when another player takes the seat it held at event ``seated_at`` (it left, on
-        whatever connection). Called after the request's reply: it cannot fail. The hub reads the events in the
-        background (retrying while Redis is unavailable); a presence lease that cannot be written now is written by
-        the next renewal.
+        whatever connection).
+
+        ``reply`` (the request's answer) is sent once the presence lease is taken and before the first event: a
+        player who has its ``synced`` counts as connected, so a race decided (or a grace period ending) after that
+        reply cannot miss its return. It cannot fail: a lease that cannot be written now is written by the next
+        renewal, and the hub reads the events in the background (retrying while Redis is unavailable).
         """
         assert state.session is not None
         player = state.session.player
         current = state.subscriptions.get(race_id)
         replaced: Subscription | None = None
+        subscription = current
         if current is None or current.viewer_slot != slot:
             if current is not None:
                 del state.subscriptions[race_id]
@@ -491,14 +503,21 @@ class Dispatcher:
                 seat=None if slot is None else (player, seated_at),
                 on_unseated=lambda: self._in_background(self._unsubscribe_if(state, subscription)),
             )
-            state.subscriptions[race_id] = subscription
-            self.hub.subscribe(subscription)
+            state.subscriptions[race_id] = subscription  # registered first: closing the connection drops the lease
         try:
             if replaced is not None:
                 await self.presence.leave(race_id, replaced.viewer_slot, state.connection_id)
             await self.presence.enter(race_id, slot, state.connection_id, player)
+            if state.subscriptions.get(race_id) is not subscription:  # the connection closed meanwhile
+                await self.presence.leave(race_id, slot, state.connection_id)
+                return
         except StoreError as error:
             log.warning("presence in race %s not written now (%s); the lease renewal retries", race_id, error)
+        if reply is not None:
+            state.send(reply)
+        if subscription is not current:
+            assert subscription is not None
+            self.hub.subscribe(subscription)
 
     def _in_background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coroutine)

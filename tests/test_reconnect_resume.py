@@ -4,6 +4,7 @@ a move resent across the drop applied once, disconnected/back for the opponent, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import time
 
@@ -194,5 +195,37 @@ async def test_a_change_held_back_is_announced_before_the_attempt_it_ends_and_be
             await race.ann.resign(race.race_id)
             seen = await events_until(race.ann, lambda event: isinstance(event, RaceResult))
             assert [event.TYPE for event in seen if isinstance(event, Disconnected | Back)][-1:] == ["back"]
+        finally:
+            await race.close()
+
+
+async def test_a_player_counts_as_connected_once_its_synced_reply_arrives(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``synced`` reply comes only after the connection holds the seat's presence lease, so a race decided right
+    after it still announces the return. (The reply used to come first: on a loaded machine the opponent's
+    resignation could be stored before the lease, and the result went out with the player still away.)"""
+    seed, _ = winning_deal()
+    async with RaceServer(server_config(redis_url)) as server:
+        race = await seated_race(server.url, RaceSettings(seed=seed))
+        assert server.presence is not None
+        presence, enter = server.presence, server.presence.enter
+        resigned = asyncio.Event()
+
+        async def late_enter(race_id: str, slot: int | None, connection_id: str, player: str = "") -> None:
+            # Widen the window a loaded machine opens: Bob's lease waits for Ann's resignation (at most 0.5 s).
+            if slot == 1:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(resigned.wait(), 0.5)
+            await enter(race_id, slot, connection_id, player)
+
+        try:
+            await race.bob.stuck(race.race_id)  # Bob's attempt is over: Ann's resignation decides the race
+            drop(race.bob)
+            await race.ann.wait_for(Disconnected)
+            monkeypatch.setattr(presence, "enter", late_enter)
+            await race.bob.reconnect()
+            await race.ann.resign(race.race_id)
+            resigned.set()
+            seen = await events_until(race.ann, lambda event: isinstance(event, RaceResult))
+            assert [event.TYPE for event in seen if isinstance(event, Disconnected | Back)] == ["back"]
         finally:
             await race.close()
