@@ -492,7 +492,7 @@ class Dispatcher:
                 del state.subscriptions[race_id]
                 self.hub.unsubscribe(current)
                 replaced = current
-            subscription = Subscription(
+            fresh = Subscription(
                 race_id,
                 slot,
                 state.send,
@@ -501,9 +501,9 @@ class Dispatcher:
                 clock=self.clock,
                 room=state.room,
                 seat=None if slot is None else (player, seated_at),
-                on_unseated=lambda: self._in_background(self._unsubscribe_if(state, subscription)),
+                on_unseated=lambda: self._in_background(self._unsubscribe_if(state, fresh)),
             )
-            state.subscriptions[race_id] = subscription  # registered first: closing the connection drops the lease
+            state.subscriptions[race_id] = subscription = fresh  # registered first: closing the connection drops the lease
         try:
             if replaced is not None:
                 await self.presence.leave(race_id, replaced.viewer_slot, state.connection_id)
