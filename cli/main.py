@@ -8,11 +8,22 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from cli import admin_command, engine_commands, lobby_command, race_command, serve_command, solver_commands, watch_command
+from cli import (
+    admin_command,
+    bot_command,
+    engine_commands,
+    lobby_command,
+    player_commands,
+    race_command,
+    serve_command,
+    solver_commands,
+    watch_command,
+)
 from cli.output import CommandError, JsonAwareParser, report_error
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
+    player_commands, bot_command,
 )  # fmt: skip
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 
@@ -21,7 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     """The full command-line parser."""
     parser = JsonAwareParser(
         prog="flowergarden",
-        description="Flower Garden Race: deal and play positions, solve deals, run and join race servers, watch and replay races.",
+        description=(
+            "Flower Garden Race: deal and play positions, solve deals, run and join race servers, watch and replay races, "
+            "register accounts, see leaderboards and histories, export and verify race records."
+        ),
         epilog="Every command takes --help. With --json, output and errors are JSON objects on stdout.",
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=JsonAwareParser)

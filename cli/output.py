@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from shared import Board, render
@@ -76,6 +77,19 @@ class JsonAwareParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise CommandError("bad_usage", message, exit_code=EXIT_USAGE, usage=" ".join(self.format_usage().split()))
+
+
+def read_json_object(name: str, code: str, what: str) -> dict[str, Any]:
+    """The JSON object in file ``name`` (``-``: stdin); CommandError ``bad_input`` if unreadable, ``code`` (saying the file
+    must hold ``what``) if it is not an object."""
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    except OSError as error:
+        raise CommandError("bad_input", f"cannot read {name}: {error.strerror}", exit_code=EXIT_USAGE) from None
+    document = read_json_input(data)
+    if not isinstance(document, dict):
+        raise CommandError(code, f"the file must hold {what}", exit_code=EXIT_USAGE)
+    return document
 
 
 def read_json_input(data: str | bytes) -> Any:

@@ -74,6 +74,8 @@ FLAG_KEYS = {
     "max_unidentified_per_address": "limits.max_unidentified_per_address",
     "max_new_sessions_per_address": "sessions.max_new_per_address",
     "drain_timeout": "limits.drain_timeout",
+    "rated_record_days": "rated_record_ttl_seconds",
+    "provisional_deviation": "provisional_deviation",
 }
 """Flag destinations -> the config keys they set (a flag not given leaves the key to the file or environment)."""
 
@@ -171,6 +173,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--log-format", choices=[item.value for item in LogFormat], help="text (default) or json: one JSON object per line")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")
+    parser.add_argument(
+        "--rated-record-days", type=_days_as_seconds, metavar="DAYS",
+        help="how long the record of a finished rated race is kept (default 0: forever)",
+    )
+    parser.add_argument(
+        "--provisional-deviation", type=float, metavar="RD",
+        help="ratings whose deviation is above this are provisional and not on the leaderboard (default 110)",
+    )
     parser.set_defaults(handler=run_serve)
 
 
@@ -215,6 +225,11 @@ def _non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
+
+
+def _days_as_seconds(text: str) -> int:
+    """A number of whole days (0 or more), as seconds."""
+    return _non_negative_int(text) * 86400
 
 
 def _positive_int(text: str) -> int:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 from cli import solver_bench
 from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, board_text, emit_json, read_json_input
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, board_text, emit_json, read_json_object
 from shared import Board, NotationError, Profile, Rules, move_text
 from shared.solver import Budget, hint, is_dead, solve
 
@@ -89,13 +87,7 @@ def board_of(args: argparse.Namespace) -> Board:
         raise CommandError("bad_usage", "give either SEED or --position FILE", exit_code=EXIT_USAGE)
     if args.seed is not None:
         return Board.deal(args.seed, Rules(Profile(args.profile)))
-    try:
-        data = sys.stdin.buffer.read() if args.position == "-" else Path(args.position).read_bytes()
-    except OSError as error:
-        raise CommandError("bad_input", f"cannot read {args.position}: {error.strerror}", exit_code=EXIT_USAGE) from None
-    document = read_json_input(data)
-    if not isinstance(document, dict):
-        raise CommandError("bad_position", "the position file must hold a JSON object", exit_code=EXIT_USAGE)
+    document = read_json_object(args.position, "bad_position", "a JSON object (a position)")
     try:
         return Board.from_json(document)
     except NotationError as error:

@@ -45,12 +45,17 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from shared.protocol import (
     PROTOCOL_VERSION,
+    AccountReply,
     CancelQuickMatch,
     Create,
     Error,
     Hello,
+    History,
+    HistoryRequest,
     Join,
     JoinInvite,
+    Leaderboard,
+    LeaderboardRequest,
     Leave,
     LiveRaces,
     LobbyAdded,
@@ -60,6 +65,7 @@ from shared.protocol import (
     LobbyRemoved,
     LobbyReset,
     LobbySnapshot,
+    Login,
     Message,
     Moved,
     MoveRequest,
@@ -68,10 +74,12 @@ from shared.protocol import (
     ProtocolError,
     Queued,
     QuickMatch,
+    RaceClosed,
     RaceEvent,
     RaceInfo,
     RaceList,
     RaceSettings,
+    Register,
     Rematch,
     Replay,
     ReplayPage,
@@ -79,6 +87,8 @@ from shared.protocol import (
     Resign,
     Seated,
     ServerShutdown,
+    Stats,
+    StatsRequest,
     Stuck,
     Sync,
     Synced,
@@ -352,6 +362,39 @@ class RaceClient:
         self._follow(race, playing=True, after=after)
         return reply
 
+    # --- accounts and players -------------------------------------------------------------------
+
+    async def register(self, handle: str, password: str | None = None, *, bot: bool = False) -> AccountReply:
+        """Register ``handle`` (with a password, or as a bot: the reply's ``key`` is its password, shown once) and log
+        this session in to it: from now on it plays as the account (player id and name), also after a reconnect."""
+        reply = await self.request(Register(id=self._id(), token=self.token, handle=handle, password=password, bot=bot), AccountReply)
+        self._logged_in(reply)
+        return reply
+
+    async def login(self, handle: str, password: str) -> AccountReply:
+        """Log this session in to a registered account (``bad_credentials``; ``rate_limited`` after repeated failures)."""
+        reply = await self.request(Login(id=self._id(), token=self.token, handle=handle, password=password), AccountReply)
+        self._logged_in(reply)
+        return reply
+
+    def _logged_in(self, reply: AccountReply) -> None:
+        assert self.session is not None
+        self.session = replace(self.session, player=reply.player, name=reply.name, account=reply.handle, bot=reply.bot)
+
+    async def leaderboard(self, profile: str = "classic", *, limit: int = 20, offset: int = 0) -> Leaderboard:
+        """The established players of ``profile`` by rating (best first), and this session's own line and rating."""
+        return await self.request(
+            LeaderboardRequest(id=self._id(), token=self.token, profile=profile, limit=limit, offset=offset), Leaderboard
+        )
+
+    async def history(self, handle: str | None = None, *, offset: int = 0, limit: int = 20) -> History:
+        """A player's finished races, newest first (``handle`` None: this session's account)."""
+        return await self.request(HistoryRequest(id=self._id(), token=self.token, handle=handle, offset=offset, limit=limit), History)
+
+    async def stats(self, handle: str | None = None) -> Stats:
+        """A player's record and rating per profile (``handle`` None: this session's account)."""
+        return await self.request(StatsRequest(id=self._id(), token=self.token, handle=handle), Stats)
+
     # --- spectating ---------------------------------------------------------------------------
 
     async def live_races(self, limit: int = 50) -> list[RaceInfo]:
@@ -522,6 +565,8 @@ class RaceClient:
                     future.set_result(message)
                 elif isinstance(message, RaceEvent):
                     self.last_seq[message.race] = max(self.last_seq.get(message.race, 0), message.seq)
+                    if isinstance(message, RaceClosed) and message.new_race is not None:
+                        self._follow(message.new_race, playing=True)  # rated quick match seated us there
                     self._events.put_nowait(message)
                 elif isinstance(message, LobbyEvent):
                     self._apply_lobby_change(message)

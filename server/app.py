@@ -17,20 +17,23 @@ from redis.exceptions import RedisError
 
 from server import logs, metrics
 from server.admin import AdminExecutor
-from server.dispatch import Dispatcher, LobbyServices
+from server.dispatch import Dispatcher, LobbyServices, PlayerServices
 from server.logs import LogFormat
 from server.operations import Operations
 from server.peers import PeerResolver
 from server.services import race_journal
+from server.services.accounts import AccountService, LoginLimits
 from server.services.clock import ServerClock
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
 from server.services.lobby import LobbyLimits, LobbyService
 from server.services.lobby_feed import LobbyFeed
+from server.services.player_views import PlayerViews
 from server.services.policy import RacePolicy
 from server.services.presence import PresenceService
-from server.services.quick_match import QuickMatchService
+from server.services.quick_match import QuickMatchService, RatingWindow
 from server.services.race import RaceService
+from server.services.ratings import PlayerBooks, RatingPolicy
 from server.services.rematch import RematchService
 from server.services.seed_pool import SeedPool
 from server.services.sessions import SessionLimits, SessionService
@@ -41,6 +44,7 @@ from server.store import (
     LobbyFeedReader,
     LobbyStore,
     OpsStore,
+    PlayerStore,
     QuickMatchStore,
     RaceChannels,
     RaceStore,
@@ -50,6 +54,7 @@ from server.store import (
 )
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
+from shared.glicko2 import DEFAULT_RATING
 from shared.solver import Budget, dead_check
 
 log = logging.getLogger(__name__)
@@ -128,6 +133,23 @@ class ServerConfig:
     log_level: str = "INFO"
     data_dir: str = "var/redis"
     """Folder of the embedded Redis' append-only file (``flowergarden serve`` without a Redis URL)."""
+    rated_record_ttl_seconds: int = 0
+    """How long a finished rated race's record is kept (0: forever)."""
+    provisional_deviation: float = 110.0
+    """A rating whose deviation is above this is provisional (left off the leaderboard)."""
+    login: LoginLimits = field(default_factory=LoginLimits)
+    rating_window: RatingWindow = field(default_factory=RatingWindow)
+    """How far apart rated quick-match partners may be, widening with the wait."""
+    quick_match_retry_seconds: float = 1.0
+    """How often waiting rated quick-match entries are tried again (as their windows widen)."""
+
+    def rating_policy(self) -> RatingPolicy:
+        """How ratings and rated records behave."""
+        return RatingPolicy(
+            provisional_deviation=self.provisional_deviation,
+            record_ttl_ms=self.rated_record_ttl_seconds * 1000,
+            claim_ttl_ms=self.live_ttl_seconds * 1000,
+        )
 
 
 class TlsSetupError(Exception):
@@ -164,6 +186,7 @@ class RaceServer:
         self.redis: Redis | None = None
         self.reader_redis: Redis | None = None
         self.races: RaceService | None = None
+        self.books: PlayerBooks | None = None
         self.presence: PresenceService | None = None
         self.lobby: LobbyService | None = None
         self.lobby_feed: LobbyFeed | None = None
@@ -192,8 +215,15 @@ class RaceServer:
             max_actions=config.max_actions,
         )
         store.lifecycle = race_journal.lifecycle
+        player_store = PlayerStore(self.redis)
+        rating_policy = config.rating_policy()
+        self.books = books = PlayerBooks(player_store, store, rating_policy)
         self.races = RaceService(
-            store, countdown_ms=round(config.countdown_seconds * 1000), dead_check=self.dead_check, policy=config.race_policy()
+            store,
+            countdown_ms=round(config.countdown_seconds * 1000),
+            dead_check=self.dead_check,
+            policy=config.race_policy(),
+            books=books,
         )
         session_store = SessionStore(
             self.redis,
@@ -221,10 +251,25 @@ class RaceServer:
         )
         feed = self.lobby_feed = LobbyFeed(lobby_store, LobbyFeedReader(self.reader_redis), block_ms=1000)
         await feed.start()
+        player_views = PlayerViews(player_store, store, rating_policy)
+
+        async def rating_of(profile: str, player: str) -> float:
+            rating = await player_views.rating(profile, player)
+            return DEFAULT_RATING if rating is None else float(rating.rating)
+
+        quick_match = QuickMatchService(
+            self.races,
+            self.lobby,
+            queue_store,
+            dealer,
+            rating_of=rating_of,
+            window=config.rating_window,
+            retry_seconds=config.quick_match_retry_seconds,
+        )
         lobby = LobbyServices(
             lobby=self.lobby,
             feed=feed,
-            quick_match=QuickMatchService(self.races, self.lobby, queue_store, dealer),
+            quick_match=quick_match,
             rematch=RematchService(self.races, dealer),
         )
         sweeper = TimerSweeper(store, interval=config.timer_interval, after_tick=self.lobby.race_ticked)
@@ -235,7 +280,9 @@ class RaceServer:
             now_ms=store.now_ms,
         )
         self.admin.drain_timeout = config.admin_drain_timeout_seconds
-        background: tuple[BackgroundService, ...] = (hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin)
+        background: tuple[BackgroundService, ...] = (
+            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match,
+        )  # fmt: skip
         self._stoppers = [service.stop for service in background]
         self.hub = hub
         self._tasks = [asyncio.create_task(service.run(), name=type(service).__name__) for service in background]
@@ -248,6 +295,9 @@ class RaceServer:
             clock=clock,
             lobby=lobby,
             door=operations,
+            players=PlayerServices(
+                accounts=AccountService(player_store, sessions, config.login), views=player_views
+            ),
         )
         self.transport = Transport(
             dispatcher, config.limits, self._healthy, gate=operations.gate, peers=PeerResolver(config.trusted_proxies)

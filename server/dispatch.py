@@ -17,11 +17,13 @@ from server import metrics
 from server.metrics import Role
 from server.ratelimit import TokenBucket
 from server.services import race_journal
+from server.services.accounts import AccountService, LoginGuard
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription, always_room
 from server.services.lobby import LobbyService, Owner
 from server.services.lobby_feed import LobbyFeed, LobbyWatcher
+from server.services.player_views import PlayerViews
 from server.services.presence import PresenceService
 from server.services.quick_match import QuickMatchService
 from server.services.race import RaceService, SeatedRace
@@ -29,21 +31,27 @@ from server.services.rematch import RematchService
 from server.services.sessions import Session, SessionService
 from server.services.spectate import SpectateService
 from server.services.views import SPECTATOR
-from server.store import StoreError, StoreUnavailable
+from server.store import AccountRecord, StoreError, StoreUnavailable
 from shared.protocol import (
     PROTOCOL_VERSION,
+    AccountReply,
     AttemptState,
     CancelQuickMatch,
     Create,
     Error,
     ErrorCode,
     Hello,
+    History,
+    HistoryRequest,
     Join,
     JoinInvite,
+    Leaderboard,
+    LeaderboardRequest,
     Leave,
     LiveRaces,
     LobbyEntry,
     LobbySnapshot,
+    Login,
     Message,
     Moved,
     MoveRequest,
@@ -51,12 +59,15 @@ from shared.protocol import (
     Queued,
     QuickMatch,
     RaceList,
+    Register,
     Rematch,
     Replay,
     ReplayPage,
     Request,
     Resign,
     Seated,
+    Stats,
+    StatsRequest,
     Stuck,
     Sync,
     Synced,
@@ -110,6 +121,8 @@ class ConnectionState:
     owner: Owner = field(default_factory=Owner)
     """The races this connection holds open before their start, and its quick-match entry."""
     lobby_watcher: LobbyWatcher | None = None
+    login_guard: LoginGuard = field(default_factory=LoginGuard)
+    """This connection's failed logins (limited per connection)."""
 
     @property
     def player(self) -> str | None:
@@ -128,6 +141,14 @@ class ConnectionState:
         if getattr(message, "id", None) is not None:
             self.replies += 1
         self.outbox(message)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerServices:
+    """The services behind accounts, leaderboards, histories and stats."""
+
+    accounts: AccountService
+    views: PlayerViews
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +204,7 @@ class Dispatcher:
         spectate: SpectateService,
         clock: ServerClock,
         lobby: LobbyServices,
+        players: PlayerServices,
         door: Door | None = None,
     ) -> None:
         self.sessions = sessions
@@ -194,6 +216,7 @@ class Dispatcher:
         self.lobby = lobby
         self._background: set[asyncio.Task[None]] = set()
         self.door = door
+        self.players = players
 
     def connect(self, send: Send, address: str, room: Room = always_room) -> ConnectionState:
         """The state of a new connection from client ``address`` whose messages go to ``send``; ``room`` paces its
@@ -263,15 +286,15 @@ class Dispatcher:
 
     @handles(Create)
     async def _create(self, state: ConnectionState, session: Session, request: Create) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.create(session.player, session.name, request.settings, state.owner))
+        await self._seat(state, request.id, await self.lobby.lobby.create(session.identity, request.settings, state.owner))
 
     @handles(Join)
     async def _join(self, state: ConnectionState, session: Session, request: Join) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.join(request.race, session.player, session.name))
+        await self._seat(state, request.id, await self.lobby.lobby.join(request.race, session.identity))
 
     @handles(JoinInvite)
     async def _join_invite(self, state: ConnectionState, session: Session, request: JoinInvite) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.player, session.name, state.address))
+        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.identity, state.address))
 
     @handles(Leave)
     async def _leave(self, state: ConnectionState, session: Session, request: Leave) -> None:
@@ -281,11 +304,16 @@ class Dispatcher:
 
     @handles(QuickMatch)
     async def _quick_match(self, state: ConnectionState, session: Session, request: QuickMatch) -> None:
-        seated, queued = await self.lobby.quick_match.quick_match(session.player, session.name, request.settings, state.owner)
+        seated, queued = await self.lobby.quick_match.quick_match(session.identity, request.settings, state.owner)
         if queued:
             await self._keep_session(state)
             reply = Queued(id=request.id, race=seated.info)
             await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq, reply=reply)
+
+            async def paired(moved: SeatedRace) -> None:  # a later rated pairing seated this player elsewhere
+                await self._subscribe(state, moved.info.race, moved.slot, 0, seated_at=moved.info.event_seq)
+
+            state.owner.on_paired = paired
         else:
             await self._seat(state, request.id, seated)
 
@@ -395,6 +423,38 @@ class Dispatcher:
         page = await self.spectate.replay_page(request.race, request.after, request.limit, session.player)
         state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
 
+    @handles(Register)
+    async def _register(self, state: ConnectionState, session: Session, request: Register) -> None:
+        state.session, key = await self.players.accounts.register(session, request.handle, request.password, bot=request.bot)
+        self._logged_in(state, request.id, key)
+
+    @handles(Login)
+    async def _login(self, state: ConnectionState, session: Session, request: Login) -> None:
+        state.session = await self.players.accounts.login(session, request.handle, request.password, state.login_guard)
+        self._logged_in(state, request.id, None)
+
+    @handles(LeaderboardRequest)
+    async def _leaderboard(self, state: ConnectionState, session: Session, request: LeaderboardRequest) -> None:
+        views = self.players.views
+        entries, total = await views.leaderboard(request.profile, request.offset, request.limit)
+        own = own_rating = None
+        if session.account is not None:
+            own = await views.own_line(request.profile, session.player)
+            own_rating = await views.rating(request.profile, session.player)
+        state.send(Leaderboard(id=request.id, profile=request.profile, entries=entries, total=total, own=own, own_rating=own_rating))
+
+    @handles(HistoryRequest)
+    async def _history(self, state: ConnectionState, session: Session, request: HistoryRequest) -> None:
+        account = await self._whose(session, request.handle)
+        items, total = await self.players.views.history(account.player, request.offset, request.limit)
+        state.send(History(id=request.id, handle=account.handle, items=items, total=total))
+
+    @handles(StatsRequest)
+    async def _stats(self, state: ConnectionState, session: Session, request: StatsRequest) -> None:
+        account = await self._whose(session, request.handle)
+        profiles = await self.players.views.stats(account.player)
+        state.send(Stats(id=request.id, handle=account.handle, bot=account.bot, profiles=profiles))
+
     # --- helpers ---------------------------------------------------------------------------------------
 
     @staticmethod
@@ -406,6 +466,13 @@ class Dispatcher:
                 f"watch and unwatch at most {WATCH_BURST} at once, then {WATCH_RATE_PER_SECOND:g} a second",
                 field="type",
             )
+
+    @staticmethod
+    def _logged_in(state: ConnectionState, request_id: int, key: str | None) -> None:
+        """Reply ``account``: the connection's session is the account's from now on."""
+        account = state.session
+        assert account is not None and account.account is not None
+        state.send(AccountReply(id=request_id, handle=account.account, player=account.player, name=account.name, bot=account.bot, key=key))
 
     @staticmethod
     def _refuse_spectator(state: ConnectionState, race_id: str) -> None:
@@ -434,8 +501,16 @@ class Dispatcher:
                 player=state.session.player,
                 name=state.session.name,
                 server_time=await self.races.now_ms(),
+                account=state.session.account,
+                bot=state.session.bot,
             )
         )
+
+    async def _whose(self, session: Session, handle: str | None) -> AccountRecord:
+        """The account of ``handle``, or the session's own (``unknown_account`` if there is none)."""
+        if handle is None and session.account is None:
+            raise ServiceError(ErrorCode.UNKNOWN_ACCOUNT, "anonymous players keep no history: name a handle, or log in", field="handle")
+        return await self.players.views.account(handle or session.account or "")
 
     @staticmethod
     def _session_for(state: ConnectionState, request: Request) -> Session:

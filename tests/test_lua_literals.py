@@ -115,6 +115,6 @@ def test_the_enums_keep_their_wire_values() -> None:
         return [member.value for member in enum]
 
     assert values(RaceStatus) == ["waiting", "countdown", "running", "finished", "closed"]
-    assert values(ResultReason) == ["cleared", "count", "reached_first", "draw"]
-    assert values(CloseReason) == ["left", "abandoned", "cancelled", "lobby_full", "expired", "operator"]
+    assert values(ResultReason) == ["cleared", "count", "reached_first", "abandoned", "draw"]
+    assert values(CloseReason) == ["left", "abandoned", "cancelled", "lobby_full", "expired", "operator", "paired"]
     assert f"{RaceStatus.RUNNING}" == "running" and RaceStatus("running") is RaceStatus.RUNNING

@@ -192,6 +192,13 @@ async def test_a_change_held_back_is_announced_before_the_attempt_it_ends_and_be
             assert isinstance(ended, AttemptEnded) and (ended.slot, ended.reason) == (1, "abandoned")
 
             await race.bob.reconnect()  # back, held back (a second has not passed) when the race ends
+            # The lease is taken after the synced reply is sent: wait for it, or Ann's resignation may come first.
+            bob_leases = keys.race_keys(race.race_id)[keys.PRESENCE_1]
+
+            async def bob_back() -> bool:
+                return await server.redis.zcard(bob_leases) > 0  # type: ignore[union-attr, no-any-return]
+
+            await wait_until(bob_back, what="the server to see Bob's connection again")
             await race.ann.resign(race.race_id)
             seen = await events_until(race.ann, lambda event: isinstance(event, RaceResult))
             assert [event.TYPE for event in seen if isinstance(event, Disconnected | Back)][-1:] == ["back"]

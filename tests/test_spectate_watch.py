@@ -13,9 +13,9 @@ from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.services.race import replay
 from shared import Board, card_text
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, Started, WatcherCount, Watching
+from shared.race_replay import replay
 
 
 def moves_seen(events: list[RaceEvent]) -> list[tuple[int, str, int]]:

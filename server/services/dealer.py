@@ -47,6 +47,7 @@ def settings_key(settings: RaceSettings) -> str:
     return (
         f"{settings.profile}/undo={int(settings.undo)}/redeal={int(settings.redeal_once)}/limit={settings.time_limit or 0}"
         f"/solvable={int(settings.solvable_only)}/seed={seed}/spectators={spectators_of(settings, 'quick_match')}"
+        + ("/rated" if settings.rated else "")
     )
 
 
@@ -76,6 +77,7 @@ class Dealer:
             spectator_delay=settings.spectator_delay,
             grace=settings.grace,
             spectators=spectators_of(settings, origin),
+            rated=settings.rated,
         )
 
     async def rematch_of(self, record: RaceRecord) -> NewRace:

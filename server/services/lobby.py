@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,8 +23,19 @@ from server.services.background import BackgroundLoop
 from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, SeatedRace, new_race_id
+from server.services.ratings import check_rated
 from server.services.views import lobby_entry
-from server.store import GuessLimit, InviteLimits, LobbyStore, NewRace, QueueEntry, QuickMatchStore, RaceRecord, StoreError
+from server.store import (
+    GuessLimit,
+    Identity,
+    InviteLimits,
+    LobbyStore,
+    NewRace,
+    QueueEntry,
+    QuickMatchStore,
+    RaceRecord,
+    StoreError,
+)
 from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings, RaceStatus, as_map
 
 log = logging.getLogger(__name__)
@@ -66,13 +77,17 @@ class Owner:
     and whose they are (the player, once it said hello, and the client address), for the per-player and per-address
     limits."""
 
-    __slots__ = ("address", "player", "queue", "races")
+    __slots__ = ("address", "identity", "on_paired", "player", "queue", "races")
 
     def __init__(self, address: str = "", player: str | None = None) -> None:
         self.races: set[str] = set()
         self.queue: QueueEntry | None = None
         self.address = address
         self.player = player
+        self.identity: Identity | None = None
+        """Who waits in the queue entry (rated quick match pairs it later, as its window widens)."""
+        self.on_paired: Callable[[SeatedRace], Awaitable[None]] | None = None
+        """Called when a later pairing seated the waiting player in another race."""
 
     def open_count(self) -> int:
         """Races and queue entries held."""
@@ -122,37 +137,39 @@ class LobbyService:
 
     # --- requests ----------------------------------------------------------------------------------
 
-    async def create(self, player: str, name: str, settings: RaceSettings, owner: Owner) -> SeatedRace:
-        """Open a race with ``player`` in seat 0: listed in the lobby, or private with an invite code."""
+    async def create(self, who: Identity, settings: RaceSettings, owner: Owner) -> SeatedRace:
+        """Open a race with ``who`` in seat 0: listed in the lobby, or private with an invite code."""
+        check_rated(settings, who)
         await self.make_room(owner)
         race = await self.dealer.deal(settings, origin="create")
         race_id = new_race_id()
         try:
             if race.private:
                 race = replace(race, invite=await self._claim_invite(race_id))
-            seated = await self.races.create(race_id, player, name, race)
+            seated = await self.races.create(race_id, who, race)
         except BaseException:
             await self._undo_deal(race)
             raise
         record = seated.record
         if not await self.store.open(race_id, self._entry(record) if is_listed(record) else None, record.created_at):
-            await self.races.leave(race_id, player, next_seed=race.seed, reason=CloseReason.LOBBY_FULL)
+            await self.races.leave(race_id, who.player, next_seed=race.seed, reason=CloseReason.LOBBY_FULL)
             await self._undo_deal(race)
             raise ServiceError(ErrorCode.LOBBY_FULL, "the lobby is full; create a private race or try again later")
         self.track(owner, race_id)
         return seated
 
-    async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
+    async def join(self, race_id: str, who: Identity) -> SeatedRace:
         """Take seat 1 of a waiting race (the countdown starts); the lobby shows the race as full."""
-        seated = await self.races.join(race_id, player, name)
+        seated = await self.races.join(race_id, who)
         if is_listed(seated.record):
             await self.store.change(race_id, self._entry(seated.record))
         return seated
 
-    async def join_invite(self, code: str, player: str, name: str, address: str) -> SeatedRace:
+    async def join_invite(self, code: str, who: Identity, address: str) -> SeatedRace:
         """Join the private race of an invite code; wrong codes are limited per player, per client ``address`` (see
         ``transport.client_address``) and overall, so that guessing a code stays hopeless (docs/PROTOCOL.md "Invite
         codes")."""
+        player = who.player
         refusal = await self.store.invite_attempt(player, address, self.limits.invites)
         if refusal is not None:
             wait = -(-refusal.retry_after_ms // 1000)
@@ -162,7 +179,7 @@ class LobbyService:
         if race_id is None:
             raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code")
         await self.store.invite_refund(player, address)
-        return await self.join(race_id, player, name)
+        return await self.join(race_id, who)
 
     async def leave(self, race_id: str, player: str, owner: Owner) -> None:
         """Give up a seat before the start: the creator closes the race, the second player frees its seat."""
@@ -183,6 +200,8 @@ class LobbyService:
             if next_seed != record.seed and record.solvable_only:
                 await self.dealer.seeds.give_back(record.profile, next_seed)
             raise
+        if slot == 1 and self.races.books is not None:
+            await self.races.books.seat_freed(record)
         if outcome is RaceStatus.CLOSED:
             owner.races.discard(race_id)
             await self.store.close(race_id, record.invite)
@@ -200,6 +219,10 @@ class LobbyService:
         """``owner``'s connection waits in the quick-match queue, in the unlisted race of ``record``."""
         await self.store.open(record.race_id, None, record.created_at)
         self._track_queue(owner, entry)
+
+    def owners(self) -> list[Owner]:
+        """The connections of this process that hold open races or queue entries."""
+        return list(self._owners)
 
     def _track_queue(self, owner: Owner, entry: QueueEntry) -> None:
         owner.queue = entry

@@ -6,16 +6,51 @@ same settings takes that entry off the queue (atomically, in Lua: a waiting
 player is handed to one pairer only, whichever process runs it) and joins the
 race, which starts its countdown; the waiting player learns it from its race's
 events (``player_joined``, ``countdown``).
+
+Rated requests queue apart from unrated ones and pair by rating: the closest rating within a window that widens
+the longer either player waits (:class:`RatingWindow`), never the same two players twice in a row while someone
+else fits. As windows widen, each process retries the rated entries its connections hold every second; a
+player paired that way is seated in the partner's race and its own waiting race closes (``paired``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from server.services.background import BackgroundLoop
 from server.services.dealer import Dealer, checked_profile, settings_key
 from server.services.errors import ServiceError
 from server.services.lobby import LobbyService, Owner
 from server.services.race import RaceService, SeatedRace, new_race_id
-from server.store import NewRace, Partner, QueueEntry, QuickMatchStore
-from shared.protocol import CloseReason, ErrorCode, RaceSettings
+from server.services.ratings import check_rated
+from server.store import Identity, NewRace, Partner, QueueEntry, QuickMatchStore
+from shared.protocol import CloseReason, ErrorCode, RaceSettings, RaceStatus
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingWindow:
+    """How far apart two rated players' ratings may be to be paired, by how long the longer waiting one has waited."""
+
+    base: int = 100
+    """Points at once."""
+    step_points: int = 50
+    """Points added per step of waiting."""
+    step_seconds: float = 5.0
+    anyone_after_seconds: float = 60.0
+    """After this long any two rated players of the queue are paired."""
+
+    def as_args(self) -> tuple[int, int, int, int]:
+        """The window as the pairing script takes it (points, points, ms, ms)."""
+        return self.base, self.step_points, round(self.step_seconds * 1000), round(self.anyone_after_seconds * 1000)
+
+
+RatingOf = Callable[[str, str], Awaitable[float]]
+"""The current rating of a player (profile, player id) for pairing."""
 
 UNJOINABLE = frozenset({ErrorCode.RACE_FULL, ErrorCode.RACE_CLOSED, ErrorCode.UNKNOWN_RACE})
 """A partner's race that cannot be joined any more (joined by id, closed, expired): pair with the next one."""
@@ -24,33 +59,54 @@ UNJOINABLE = frozenset({ErrorCode.RACE_FULL, ErrorCode.RACE_CLOSED, ErrorCode.UN
 class QuickMatchService:
     """Pairs players by settings; ``attempts`` bounds the partners tried per request."""
 
-    def __init__(self, races: RaceService, lobby: LobbyService, store: QuickMatchStore, dealer: Dealer, *, attempts: int = 5) -> None:
+    def __init__(
+        self,
+        races: RaceService,
+        lobby: LobbyService,
+        store: QuickMatchStore,
+        dealer: Dealer,
+        *,
+        attempts: int = 5,
+        rating_of: RatingOf | None = None,
+        window: RatingWindow | None = None,
+        retry_seconds: float = 1.0,
+    ) -> None:
         self.races = races
         self.lobby = lobby
         self.store = store
         self.dealer = dealer
         self.attempts = attempts
+        self.rating_of = rating_of
+        self.window = window or RatingWindow()
+        self.retry_seconds = retry_seconds
+        self._loop = BackgroundLoop("quick match: rated retries")
 
-    async def quick_match(self, player: str, name: str, settings: RaceSettings, owner: Owner) -> tuple[SeatedRace, bool]:
+    async def quick_match(self, who: Identity, settings: RaceSettings, owner: Owner) -> tuple[SeatedRace, bool]:
         """Join a waiting partner's race (False), or wait in a race of one's own (True). Replaces an earlier entry."""
         checked_profile(settings, self.dealer.seeds)
+        check_rated(settings, who)
         await self.lobby.make_room(owner, replacing_queue=True)
+        player = who.player
         key = settings_key(settings)
+        rating = await self.rating_of(settings.profile, player) if settings.rated and self.rating_of is not None else None
         earlier = await self.store.entry_of(player)
         if earlier is not None and await self.store.cancel(earlier):
             await self.lobby.abandon(earlier.race_id, player, reason=CloseReason.CANCELLED)
         own: tuple[NewRace, SeatedRace] | None = None
         for _ in range(self.attempts):
-            partner = await self.store.pair_or_wait(key, player, None if own is None else own[1].info.race)
+            partner = await self.store.pair_or_wait(
+                key, player, None if own is None else own[1].info.race, rating=rating, window=self.window.as_args()
+            )
             if partner is None and own is None:
-                own = await self._open_own_race(player, name, settings)
+                own = await self._open_own_race(who, settings)
                 continue
             if partner is None:
                 assert own is not None
                 seated = own[1]
                 await self.lobby.hold_queue(owner, QueueEntry(settings_key=key, race_id=seated.info.race, player=player), seated.record)
+                owner.identity = who
                 return seated, True
-            joined = await self._join(partner, player, name)
+            joined = await self._join(partner, who)
             if joined is not None:
                 if own is not None:
                     await self.races.discard(own[1].info.race)
@@ -67,17 +123,60 @@ class QuickMatchService:
             owner.queue = None
         await self.lobby.abandon(entry.race_id, player, reason=CloseReason.CANCELLED)
 
-    async def _open_own_race(self, player: str, name: str, settings: RaceSettings) -> tuple[NewRace, SeatedRace]:
+    # --- widening rated windows -----------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Make :meth:`run` return."""
+        self._loop.stop()
+
+    async def run(self) -> None:
+        """Retry the rated entries of this process's connections every ``retry_seconds``, until stopped."""
+
+        async def step() -> None:
+            await asyncio.sleep(self.retry_seconds)
+            await self.retry_rated_once()
+
+        await self._loop.run(step, retry_seconds=self.retry_seconds)
+
+    async def retry_rated_once(self) -> int:
+        """Pair each waiting rated entry held here whose window now reaches someone; returns how many were paired."""
+        paired = 0
+        for owner in self.lobby.owners():
+            entry, who, tell = owner.queue, owner.identity, owner.on_paired
+            if entry is None or who is None or tell is None or not entry.settings_key.endswith("/rated") or self.rating_of is None:
+                continue
+            record = await self.races.store.load_race(entry.race_id)
+            if record is None or record.status is not RaceStatus.WAITING:
+                continue
+            rating = await self.rating_of(record.profile, who.player)
+            partner = await self.store.pair_or_wait(
+                entry.settings_key, who.player, entry.race_id, rating=rating, waiting=True, window=self.window.as_args()
+            )
+            if partner is None:
+                continue
+            owner.queue = None
+            joined = await self._join(partner, who)
+            if joined is None:  # the partner's race went away meanwhile: wait again
+                await self.store.pair_or_wait(entry.settings_key, who.player, entry.race_id, rating=rating, window=self.window.as_args())
+                owner.queue = entry
+                continue
+            await self.races.leave(entry.race_id, who.player, next_seed=record.seed, reason=CloseReason.PAIRED, new_race=joined.info.race)
+            await self.lobby.store.close(entry.race_id, None)
+            await tell(joined)
+            paired += 1
+        return paired
+
+    async def _open_own_race(self, who: Identity, settings: RaceSettings) -> tuple[NewRace, SeatedRace]:
         race = await self.dealer.deal(settings, origin="quick_match")
         try:
-            return race, await self.races.create(new_race_id(), player, name, race)
+            return race, await self.races.create(new_race_id(), who, race)
         except BaseException:
             await self.dealer.give_back(race)
             raise
 
-    async def _join(self, partner: Partner, player: str, name: str) -> SeatedRace | None:
+    async def _join(self, partner: Partner, who: Identity) -> SeatedRace | None:
         try:
-            return await self.lobby.join(partner.race_id, player, name)
+            return await self.lobby.join(partner.race_id, who)
         except ServiceError as error:
             if error.code in UNJOINABLE:
                 return None

@@ -21,17 +21,19 @@ import string
 from collections import OrderedDict
 from collections.abc import Coroutine, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from server.services import race_journal
 from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
+from server.services.ratings import PlayerBooks
 from server.services.sessions import Session
 from server.services.views import race_info
-from server.store import NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StaleEpoch, StoreRefusal
+from server.store import Identity, NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StaleEpoch, StoreRefusal
 from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
 from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus, Spectators
+from shared.race_replay import replay
 
 log = logging.getLogger(__name__)
 
@@ -95,14 +97,6 @@ def rules_of(record: RaceRecord) -> Rules:
     return Rules(Profile(record.profile), undo=record.undo, redeal_once=record.redeal_once)
 
 
-def replay(seed: int, rules: Rules, actions: list[str]) -> Board:
-    """The position after ``actions`` on the deal of ``seed``: how any process rebuilds a player's board."""
-    board = Board.deal(seed, rules)
-    for text in actions:
-        board.play(parse_action(text))
-    return board
-
-
 RACE_ID_ALPHABET = string.ascii_letters + string.digits
 RACE_ID_LENGTH = 11
 
@@ -129,9 +123,12 @@ class RaceService:
         dead_check: DeadCheck | None = None,
         max_cached_games: int = 10_000,
         policy: RacePolicy | None = None,
+        books: PlayerBooks | None = None,
     ) -> None:
-        """``dead_check`` answers True only when it proved a position dead; it runs in a worker thread."""
+        """``dead_check`` answers True only when it proved a position dead; it runs in a worker thread. ``books``
+        rates rated races and books the results of registered players."""
         self.store = store
+        self.books = books
         self.countdown_ms = countdown_ms
         self.dead_check = dead_check
         self.policy = policy or RacePolicy()
@@ -155,46 +152,65 @@ class RaceService:
 
     # --- creating and joining -------------------------------------------------------------
 
-    async def create(self, race_id: str, player: str, name: str, race: NewRace) -> SeatedRace:
-        """Open race ``race_id`` (drawn with :func:`new_race_id`) with ``player`` in seat 0; the seed is fixed now."""
+    async def create(self, race_id: str, who: Identity, race: NewRace) -> SeatedRace:
+        """Open race ``race_id`` (drawn with :func:`new_race_id`) with ``who`` in seat 0; the seed is fixed now."""
+        if race.rated and self.books is not None:
+            race = replace(race, record_ttl_ms=self.books.policy.record_ttl_ms)
         try:
             await self.store.create_race(
                 race_id,
-                player,
-                name,
+                who,
                 race,
                 spectator_delay_ms=self.policy.delay_for(race.spectator_delay),
                 grace_ms=self.policy.grace_for(race.grace),
             )
         except RaceIdTaken:  # a 64-bit id drawn twice
             raise ServiceError(ErrorCode.INTERNAL_ERROR, "race id collision") from None
-        race_journal.race_created(race_id, player, race)
+        race_journal.race_created(race_id, who.player, race)
         return self._seated(await self.record(race_id), 0)
 
-    async def join(self, race_id: str, player: str, name: str) -> SeatedRace:
+    async def join(self, race_id: str, who: Identity) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins (and the race is listed among
-        the live races if anyone may watch it)."""
+        the live races if anyone may watch it). A rated race claims both players and fixes their rating changes now
+        (``account_required``, ``rated_busy``)."""
         waiting = await self.record(race_id)
+        keep = {} if self.books is None or waiting.slot_of(who.player) is not None else await self.books.before_join(waiting, who)
         # Indexed before the script runs so that a crash right after it cannot lose the deadline; never later than
         # a deadline already indexed (a held-back presence announcement of the creator).
         await self.store.schedule_earlier(race_id, await self.store.now_ms() + self.countdown_ms)
         try:
-            start_at, _deadline = await self.store.join_race(race_id, player, name, self.countdown_ms)
+            start_at, _deadline = await self.store.join_race(race_id, who, self.countdown_ms, keep)
         except StoreRefusal as refusal:
+            if keep and self.books is not None:
+                await self.books.join_failed(waiting, who)
             raise _refused(refusal) from None
-        race_journal.race_countdown(race_id, player, start_at)
+        race_journal.race_countdown(race_id, who.player, start_at)
         await self.store.schedule_earlier(race_id, start_at)
         if waiting.spectators is Spectators.ANYONE:
             await self.store.index_live(race_id, start_at)
-        return self._seated(await self.record(race_id), 1)
+        record = await self.record(race_id)
+        if self.books is not None:
+            await self.books.joined(race_id, start_at, [seat.identity for seat in record.seats])
+        return self._seated(record, 1)
 
-    async def leave(self, race_id: str, player: str, *, next_seed: int, reason: CloseReason, only_waiting: bool = False) -> RaceStatus:
+    async def leave(
+        self,
+        race_id: str,
+        player: str,
+        *,
+        next_seed: int,
+        reason: CloseReason,
+        only_waiting: bool = False,
+        new_race: str | None = None,
+    ) -> RaceStatus:
         """Give up ``player``'s seat before the start: ``closed`` (seat 0 closes the race) or ``waiting`` (seat 1 freed).
 
         ``next_seed`` deals the race when it waits again; ``only_waiting`` refuses once a second player sits.
         """
         try:
-            outcome = await self.store.leave_race(race_id, player, next_seed=next_seed, reason=reason, only_waiting=only_waiting)
+            outcome = await self.store.leave_race(
+                race_id, player, next_seed=next_seed, reason=reason, only_waiting=only_waiting, new_race=new_race
+            )
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
         race_journal.race_left(race_id, player, outcome, reason)
@@ -293,6 +309,8 @@ class RaceService:
                 raise self._refused_here(race_id, refusal) from None
             if result.duplicate:
                 return self._outcome(race_id, result.action, result.move_seq, game.board, duplicate=True)
+            if result.finished and self.books is not None:
+                self.books.notify()
             game.board, game.actions = trial, result.move_seq
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, facts.epoch, slot, trial.copy(), result.move_seq))
@@ -317,9 +335,11 @@ class RaceService:
         """End the player's attempt (``resigned`` or ``stuck``); its foundation count still counts."""
         facts = await self._race_facts(race_id, session)
         try:
-            await self.store.end_attempt(race_id, facts.players.index(session.player), reason, player=session.player)
+            finished = await self.store.end_attempt(race_id, facts.players.index(session.player), reason, player=session.player)
         except StoreRefusal as refusal:
             raise self._refused_here(race_id, refusal) from None
+        if finished and self.books is not None:
+            self.books.notify()
 
     async def rebuild(self, race_id: str) -> list[Board]:
         """Both players' positions rebuilt from Redis alone (settings, seed, stored actions)."""
@@ -442,8 +462,9 @@ class RaceService:
             return (game is None or game.actions == actions) and board.status(dead_check) is Status.DEAD
 
         try:
-            if await asyncio.get_running_loop().run_in_executor(self._executor, proved_dead):
-                await self.store.end_attempt(race_id, slot, AttemptState.DEAD, expected_moves=actions)
+            dead = await asyncio.get_running_loop().run_in_executor(self._executor, proved_dead)
+            if dead and await self.store.end_attempt(race_id, slot, AttemptState.DEAD, expected_moves=actions) and self.books is not None:
+                self.books.notify()
         except StoreRefusal:
             pass  # the player acted or the race ended meanwhile
         except Exception:

@@ -32,8 +32,8 @@ class RematchService:
         new_id = new_race_id()
         first, second = record.seats
         try:
-            await self.races.create(new_id, first.player, first.name, race)
-            await self.races.join(new_id, second.player, second.name)
+            await self.races.create(new_id, first.identity, race)
+            await self.races.join(new_id, second.identity)
             linked = await self.races.link_rematch(race_id, new_id)
         except BaseException:
             await self.races.discard(new_id)

@@ -10,20 +10,28 @@ import secrets
 from dataclasses import dataclass, replace
 
 from server.services.errors import ServiceError
-from server.store import SessionRecord, SessionStore
+from server.store import Identity, SessionRecord, SessionStore
 from shared.names import InvalidName, normalize_name
 from shared.protocol import ErrorCode
 
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """An identified player: the secret token, the public player id and the display name."""
+    """An identified player: the secret token, the public player id and the display name; logged in to an account
+    (its handle, and whether it is a bot) or anonymous."""
 
     token: str
     player: str
     name: str
     kept: bool = False
     """Whether the session was used (took a seat) and is stored for the long lifetime."""
+    account: str | None = None
+    bot: bool = False
+
+    @property
+    def identity(self) -> Identity:
+        """Who this session's player is, as seats record it."""
+        return Identity(self.player, self.name, self.account, self.bot)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +68,7 @@ class SessionService:
             record = await self.store.resume(token)
             if record is None:
                 raise ServiceError(ErrorCode.BAD_TOKEN, "unknown or expired session token", field="token")
-            return Session(token=token, player=record.player, name=record.name, kept=record.kept)
+            return Session(token=token, player=record.player, name=record.name, kept=record.kept, account=record.account, bot=record.bot)
         cleaned = clean_name(name)
         most = self.limits.max_new_per_address
         if most and await self.store.count_new(address, round(self.limits.window_seconds * 1000)) > most:
@@ -79,3 +87,10 @@ class SessionService:
             return session
         await self.store.keep(session.token)
         return replace(session, kept=True)
+
+    async def log_in(self, session: Session, *, player: str, handle: str, bot: bool) -> Session:
+        """The session logged in to an account: from now on it plays as the account's player, named by its handle
+        (and is kept for the long lifetime)."""
+        logged_in = Session(token=session.token, player=player, name=handle, kept=True, account=handle, bot=bot)
+        await self.store.log_in(session.token, SessionRecord(player=player, name=handle, account=handle, bot=bot))
+        return logged_in

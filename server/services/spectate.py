@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from server.services.errors import ServiceError
-from server.services.race import RaceService, replay, rules_of
+from server.services.race import RaceService, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceStore
 from shared.protocol import LIVE_STATUSES, BoardView, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
+from shared.race_replay import replay
 
 
 @dataclass(frozen=True, slots=True)

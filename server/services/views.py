@@ -57,6 +57,7 @@ def settings_of(record: RaceRecord, *, spectator_delay_ms: int | None = None) ->
         solvable_only=record.solvable_only,
         private=record.private,
         spectators=record.spectators,
+        rated=record.rated,
     )
 
 
@@ -76,6 +77,8 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
                 state=seat.state,
                 connected=seat.connected,
                 grace_until=seat.grace_until,
+                account=seat.account,
+                bot=seat.bot,
             )
             for seat in record.seats
         ],
@@ -134,6 +137,8 @@ def lobby_entry(record: RaceRecord, *, spectator_delay_ms: int | None = None) ->
         seats=len(record.seats),
         status=record.status,
         created_at=record.created_at,
+        creator_account=creator.account,
+        creator_bot=creator.bot,
     )
 
 

@@ -4,11 +4,13 @@ from server.store.connection import connect_redis
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.ops_store import Ban, BanKind, OpsStore
+from server.store.player_store import AccountRecord, PlayerStore, SeatBooking, StoredRating, rating_of
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_channel import LiveEvent, RaceChannels, Subscribed
 from server.store.race_store import (
     UNDECODABLE_EVENTS,
     ApplyResult,
+    Identity,
     NewRace,
     RaceIdTaken,
     RaceRecord,
@@ -26,10 +28,12 @@ from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
     "UNDECODABLE_EVENTS",
+    "AccountRecord",
     "ApplyResult",
     "Ban",
     "BanKind",
     "GuessLimit",
+    "Identity",
     "InviteLimits",
     "InviteRefusal",
     "LiveEvent",
@@ -39,6 +43,7 @@ __all__ = [
     "NewRace",
     "OpsStore",
     "Partner",
+    "PlayerStore",
     "QueueEntry",
     "QuickMatchStore",
     "RaceChannels",
@@ -46,6 +51,7 @@ __all__ = [
     "RaceRecord",
     "RaceStore",
     "RematchOffer",
+    "SeatBooking",
     "SeatRecord",
     "SeedPoolStore",
     "SessionRecord",
@@ -55,8 +61,10 @@ __all__ = [
     "StoreRefusal",
     "StoreUnavailable",
     "StoredEvent",
+    "StoredRating",
     "Subscribed",
     "UndecodableEvent",
     "connect_redis",
     "presence_member",
+    "rating_of",
 ]

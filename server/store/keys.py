@@ -83,6 +83,12 @@ QUICK_MATCH_PLAYERS = f"{QUICK_MATCH_TAG}:players"
 """Hash: player id -> ``<settings key>|<queue member>`` of its one queue entry."""
 
 
+QUICK_MATCH_RATINGS = f"{QUICK_MATCH_TAG}:ratings"
+"""Hash: a rated queue member -> ``<rating>|<queued at ms>`` (the rating window widens with the wait)."""
+QUICK_MATCH_LAST = f"{QUICK_MATCH_TAG}:last_opponent"
+"""Hash: player id -> the player it was last paired with by rated quick match (not the same pair twice in a row)."""
+
+
 def quick_match_queue(settings_key: str) -> str:
     """Sorted set of the players waiting for these settings: ``<race id>:<player id>`` -> last heartbeat (ms)."""
     return f"{QUICK_MATCH_TAG}:queue:{settings_key}"
@@ -125,3 +131,52 @@ def admin_claim_key(command_id: str) -> str:
 def ban_key(kind: str, subject: str) -> str:
     """A ban of a player id or an IP address (``kind`` ``player`` or ``ip``): its JSON, expiring when the ban ends."""
     return f"{PREFIX}:ban:{kind}:{subject}"
+
+
+# --- accounts, ratings, history and stats (one hash tag: the bookkeeping script of a finished race writes them together)
+
+PLAYERS_TAG = f"{PREFIX}:{{players}}"
+PLAYERS_PENDING = f"{PLAYERS_TAG}:pending"
+"""Sorted set: race id -> start time (ms) of races with a registered player whose result is not booked yet."""
+PLAYERS_BY_ID = f"{PLAYERS_TAG}:by_player"
+"""Hash: an account's player id -> its handle in lower case."""
+
+
+def account_key(handle: str) -> str:
+    """Hash of one account, by its handle in lower case (handles are unique regardless of case)."""
+    return f"{PLAYERS_TAG}:account:{handle.lower()}"
+
+
+def rating_key(profile: str, player: str) -> str:
+    """Hash: a player's Glicko-2 rating of ``profile``."""
+    return f"{PLAYERS_TAG}:rating:{profile}:{player}"
+
+
+def leaderboard_key(profile: str) -> str:
+    """Sorted set: established (non-provisional) player id -> rating."""
+    return f"{PLAYERS_TAG}:leaderboard:{profile}"
+
+
+def history_key(player: str) -> str:
+    """Sorted set: race id -> finished_at (ms) of a player's finished races."""
+    return f"{PLAYERS_TAG}:history:{player}"
+
+
+def history_items_key(player: str) -> str:
+    """Hash: race id -> the race from the player's side (MessagePack map, a HistoryItem)."""
+    return f"{PLAYERS_TAG}:history_items:{player}"
+
+
+def stats_key(player: str, profile: str) -> str:
+    """Hash: a player's counters in ``profile``."""
+    return f"{PLAYERS_TAG}:stats:{player}:{profile}"
+
+
+def rated_busy_key(player: str) -> str:
+    """String: the rated race a player is playing (one at a time), with the live TTL."""
+    return f"{PLAYERS_TAG}:rated_busy:{player}"
+
+
+def login_failures_key(handle: str) -> str:
+    """Counter of failed logins to a handle (registered or not) in the current window."""
+    return f"{PREFIX}:login_failures:{handle.lower()}"

@@ -51,11 +51,25 @@ class QuickMatchStore:
         self.scripts = Scripts(redis)
         self.stale_ms = stale_ms
 
-    async def pair_or_wait(self, settings_key: str, player: str, race_id: str | None) -> Partner | None:
-        """Take the waiting partner for these settings, if any; else queue ``race_id`` (when given) and return None."""
+    async def pair_or_wait(
+        self,
+        settings_key: str,
+        player: str,
+        race_id: str | None,
+        *,
+        rating: float | None = None,
+        waiting: bool = False,
+        window: tuple[int, int, int, int] = (0, 0, 1, 0),
+    ) -> Partner | None:
+        """Take the waiting partner for these settings, if any; else queue ``race_id`` (when given) and return None.
+
+        Rated queues (``rating`` given) pair the closest rating within ``window`` (base points, points per step, step
+        ms, wait ms after which any rating pairs) of the longer wait, and avoid repeating a player's last pairing;
+        ``waiting``: the player already waits in ``race_id`` (a later attempt: never queued twice).
+        """
         result: list[Any] = await self.scripts.quick_match(
-            keys=[keys.quick_match_queue(settings_key), keys.QUICK_MATCH_PLAYERS],
-            args=[player, race_id or "", settings_key, self.stale_ms],
+            keys=[keys.quick_match_queue(settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS, keys.QUICK_MATCH_LAST],
+            args=[player, race_id or "", settings_key, self.stale_ms, "" if rating is None else repr(rating), int(waiting), *window],
         )
         if result[0] == 1:
             return Partner(race_id=result[1].decode(), player=result[2].decode())
@@ -74,7 +88,7 @@ class QuickMatchStore:
     async def cancel(self, entry: QueueEntry) -> bool:
         """Remove a waiting entry; False if it was paired (or dropped) meanwhile."""
         removed = await self.scripts.quick_match_cancel(
-            keys=[keys.quick_match_queue(entry.settings_key), keys.QUICK_MATCH_PLAYERS],
+            keys=[keys.quick_match_queue(entry.settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS],
             args=[entry.player, entry.settings_key, entry.member],
         )
         return bool(removed)

@@ -65,6 +65,17 @@ class RaceIdTaken(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Identity:
+    """Who takes a seat: the player id and display name, and for a registered account its handle and bot flag."""
+
+    player: str
+    name: str
+    account: str | None = None
+    """The account's handle as registered; None for an anonymous player."""
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class SeatRecord:
     """One player's seat and counters as stored."""
 
@@ -86,6 +97,14 @@ class SeatRecord:
     grace_until: int | None = None
     """The ``grace_until`` of the last ``disconnected`` announced: when the attempt ends as abandoned unless the
     player is back; None while connected or when no grace period runs."""
+    account: str | None = None
+    """The seat's registered handle (None: anonymous)."""
+    bot: bool = False
+
+    @property
+    def identity(self) -> Identity:
+        """Who sits here."""
+        return Identity(self.player, self.name, self.account, self.bot)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +130,7 @@ class NewRace:
     """Seconds, as requested (None: the server's default)."""
     spectators: Spectators = Spectators.ANYONE
     """Who may watch."""
+    rated: bool = False
     record_ttl_ms: int | None = None
     """How long the record is kept once the race finishes: None for the server's retention of casual records
     (``RaceStore.record_ttl_ms``), 0 for ever (rated races may be kept)."""
@@ -154,6 +174,7 @@ class RaceRecord:
     epoch: int = 0
     """Bumped by every script that changes the seats or the deal (join, leave): a view of the race built at one
     epoch (seats, seed, boards) is valid only while the epoch stays (0 for races stored before epochs)."""
+    rated: bool = False
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -258,6 +279,8 @@ def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
         ended_at=int(fields[prefix + "ended_at"]),
         connected=told == "here",
         grace_until=None if told == "here" else _optional_ms(int(told.removeprefix("away:"))),
+        account=fields.get(prefix + "account") or None,
+        bot=fields.get(prefix + "bot") == "1",
     )
 
 
@@ -297,6 +320,7 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         rematch_race=fields.get("rematch_race") or None,
         spectators=Spectators(fields.get("spectators") or Spectators.ANYONE),
         epoch=int(fields.get("epoch", 0)),
+        rated=fields.get("rated") == "1",
     )
 
 
@@ -366,14 +390,14 @@ class RaceStore:
 
     # --- changes (each one script) -----------------------------------------------------
 
-    async def create_race(self, race_id: str, player: str, name: str, race: NewRace, *, spectator_delay_ms: int, grace_ms: int) -> int:
+    async def create_race(self, race_id: str, who: Identity, race: NewRace, *, spectator_delay_ms: int, grace_ms: int) -> int:
         """Store a new race with its creator in seat 0; returns its creation time (ms). RaceIdTaken if the id is taken."""
         result = await self._run(
             self.scripts.create,
             race_id,
             race_id,
-            player,
-            name,
+            who.player,
+            who.name,
             race.profile,
             int(race.undo),
             int(race.redeal_once),
@@ -389,6 +413,9 @@ class RaceStore:
             race.rematch_of or "",
             race.spectators.value,
             "" if race.record_ttl_ms is None else race.record_ttl_ms,
+            who.account or "",
+            int(who.bot),
+            int(race.rated),
         )
         return int(result[1])
 
@@ -398,13 +425,20 @@ class RaceStore:
         await self.redis.delete(*keys.race_keys(race_id))
 
     async def leave_race(
-        self, race_id: str, player: str, *, next_seed: int, reason: CloseReason, only_waiting: bool = False
+        self,
+        race_id: str,
+        player: str,
+        *,
+        next_seed: int,
+        reason: CloseReason,
+        only_waiting: bool = False,
+        new_race: str | None = None,
     ) -> RaceStatus:
         """Give up ``player``'s seat before the start: ``closed`` (the creator left) or ``waiting`` (the seat freed).
 
         ``only_waiting`` refuses (``already_started``) once a second player sits: for leaving on a disconnect.
         """
-        result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason.value, int(only_waiting))
+        result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason.value, int(only_waiting), new_race or "")
         return RaceStatus(_text(result[1]))
 
     @repeatable
@@ -426,10 +460,19 @@ class RaceStore:
         result = await self._run(self.scripts.admin_close, race_id, message)
         return _text(result[1])
 
-    async def join_race(self, race_id: str, player: str, name: str, countdown_ms: int) -> tuple[int, int | None]:
-        """Seat ``player`` in seat 1 and start the countdown; returns (start_at, deadline)."""
-        result = await self._run(self.scripts.join, race_id, player, name, countdown_ms)
+    async def join_race(
+        self, race_id: str, who: Identity, countdown_ms: int, keep: Mapping[str, str] | None = None
+    ) -> tuple[int, int | None]:
+        """Seat ``who`` in seat 1 and start the countdown; returns (start_at, deadline). ``keep``: fields the race
+        stores from now on (a rated race's rating change per seat and outcome, read by the result)."""
+        extra = [item for pair in (keep or {}).items() for item in pair]
+        result = await self._run(self.scripts.join, race_id, who.player, who.name, countdown_ms, who.account or "", int(who.bot), *extra)
         return int(result[1]), _optional_ms(int(result[2]))
+
+    async def kept_fields(self, race_id: str, names: Sequence[str]) -> dict[str, str]:
+        """Fields of the race's state hash stored with ``keep`` at the join (missing ones left out)."""
+        values: list[Any] = await self.redis.hmget(keys.race_keys(race_id)[keys.STATE], list(names))
+        return {name: value.decode() for name, value in zip(names, values) if value is not None}
 
     async def apply_action(
         self,

@@ -1,4 +1,4 @@
-"""Loads the Lua scripts: each race script is lua/common.lua followed by its own file; lobby, queue and pool scripts stand alone."""
+"""Loads the Lua scripts: each race script is lua/common.lua followed by its own file; lobby, queue, pool and player scripts stand alone."""
 
 from __future__ import annotations
 
@@ -38,3 +38,7 @@ class Scripts:
         self.quick_match: AsyncScript = redis.register_script(_source("quick_match"))
         self.quick_match_cancel: AsyncScript = redis.register_script(_source("quick_match_cancel"))
         self.seed_pool_add: AsyncScript = redis.register_script(_source("seed_pool_add"))
+        self.account_register: AsyncScript = redis.register_script(_source("account_register"))
+        self.rated_begin: AsyncScript = redis.register_script(_source("rated_begin"))
+        self.rated_end: AsyncScript = redis.register_script(_source("rated_end"))
+        self.book_race: AsyncScript = redis.register_script(_source("book_race"))

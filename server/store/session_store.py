@@ -19,6 +19,9 @@ class SessionRecord:
     player: str
     name: str
     kept: bool = False
+    account: str | None = None
+    """The handle of the account the session is logged in to (None: anonymous)."""
+    bot: bool = False
 
 
 @translate_errors
@@ -40,13 +43,31 @@ class SessionStore:
             await pipe.execute()
 
     @repeatable
+    async def log_in(self, token: str, record: SessionRecord) -> None:
+        """The session now plays as an account (``record``): stored for the long lifetime from now on."""
+        key = keys.session_key(token)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                key,
+                mapping={"player": record.player, "name": record.name, "account": record.account or "", "bot": int(record.bot), "kept": 1},
+            )
+            pipe.pexpire(key, self.ttl_ms)
+            await pipe.execute()
+
+    @repeatable
     async def resume(self, token: str) -> SessionRecord | None:
         """The session of ``token`` with its lifetime renewed (the long one once kept), or None if unknown or expired."""
         key = keys.session_key(token)
         raw: dict[Any, Any] = await self.redis.hgetall(key)
         if not raw:
             return None
-        record = SessionRecord(player=raw[b"player"].decode(), name=raw[b"name"].decode(), kept=raw.get(b"kept") == b"1")
+        record = SessionRecord(
+            player=raw[b"player"].decode(),
+            name=raw[b"name"].decode(),
+            kept=raw.get(b"kept") == b"1",
+            account=raw.get(b"account", b"").decode() or None,
+            bot=raw.get(b"bot") == b"1",
+        )
         await self.redis.pexpire(key, self.ttl_ms if record.kept else self.provisional_ttl_ms)
         return record
 

@@ -16,7 +16,10 @@ from shared.protocol.codes import MAX_FRAME_BYTES, MAX_REQUEST_ID, ErrorCode, Pr
 from shared.protocol.events import EVENT_TYPES, RaceEvent
 from shared.protocol.lobby import LOBBY_EVENT_TYPES
 from shared.protocol.replies import (
+    AccountReply,
     Error,
+    History,
+    Leaderboard,
     LobbySnapshot,
     Moved,
     Notice,
@@ -26,6 +29,7 @@ from shared.protocol.replies import (
     ReplayPage,
     Seated,
     ServerShutdown,
+    Stats,
     Synced,
     Watching,
     Welcome,
@@ -42,7 +46,8 @@ SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     **{
         cls.TYPE: cls
         for cls in (
-            Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Notice, Queued, LobbySnapshot, Error
+            Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Notice, Queued, LobbySnapshot, Error,
+            AccountReply, Leaderboard, History, Stats,
         )
     },
     **EVENT_TYPES,
@@ -186,6 +191,12 @@ def _check_int(value: Any, name: str, limits: Any) -> int:
     return number
 
 
+def _check_float(value: Any, name: str, limits: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be a number", field=name)
+    return float(value)
+
+
 def _check_str(value: Any, name: str, limits: Any) -> str:
     text = _expect(value, str, "a string", name)
     max_len = limits.get("max_len")
@@ -202,4 +213,4 @@ def _check_enum(value: Any, enum: type[Enum], name: str) -> Enum:
         raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be one of {allowed}", field=name) from None
 
 
-_SCALARS: Final[dict[Any, Callable[[Any, str, Any], Any]]] = {bool: _check_bool, int: _check_int, str: _check_str}
+_SCALARS: Final[dict[Any, Callable[[Any, str, Any], Any]]] = {bool: _check_bool, int: _check_int, float: _check_float, str: _check_str}

@@ -32,6 +32,10 @@ MAX_LIST_LIMIT: Final = 100
 """Most races one ``live_races`` reply lists."""
 MAX_REPLAY_PAGE: Final = 256
 """Most events one ``replay_page`` carries."""
+MAX_HANDLE_LEN: Final = 20
+MAX_PASSWORD_LEN: Final = 128
+MAX_LEADERBOARD_PAGE: Final = 100
+MAX_HISTORY_PAGE: Final = 50
 
 
 class ErrorCode(StrEnum):
@@ -99,6 +103,16 @@ class ErrorCode(StrEnum):
     SERVER_DRAINING = "server_draining"
     """This server process is draining for maintenance: it finishes the races under way but seats no one in a new
     race. Reconnect (to another process) to create, join or match."""
+    HANDLE_TAKEN = "handle_taken"
+    """``register``: the handle is registered already (handles are unique regardless of case)."""
+    BAD_CREDENTIALS = "bad_credentials"
+    """``login``: no account has this handle and password (which of the two is wrong is never told)."""
+    ACCOUNT_REQUIRED = "account_required"
+    """A rated race needs both players logged in to a registered account."""
+    RATED_BUSY = "rated_busy"
+    """A rated race could not start: one of its players is playing another rated race."""
+    UNKNOWN_ACCOUNT = "unknown_account"
+    """``history``/``stats`` of a handle nobody registered."""
 
 
 AnyErrorCode = ErrorCode | IllegalMoveCode | NotationErrorCode

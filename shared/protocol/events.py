@@ -27,6 +27,9 @@ class PlayerJoined(RaceEvent):
     slot: int
     player: str
     name: str
+    account: str | None = None
+    """The player's registered handle; nil: anonymous (see :attr:`PlayerInfo.account`)."""
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +97,7 @@ class RaceResult(RaceEvent):
     winner: int | None
     reason: ResultReason
     """``cleared`` (first to clear), ``count`` (higher foundation count), ``reached_first`` (equal counts,
-    reached earlier) or ``draw``."""
+    reached earlier), ``abandoned`` (rated races: the opponent abandoned) or ``draw``."""
     players: list[FinalStanding]
 
 
@@ -129,14 +132,16 @@ class PlayerLeft(RaceEvent):
 @dataclass(frozen=True, slots=True)
 class RaceClosed(RaceEvent):
     """The race ended without a result: before it started, ``left`` (the creator left), ``abandoned`` (the creator's
-    connection or server went away), ``cancelled`` (quick-match entry cancelled), ``lobby_full`` or ``expired``
-    (nobody joined in time); or at any time before its result, ``operator`` (an operator closed it; ``message``
-    says why)."""
+    connection or server went away), ``cancelled`` (quick-match entry cancelled), ``lobby_full``, ``expired``
+    (nobody joined in time) or ``paired`` (rated quick match seated the waiting player in ``new_race``); or at any
+    time before its result, ``operator`` (an operator closed it; ``message`` says why)."""
 
     TYPE: ClassVar[str] = "race_closed"
     reason: CloseReason
     message: str | None = None
     """Why, in words, when an operator closed the race (reason ``operator``)."""
+    new_race: str | None = None
+    """With ``paired``: the race the player now sits in (its events follow on this connection)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,9 @@ class LobbyEntry:
     """``waiting`` (joinable) or ``countdown`` (full, about to start)."""
     created_at: int
     """Server time (ms) of the creation: the entry's age."""
+    creator_account: str | None = None
+    """The creator's registered handle (nil: anonymous; see :attr:`PlayerInfo.account`)."""
+    creator_bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from shared.board import Status
 from shared.protocol.base import bounded
 from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
-from shared.protocol.states import AttemptState, RaceStatus, Spectators
+from shared.protocol.states import AttemptState, Outcome, RaceStatus, ResultReason, Spectators
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,8 @@ class RaceSettings:
     """Never listed in the lobby; the creator gets an invite code to share (``join_invite``)."""
     spectators: Spectators | None = None
     """Who may watch; None: ``link`` for a private race, ``anyone`` otherwise. Replies carry the value in force."""
+    rated: bool = False
+    """Both players' ratings change with the result: registered accounts only, a server-chosen deal, no undo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,11 @@ class PlayerInfo:
     """False while no connection of this player is subscribed to the race (see :class:`Disconnected`)."""
     grace_until: int | None = None
     """While disconnected: server time (ms) at which the attempt ends as abandoned unless the player is back."""
+    account: str | None = None
+    """The registered handle of the player's account; nil for an anonymous player (whose ``name`` proves nothing,
+    even when it equals some handle: show it as a guest)."""
+    bot: bool = False
+    """The account is a bot (the practice bot): always show it as one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +102,20 @@ class BoardView:
 
 
 @dataclass(frozen=True, slots=True)
+class RatingChange:
+    """How a rated race changed one player's Glicko-2 rating of the race's profile (whole points)."""
+
+    before: int
+    after: int
+    delta: int
+    """``after - before``."""
+    deviation: int
+    """The rating deviation after the race."""
+    provisional: bool
+    """The deviation is still above the provisional threshold (such players are left off the leaderboard)."""
+
+
+@dataclass(frozen=True, slots=True)
 class FinalStanding:
     """One player's line in the result."""
 
@@ -109,3 +130,87 @@ class FinalStanding:
     """From the start time to the end of the attempt."""
     moves: int
     undos: int
+    account: str | None = None
+    """The player's registered handle; nil: anonymous."""
+    bot: bool = False
+    rating: RatingChange | None = None
+    """Rated races: the player's rating before and after this race (nil otherwise)."""
+
+
+# --- players: ratings, leaderboards, histories, stats -----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RatingInfo:
+    """A player's current rating of one profile."""
+
+    rating: int
+    deviation: int
+    """Grown with the time since the player's last rated race."""
+    games: int
+    """Rated races played."""
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    """One line of a leaderboard."""
+
+    rank: int
+    """1 for the best."""
+    player: str
+    handle: str
+    bot: bool
+    rating: int
+    deviation: int
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class Opponent:
+    """Who a player raced against."""
+
+    player: str
+    name: str
+    account: str | None = None
+    bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryItem:
+    """One finished race of a player, from that player's side."""
+
+    race: str
+    """The race id: ``replay`` it while its record is kept (``replay_available``)."""
+    finished_at: int
+    profile: str
+    rated: bool
+    slot: int
+    outcome: Outcome
+    reason: ResultReason
+    count: int
+    ended: AttemptState
+    time_ms: int
+    moves: int
+    opponent: Opponent
+    rating: RatingChange | None = None
+    replay_available: bool = True
+    """False once the race's record expired (casual races are kept for the server's record time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileStats:
+    """A player's record in one profile."""
+
+    profile: str
+    races: int
+    wins: int
+    losses: int
+    draws: int
+    clears: int
+    """Races in which the player cleared the board."""
+    best_clear_ms: int | None
+    """Fastest clear (from the start); nil without one."""
+    average_count: float
+    """Cards on the foundations at the end, on average."""
+    rating: RatingInfo | None = None

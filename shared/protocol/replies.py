@@ -9,7 +9,7 @@ from shared.board import Status
 from shared.protocol.base import Message
 from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
-from shared.protocol.records import BoardView, RaceInfo
+from shared.protocol.records import BoardView, HistoryItem, LeaderboardEntry, ProfileStats, RaceInfo, RatingInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,9 @@ class Welcome(Message):
     name: str
     server_time: int
     """Server clock, ms since the Unix epoch, to translate ``start_at`` and ``deadline``."""
+    account: str | None = None
+    """The handle of the account this session is logged in to (a resumed session stays logged in); nil: anonymous."""
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,3 +163,62 @@ class Error(Message):
     """For ``bad_field``: the field's name (``settings.seed``)."""
     expected: int | None = None
     """For ``out_of_sequence``: the ``seq`` the server expects."""
+
+
+# --- accounts, ratings, history -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AccountReply(Message):
+    """Reply to ``register`` and ``login``: the session is now logged in to this account."""
+
+    TYPE: ClassVar[str] = "account"
+    id: int
+    handle: str
+    """As registered (its case is kept; matching ignores case)."""
+    player: str
+    """The account's player id: the same on every session logged in to it."""
+    name: str
+    """The session's display name from now on: the handle."""
+    bot: bool
+    key: str | None = None
+    """``register`` of a bot: its secret key (the password to log in with). Shown once, never again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard(Message):
+    """Reply to ``leaderboard``: entries ``offset+1`` to ``offset+limit`` of the established players by rating."""
+
+    TYPE: ClassVar[str] = "leaderboard"
+    id: int
+    profile: str
+    entries: list[LeaderboardEntry]
+    total: int
+    """How many players the leaderboard lists."""
+    own: LeaderboardEntry | None = None
+    """The asker's own line (nil: anonymous, or not on the leaderboard, e.g. still provisional)."""
+    own_rating: RatingInfo | None = None
+    """The asker's rating even when provisional (nil: no rated race yet, or anonymous)."""
+
+
+@dataclass(frozen=True, slots=True)
+class History(Message):
+    """Reply to ``history``."""
+
+    TYPE: ClassVar[str] = "history"
+    id: int
+    handle: str
+    items: list[HistoryItem]
+    total: int
+    """How many finished races the history holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stats(Message):
+    """Reply to ``stats``: one entry per profile the player raced in."""
+
+    TYPE: ClassVar[str] = "stats"
+    id: int
+    handle: str
+    bot: bool
+    profiles: list[ProfileStats]

@@ -7,11 +7,15 @@ from typing import ClassVar, Final
 
 from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded
 from shared.protocol.codes import (
+    MAX_HANDLE_LEN,
+    MAX_HISTORY_PAGE,
     MAX_INVITE_LEN,
+    MAX_LEADERBOARD_PAGE,
     MAX_LIST_LIMIT,
     MAX_MOVE_ID_LEN,
     MAX_MOVE_TEXT_LEN,
     MAX_NAME_LEN,
+    MAX_PASSWORD_LEN,
     MAX_REPLAY_PAGE,
     MAX_TOKEN_LEN,
 )
@@ -162,10 +166,65 @@ class Replay(RaceRequest):
     limit: int = bounded(low=1, high=MAX_REPLAY_PAGE, default=MAX_REPLAY_PAGE)
 
 
+
+# --- accounts, ratings, history (docs/PROTOCOL.md "Accounts and ratings") --------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Register(SessionRequest):
+    """Register a handle and log this session in to it: with a password, or as a bot (the server makes a key)."""
+
+    TYPE: ClassVar[str] = "register"
+    handle: str = bounded(max_len=MAX_HANDLE_LEN)
+    password: str | None = bounded(max_len=MAX_PASSWORD_LEN, default=None)
+    """8 to 128 characters; nil for a bot."""
+    bot: bool = False
+    """A bot account: the reply's ``key`` is its password, shown once."""
+
+
+@dataclass(frozen=True, slots=True)
+class Login(SessionRequest):
+    """Log this session in to a registered account (a bot logs in with its key as the password)."""
+
+    TYPE: ClassVar[str] = "login"
+    handle: str = bounded(max_len=MAX_HANDLE_LEN)
+    password: str = bounded(max_len=MAX_PASSWORD_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRequest(SessionRequest):
+    """The best-rated established players of a profile, and the asker's own rank."""
+
+    TYPE: ClassVar[str] = "leaderboard"
+    profile: str = "classic"
+    limit: int = bounded(low=1, high=MAX_LEADERBOARD_PAGE, default=20)
+    offset: int = bounded(low=0, high=2**31, default=0)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRequest(SessionRequest):
+    """A player's finished races, newest first, page by page."""
+
+    TYPE: ClassVar[str] = "history"
+    handle: str | None = bounded(max_len=MAX_HANDLE_LEN, default=None)
+    """Whose history; nil: this session's account."""
+    offset: int = bounded(low=0, high=2**31, default=0)
+    limit: int = bounded(low=1, high=MAX_HISTORY_PAGE, default=20)
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRequest(SessionRequest):
+    """A player's statistics and ratings per profile."""
+
+    TYPE: ClassVar[str] = "stats"
+    handle: str | None = bounded(max_len=MAX_HANDLE_LEN, default=None)
+    """Whose; nil: this session's account."""
+
+
 REQUEST_TYPES: Final[dict[str, type[Request]]] = {
     cls.TYPE: cls
     for cls in (
         Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
-        UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch,
+        UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch, Register, Login, LeaderboardRequest, HistoryRequest, StatsRequest,
     )
 }  # fmt: skip

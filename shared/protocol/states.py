@@ -62,6 +62,8 @@ class ResultReason(StrEnum):
     """The higher foundation count."""
     REACHED_FIRST = "reached_first"
     """Equal counts; the winner reached it earlier."""
+    ABANDONED = "abandoned"
+    """A rated race: the opponent abandoned it (disconnected past its grace period)."""
     DRAW = "draw"
 
 
@@ -80,6 +82,16 @@ class CloseReason(StrEnum):
     """Nobody joined it within the server's waiting limit."""
     OPERATOR = "operator"
     """An operator closed it (at any time before its result); the event's ``message`` says why."""
+    PAIRED = "paired"
+    """Rated quick match seated the waiting player in another waiting player's race (``new_race``)."""
+
+
+class Outcome(StrEnum):
+    """A finished race from one player's side (history lines)."""
+
+    WON = "won"
+    LOST = "lost"
+    DRAW = "draw"
 
 
 class Spectators(StrEnum):

@@ -50,7 +50,16 @@ class RaceSnapshot:
 
 
 def _joined(race: RaceSnapshot, event: PlayerJoined) -> None:
-    race.players[event.slot] = PlayerInfo(slot=event.slot, player=event.player, name=event.name, count=0, left=52, state=AttemptState.PLAYING)
+    race.players[event.slot] = PlayerInfo(
+        slot=event.slot,
+        player=event.player,
+        name=event.name,
+        count=0,
+        left=52,
+        state=AttemptState.PLAYING,
+        account=event.account,
+        bot=event.bot,
+    )
     race.actions[event.slot] = 0
 
 

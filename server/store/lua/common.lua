@@ -59,7 +59,7 @@ end
 
 local SEAT_DEFAULTS = {{'count', 0}, {'left', 52}, {'moves', 0}, {'undos', 0}, {'status', 'playing'}, {'state', 'playing'},
                        {'count_seq', 0}, {'ended_at', 0}, {'ended_seq', 0}, {'seen', 0}, {'away', 0}, {'grace_until', 0},
-                       {'told', 'here'}, {'told_at', 0}, {'rematch', 0}}
+                       {'told', 'here'}, {'told_at', 0}, {'rematch', 0}, {'account', ''}, {'bot', 0}}
 
 -- HSET arguments of a fresh seat.
 local function seat_fields(slot, player, name)
@@ -69,6 +69,15 @@ local function seat_fields(slot, player, name)
     fields[#fields + 1] = default[2]
   end
   return fields
+end
+
+-- The player_joined event of a seat: its account (a registered handle) and bot flag only when set.
+local function joined_event(slot)
+  local event = {type = 'player_joined', slot = slot, player = get(pf(slot, 'player')), name = get(pf(slot, 'name'))}
+  local account = get(pf(slot, 'account')) or ''
+  if account ~= '' then event['account'] = account end
+  if get(pf(slot, 'bot')) == '1' then event['bot'] = true end
+  return event
 end
 
 -- HDEL arguments that empty a seat.
@@ -93,6 +102,10 @@ local function outcome()
       return (geti('p0_ended_seq') < geti('p1_ended_seq')) and 0 or 1, 'cleared'
     end
     return (state[1] == 'cleared') and 0 or 1, 'cleared'
+  end
+  -- A rated race is lost by abandoning it (away past the grace period), whatever the counts.
+  if get('rated') == '1' and (state[1] == 'abandoned') ~= (state[2] == 'abandoned') then
+    return (state[1] == 'abandoned') and 1 or 0, 'abandoned'
   end
   local count = {geti('p0_count'), geti('p1_count')}
   local count_seq = {geti('p0_count_seq'), geti('p1_count_seq')}
@@ -163,6 +176,14 @@ local function decide(now)
       count = geti(pf(slot, 'count')), left = geti(pf(slot, 'left')), ended = get(pf(slot, 'state')),
       time_ms = math.max(0, geti(pf(slot, 'ended_at')) - start_at),
       moves = geti(pf(slot, 'moves')), undos = geti(pf(slot, 'undos'))}
+    local account = get(pf(slot, 'account')) or ''
+    if account ~= '' then players[slot + 1]['account'] = account end
+    if get(pf(slot, 'bot')) == '1' then players[slot + 1]['bot'] = true end
+    if get('rated') == '1' then  -- the rating change of this outcome, computed when the race started
+      local result = (winner == slot) and 'win' or ((winner == -1) and 'draw' or 'loss')
+      local change = get('rating_' .. slot .. '_' .. result)
+      if change then players[slot + 1]['rating'] = cjson.decode(change) end
+    end
   end
   for slot = 0, 1 do announce_seat(slot, now, true) end  -- the stream ends with each seat's true presence
   redis.call('HSET', K_STATE, 'status', 'finished', 'finished_at', now, 'winner', winner, 'result_reason', reason)

@@ -1,4 +1,5 @@
--- ARGV: 3 player, 4 name, 5 countdown ms
+-- ARGV: 3 player, 4 name, 5 countdown ms, 6 account handle ('' = anonymous), 7 bot (0/1), then field/value pairs
+--       the race keeps from now on (rated races: each seat's rating change per outcome)
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
 if get('p0_player') == ARGV[3] or get('p1_player') == ARGV[3] then return {0, 'already_seated'} end
@@ -7,7 +8,13 @@ if status ~= 'waiting' then return {0, 'race_full'} end
 local now = now_ms()
 redis.call('HSET', K_STATE, unpack(seat_fields(1, ARGV[3], ARGV[4])))
 redis.call('HINCRBY', K_STATE, 'epoch', 1)  -- the seats changed: every cached view of the race is stale
-emit({type = 'player_joined', slot = 1, player = ARGV[3], name = ARGV[4]}, now)
+redis.call('HSET', K_STATE, 'p1_account', ARGV[6], 'p1_bot', ARGV[7])
+if #ARGV > 7 then
+  local extra = {}
+  for i = 8, #ARGV do extra[#extra + 1] = ARGV[i] end
+  redis.call('HSET', K_STATE, unpack(extra))
+end
+emit(joined_event(1), now)
 local start_at = now + tonumber(ARGV[5])
 local limit = geti('time_limit')
 local deadline = 0

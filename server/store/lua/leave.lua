@@ -1,6 +1,7 @@
 -- A player gives up its seat before the start.
 -- ARGV: 3 player, 4 seed of the next deal (when seat 1 leaves a countdown), 5 reason the race closes with
---       (when seat 0 leaves: 'left', 'abandoned', 'cancelled', 'lobby_full'), 6 only while waiting (0/1)
+--       (when seat 0 leaves: 'left', 'abandoned', 'cancelled', 'lobby_full', 'paired'), 6 only while waiting (0/1),
+--       7 the race the player went on to ('' = none; with 'paired')
 -- Returns {1, 'closed' | 'waiting'} | {0, code}
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
@@ -16,7 +17,9 @@ redis.call('HINCRBY', K_STATE, 'epoch', 1)  -- the seats (and maybe the deal) ch
 if slot == 0 then
   -- The creator leaves: nobody can join any more; the record is kept like a finished race's.
   redis.call('HSET', K_STATE, 'status', 'closed', 'finished_at', now, 'result_reason', ARGV[5])
-  emit({type = 'race_closed', reason = ARGV[5]}, now)
+  local closed = {type = 'race_closed', reason = ARGV[5]}
+  if (ARGV[7] or '') ~= '' then closed['new_race'] = ARGV[7] end
+  emit(closed, now)
   redis.call('DEL', K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS)
   expire_all(RECORD_TTL)
   return {1, 'closed'}

@@ -1,0 +1,294 @@
+"""Accounts and the players' books from the terminal: ``register``, ``login``, ``leaderboard``, ``history``, and the
+race records anyone can check: ``export`` and ``verify``."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.connected import run_connected
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_object
+from client import RaceClient
+from shared.protocol import MAX_REPLAY_PAGE, HistoryItem, PlayerInfo, RatingChange, as_map
+from shared.race_record import RECORD_FORMAT, RECORD_VERSION, RecordInvalid, verify_record
+
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
+PASSWORD_ENV = "FLOWERGARDEN_PASSWORD"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``register``, ``login``, ``leaderboard``, ``history``, ``export`` and ``verify``."""
+    parser = subparsers.add_parser(
+        "register",
+        help="register a handle (an account) on a race server",
+        description=(
+            "Register HANDLE: 3 to 20 letters, digits, _ or -, beginning with a letter or digit, unique regardless of case. "
+            f"The password (8 to 128 characters) is read from ${PASSWORD_ENV}, else asked for (twice) on the terminal, else "
+            "read from the first line of stdin. With --bot the server makes a secret key instead and prints it once: keep it "
+            "(--key-file writes it to a file) to run `flowergarden bot` as this account."
+        ),
+    )
+    _common(parser)
+    parser.add_argument("handle", metavar="HANDLE")
+    parser.add_argument("--bot", action="store_true", help="a bot account (labelled as a bot everywhere); prints its key")
+    parser.add_argument("--key-file", type=Path, metavar="FILE", help="with --bot: also write the key to FILE (mode 600)")
+    parser.set_defaults(handler=lambda args: run_connected(args, _register))
+
+    parser = subparsers.add_parser(
+        "login",
+        help="check a handle and password (or bot key) on a race server",
+        description=(
+            f"Log in to HANDLE and print the account. The password (or a bot's key) is read from ${PASSWORD_ENV}, else "
+            "asked for on the terminal, else read from stdin. `race --login HANDLE` and `bot` log in the same way."
+        ),
+    )
+    _common(parser)
+    parser.add_argument("handle", metavar="HANDLE")
+    parser.set_defaults(handler=lambda args: run_connected(args, _login))
+
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help="the best-rated players of a profile",
+        description=(
+            "Print the leaderboard: established players (rating deviation at most the server's provisional threshold, "
+            "110 by default) by Glicko-2 rating, with deviation and rated games. With --login, also your own rank."
+        ),
+    )
+    _common(parser)
+    parser.add_argument("--profile", default="classic", choices=["classic", "foundation-only"], help="default %(default)s")
+    parser.add_argument("--limit", type=int, default=20, help="lines to show, 1 to 100 (default %(default)s)")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many lines (default %(default)s)")
+    parser.add_argument("--login", metavar="HANDLE", help="log in to HANDLE to see your own rank and rating")
+    parser.set_defaults(handler=lambda args: run_connected(args, _leaderboard))
+
+    parser = subparsers.add_parser(
+        "history",
+        help="a player's stats and finished races, newest first",
+        description=(
+            "Print HANDLE's stats per profile (races, wins/losses/draws, clears, best clear time, average foundation "
+            "count, rating) and a page of its finished races, newest first, each with the command that replays it."
+        ),
+    )
+    _common(parser)
+    parser.add_argument("handle", metavar="HANDLE")
+    parser.add_argument("--limit", type=int, default=20, help="races per page, 1 to 50 (default %(default)s)")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many races (default %(default)s: the newest)")
+    parser.set_defaults(handler=lambda args: run_connected(args, _history))
+
+    parser = subparsers.add_parser(
+        "export",
+        help="write a finished race's record as JSON",
+        description=(
+            "Write the record of finished race RACE as JSON: the final race (settings, players, seed), and every event "
+            "with its time (both players' moves, attempt ends, the result with rating changes). "
+            "`flowergarden verify FILE` checks it without trusting the server."
+        ),
+    )
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="server URL (default %(default)s)")
+    parser.add_argument("race", metavar="RACE")
+    parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write to FILE (default stdout)")
+    parser.set_defaults(handler=lambda args: run_connected(args, _export))
+
+    parser = subparsers.add_parser(
+        "verify",
+        help="check an exported race record with the engine",
+        description=(
+            "Replay the record in FILE ('-' for stdin) with the engine: every move must be legal and give the counts the "
+            "record announces, and the result must follow from the moves by the rules. Exit 0 when it holds, 1 "
+            "(record_invalid, naming the first bad event) when it does not, 2 when FILE is not a record."
+        ),
+    )
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run_verify)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", default=DEFAULT_SERVER, help="server URL (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def read_password(prompt: str = "Password: ", *, confirm: bool = False) -> str:
+    """The password: from $FLOWERGARDEN_PASSWORD, else typed on the terminal (``confirm``: twice), else stdin's first line."""
+    secret = os.environ.get(PASSWORD_ENV)
+    if secret:
+        return secret
+    if sys.stdin.isatty():
+        secret = getpass.getpass(prompt)
+        if confirm and getpass.getpass("Again: ") != secret:
+            raise CommandError("bad_input", "the two passwords differ", exit_code=EXIT_USAGE)
+        return secret
+    secret = sys.stdin.readline().rstrip("\r\n")
+    if not secret:
+        raise CommandError("bad_input", f"no password: set ${PASSWORD_ENV}, type it on a terminal or give it on stdin", exit_code=EXIT_USAGE)
+    return secret
+
+
+async def logged_in(server: str, handle: str) -> RaceClient:
+    """A client logged in to ``handle`` (its password or key read by :func:`read_password`)."""
+    client = await RaceClient.connect(server)
+    try:
+        await client.hello(handle)
+        await client.login(handle, read_password())
+    except BaseException:
+        await client.close()
+        raise
+    return client
+
+
+def shown_name(name: str, account: str | None, bot: bool) -> str:
+    """How a player is shown everywhere: a bot as a bot, an anonymous name as a guest (it proves nothing)."""
+    if account is None:
+        return f"{name} (guest)"
+    return f"{account} [bot]" if bot else account
+
+
+def player_label(info: PlayerInfo) -> str:
+    """A seat's player as the terminal shows it."""
+    return shown_name(info.name, info.account, info.bot)
+
+
+def rating_text(change: RatingChange | None) -> str:
+    """``1500 -> 1662 (+162)``, with ``?`` for a provisional rating; empty for casual races."""
+    if change is None:
+        return ""
+    mark = "?" if change.provisional else ""
+    return f"{change.before} -> {change.after}{mark} ({change.delta:+d})"
+
+
+async def _register(args: argparse.Namespace) -> None:
+    async with await RaceClient.connect(args.server) as client:
+        await client.hello(args.handle)
+        password = None if args.bot else read_password("Choose a password: ", confirm=True)
+        reply = await client.register(args.handle, password, bot=args.bot)
+        if reply.key is not None and args.key_file is not None:
+            args.key_file.write_text(reply.key + "\n", encoding="utf-8")
+            args.key_file.chmod(0o600)
+        if args.json:
+            emit_json(as_map(reply))
+            return
+        print(f"Registered {reply.handle} (player id {reply.player}){' as a bot' if reply.bot else ''}.")
+        if reply.key is not None:
+            print(f"Bot key (shown once; the bot logs in with it): {reply.key}")
+
+
+async def _login(args: argparse.Namespace) -> None:
+    client = await logged_in(args.server, args.handle)
+    async with client:
+        session = client.session
+        assert session is not None and session.account is not None
+        if args.json:
+            emit_json({"handle": session.account, "player": session.player, "bot": session.bot})
+        else:
+            print(f"Logged in as {shown_name(session.name, session.account, session.bot)} (player id {session.player}).")
+
+
+async def _leaderboard(args: argparse.Namespace) -> None:
+    client = await logged_in(args.server, args.login) if args.login else await RaceClient.connect(args.server)
+    async with client:
+        if client.session is None:
+            await client.hello("leaderboard reader")
+        board = await client.leaderboard(args.profile, limit=args.limit, offset=args.offset)
+        if args.json:
+            emit_json(as_map(board) | {"type": "leaderboard"})
+            return
+        print(f"{args.profile} leaderboard: {board.total} established player(s)")
+        for entry in board.entries:
+            name = f"{entry.handle} [bot]" if entry.bot else entry.handle
+            print(f"{entry.rank:>4}. {name:<26} {entry.rating:>5} ±{entry.deviation:<4} {entry.games:>4} games")
+        if args.login:
+            own = board.own
+            rating = board.own_rating
+            if own is not None:
+                print(f"You: #{own.rank}, {own.rating} ±{own.deviation}")
+            elif rating is not None:
+                print(f"You: {rating.rating}? ±{rating.deviation} after {rating.games} rated game(s): provisional, not listed yet")
+            else:
+                print("You: no rated race in this profile yet")
+
+
+def history_line(item: HistoryItem, server: str) -> str:
+    """One finished race of a player as a line, with how to replay it."""
+    opponent = shown_name(item.opponent.name, item.opponent.account, item.opponent.bot)
+    kind = "rated" if item.rated else "casual"
+    replay = f"flowergarden replay --server {server} {item.race}" if item.replay_available else "(record expired)"
+    rating = rating_text(item.rating)
+    return (
+        f"{item.race}  {item.outcome:<4} vs {opponent:<24} {item.reason:<13} {item.count:>2}/52 {item.time_ms / 1000:7.1f} s"
+        f"  {item.profile} {kind}{'  ' + rating if rating else ''}\n    {replay}"
+    )
+
+
+async def _history(args: argparse.Namespace) -> None:
+    async with await RaceClient.connect(args.server) as client:
+        await client.hello("history reader")
+        stats = await client.stats(args.handle)
+        page = await client.history(args.handle, offset=args.offset, limit=args.limit)
+        if args.json:
+            emit_json({"stats": as_map(stats), "history": as_map(page)})
+            return
+        print(f"{stats.handle}{' [bot]' if stats.bot else ''}")
+        for profile in stats.profiles:
+            best = "-" if profile.best_clear_ms is None else f"{profile.best_clear_ms / 1000:.1f} s"
+            rating = "unrated" if profile.rating is None else (
+                f"rating {profile.rating.rating}{'?' if profile.rating.provisional else ''} ±{profile.rating.deviation}"
+            )
+            print(
+                f"  {profile.profile}: {profile.races} races, {profile.wins}-{profile.losses}-{profile.draws} (W-L-D), "
+                f"{profile.clears} clears, best clear {best}, average {profile.average_count:.1f} cards, {rating}"
+            )
+        shown = f"{args.offset + 1}-{args.offset + len(page.items)}" if page.items else "none"
+        print(f"Finished races ({shown} of {page.total}, newest first):")
+        for item in page.items:
+            print("  " + history_line(item, args.server))
+
+
+async def record_of(client: RaceClient, race: str) -> dict[str, Any]:
+    """A finished race's record (format of :mod:`shared.race_record`), from its replay pages."""
+    events: list[dict[str, Any]] = []
+    info = None
+    after = 0
+    while True:
+        page = await client.replay_page(race, after, MAX_REPLAY_PAGE)
+        info = page.race
+        events.extend(event.to_wire() for event in page.events)
+        if page.complete or not page.events:
+            break
+        after = page.events[-1].seq
+    return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "race": as_map(info), "events": events}
+
+
+async def _export(args: argparse.Namespace) -> None:
+    async with await RaceClient.connect(args.server) as client:
+        await client.hello("exporter")
+        record = await record_of(client, args.race)
+    text = json.dumps(record, ensure_ascii=False, indent=1)
+    if args.output is None:
+        sys.stdout.write(text + "\n")
+    else:
+        args.output.write_text(text + "\n", encoding="utf-8")
+        print(f"Wrote the record of race {args.race} ({len(record['events'])} events) to {args.output}", file=sys.stderr)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Check a record file; exit 0 if it holds, 1 with the first bad event if not."""
+    document = read_json_object(args.file, "bad_input", "a race record (a JSON object)")
+    try:
+        verdict = verify_record(document)
+    except RecordInvalid as invalid:
+        raise CommandError("record_invalid", str(invalid), seq=invalid.seq) from None
+    winner = "draw" if verdict.winner is None else f"seat {verdict.winner} won"
+    if args.json:
+        emit_json({"valid": True, "race": verdict.race, "seed": verdict.seed, "actions": list(verdict.actions),
+                   "counts": list(verdict.counts), "winner": verdict.winner, "reason": verdict.reason})  # fmt: skip
+    else:
+        print(
+            f"Race {verdict.race} verified: seed {verdict.seed}; {verdict.actions[0]} + {verdict.actions[1]} actions replayed, "
+            f"counts {verdict.counts[0]} and {verdict.counts[1]}; result confirmed: {winner} ({verdict.reason})."
+        )
+    return EXIT_OK

@@ -1,0 +1,143 @@
+"""The practice bot: a player that races through the ordinary protocol, with the solver at a chosen strength.
+
+Level 1 plays like a beginner (often a random legal move, a short search, slow), level 5 like an expert (it
+follows the solver's winning line when the solver finds one, quickly). Between moves it waits a human-like
+time (a log-normal spread around the level's pace), so a person racing it sees a plausible opponent. It plays
+as a registered **bot** account: every view labels it a bot, and it is rated only in races that say so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from client.race_client import RaceClient, ServerError
+from shared import Board, Move, Profile, Rules, move_text, parse_action, parse_card
+from shared.protocol import AttemptEnded, Countdown, RaceEvent, RaceResult, Started
+from shared.solver import Budget, Verdict, hint, solve
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class BotLevel:
+    """How strong and how fast the bot plays."""
+
+    level: int
+    seconds_per_move: float
+    """Mean time between two moves (before the pace factor)."""
+    search_seconds: float
+    """Solver budget when it plans."""
+    accuracy: float
+    """Chance of playing the planned move rather than a random legal one."""
+
+
+LEVELS: dict[int, BotLevel] = {
+    1: BotLevel(1, 3.0, 0.05, 0.40),
+    2: BotLevel(2, 2.4, 0.10, 0.60),
+    3: BotLevel(3, 1.8, 0.25, 0.80),
+    4: BotLevel(4, 1.3, 0.50, 0.92),
+    5: BotLevel(5, 1.0, 1.00, 1.00),
+}
+"""The five levels (docs/PLAYERS.md "Practice bot")."""
+GIVE_UP_AFTER = 60
+"""Moves without a new card on the foundations after which the bot declares itself ``stuck``."""
+
+
+@dataclass(slots=True)
+class BotBrain:
+    """Chooses the bot's next move on its own board."""
+
+    level: BotLevel
+    rng: random.Random = field(default_factory=random.Random)
+    plan: list[Move] = field(default_factory=list)
+
+    def choose(self, board: Board) -> Move | None:
+        """The next move, or None when the bot has nothing (sensible) left to play. Runs the solver: call it off the loop."""
+        legal = board.legal_moves()
+        if not legal:
+            return None
+        if self.rng.random() >= self.level.accuracy:
+            self.plan = []  # a slip: the old plan no longer fits the board
+            return self.rng.choice(legal)
+        if self.plan and self.plan[0] in legal:
+            return self.plan.pop(0)
+        budget = Budget(seconds=self.level.search_seconds)
+        result = solve(board, budget)
+        if result.verdict is Verdict.SOLVED and result.moves:
+            self.plan = list(result.moves[1:])
+            return result.moves[0]
+        self.plan = []
+        return hint(board, Budget(seconds=self.level.search_seconds / 2)).move
+
+
+def board_of(countdown: Countdown, rules: Rules) -> Board:
+    """The bot's board from the deal of the countdown (columns and bouquet, no need of the seed)."""
+    columns = [[parse_card(text) for text in column] for column in countdown.columns]
+    return Board(columns, [parse_card(text) for text in countdown.bouquet], rules=rules, seed=countdown.seed)
+
+
+class PracticeBot:
+    """Plays one seat of a race with a :class:`BotBrain`, paced like a person (``pace`` scales the waits; 0: none)."""
+
+    def __init__(self, client: RaceClient, brain: BotBrain, *, pace: float = 1.0, say: Callable[[str], None] | None = None) -> None:
+        self.client = client
+        self.brain = brain
+        self.pace = pace
+        self.say = say or (lambda text: None)
+
+    def _think_time(self) -> float:
+        return self.pace * self.brain.level.seconds_per_move * self.brain.rng.lognormvariate(0.0, 0.35)
+
+    async def play(self, race_id: str, slot: int, rules: Rules) -> RaceResult:
+        """Play the seat until the race has a result, and return it."""
+        board: Board | None = None
+        mover: asyncio.Task[None] | None = None
+        try:
+            while True:
+                event = await self.client.next_event(timeout=3600)
+                if not isinstance(event, RaceEvent) or event.race != race_id:
+                    continue
+                if isinstance(event, Countdown):
+                    board = board_of(event, rules)
+                elif isinstance(event, Started) and board is not None and mover is None:
+                    mover = asyncio.create_task(self._moves(race_id, board))
+                elif isinstance(event, AttemptEnded) and event.slot == slot and mover is not None:
+                    mover.cancel()
+                elif isinstance(event, RaceResult):
+                    return event
+        finally:
+            if mover is not None:
+                mover.cancel()
+
+    async def _moves(self, race_id: str, board: Board) -> None:
+        """Think, wait, move — until no move is left, the bot gives up (``stuck``), or the attempt ends."""
+        best, since_progress = board.foundation_count, 0
+        try:
+            while True:
+                started = time.monotonic()
+                move = await asyncio.to_thread(self.brain.choose, board.copy())
+                await asyncio.sleep(max(0.0, self._think_time() - (time.monotonic() - started)))
+                if move is None or since_progress >= GIVE_UP_AFTER:
+                    self.say("no progress left: declaring stuck")
+                    await self.client.stuck(race_id)
+                    return
+                moved = await self.client.move(race_id, move_text(move))
+                board.play(parse_action(moved.move))
+                if board.foundation_count > best:
+                    best, since_progress = board.foundation_count, 0
+                else:
+                    since_progress += 1
+                if moved.status != "playing":
+                    return
+        except ServerError as error:  # the attempt or the race ended meanwhile
+            self.say(f"stopped: {error.code}")
+
+
+def rules_of_settings(profile: str, undo: bool, redeal_once: bool) -> Rules:
+    """The engine rules of a race's settings."""
+    return Rules(Profile(profile), undo=undo, redeal_once=redeal_once)

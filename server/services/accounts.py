@@ -1,0 +1,123 @@
+"""Accounts: registering a handle, logging in from any client, and keeping password guessing slow.
+
+A password is stored only as a salted scrypt hash (``hashlib.scrypt``, parameters in :data:`KDF`, recorded
+with each hash); a bot account gets a generated secret key instead, hashed the same way. Failed logins are
+limited per handle (in Redis, so across processes) and per connection; a login to an unknown handle costs the
+same hash and counts the same way, and both answers are ``bad_credentials``: only registration tells whether
+a handle is taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Final
+
+from server.services.errors import ServiceError
+from server.services.sessions import Session, SessionService
+from server.store import AccountRecord, PlayerStore
+from shared.protocol import ErrorCode
+
+HANDLE_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,19}")
+"""3 to 20 ASCII letters, digits, ``_`` and ``-``, beginning with a letter or digit (never read as an option)."""
+MIN_PASSWORD_LEN: Final = 8
+SCRYPT_N: Final = 2**14
+SCRYPT_R: Final = 8
+SCRYPT_P: Final = 1
+SCRYPT_LEN: Final = 32
+KDF: Final = f"scrypt:n={SCRYPT_N},r={SCRYPT_R},p={SCRYPT_P},len={SCRYPT_LEN}"
+"""16 MiB and about 50 ms per hash on the development machine: cheap for a login, slow for guessing."""
+_DUMMY_SALT: Final = secrets.token_bytes(16)
+
+
+@dataclass(frozen=True, slots=True)
+class LoginLimits:
+    """How many failed logins are allowed (``flowergarden serve`` uses these defaults)."""
+
+    per_handle: int = 10
+    """Failures per handle per window: then every login to it is refused until the window ends."""
+    handle_window_seconds: float = 900.0
+    per_connection: int = 5
+    """Failures per connection per window."""
+    connection_window_seconds: float = 60.0
+
+
+@dataclass(slots=True)
+class LoginGuard:
+    """One connection's recent failed logins (monotonic times)."""
+
+    failures: deque[float] = field(default_factory=deque)
+
+
+def valid_handle(handle: str) -> bool:
+    """Whether ``handle`` is a handle one may register."""
+    return HANDLE_PATTERN.fullmatch(handle) is not None
+
+
+def _derive(secret: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(secret.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=SCRYPT_LEN)
+
+
+async def hash_secret(secret: str, salt: bytes) -> bytes:
+    """The scrypt hash of ``secret`` (computed in a worker thread: it takes tens of milliseconds)."""
+    return await asyncio.to_thread(_derive, secret, salt)
+
+
+class AccountService:
+    """Registers accounts and logs sessions in to them."""
+
+    def __init__(self, store: PlayerStore, sessions: SessionService, limits: LoginLimits | None = None) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.limits = limits or LoginLimits()
+
+    async def register(self, session: Session, handle: str, password: str | None, *, bot: bool) -> tuple[Session, str | None]:
+        """Register ``handle`` and log ``session`` in to it; a bot gets a generated key (returned once)."""
+        if not valid_handle(handle):
+            raise ServiceError(
+                ErrorCode.BAD_FIELD, "a handle is 3 to 20 letters, digits, _ or -, beginning with a letter or digit", field="handle"
+            )
+        key = None
+        if bot:
+            if password is not None:
+                raise ServiceError(ErrorCode.BAD_FIELD, "a bot gets a generated key: send no password", field="password")
+            key = password = secrets.token_urlsafe(24)
+        elif password is None or len(password) < MIN_PASSWORD_LEN:
+            raise ServiceError(ErrorCode.BAD_FIELD, f"a password has at least {MIN_PASSWORD_LEN} characters", field="password")
+        salt = secrets.token_bytes(16)
+        account = AccountRecord(
+            handle=handle,
+            player=secrets.token_urlsafe(9),
+            bot=bot,
+            secret_hash=(await hash_secret(password, salt)).hex(),
+            salt=salt.hex(),
+            kdf=KDF,
+            created_at=int(time.time() * 1000),
+        )
+        if not await self.store.register(account):
+            raise ServiceError(ErrorCode.HANDLE_TAKEN, "this handle is taken (handles are unique regardless of case)", field="handle")
+        return await self.sessions.log_in(session, player=account.player, handle=account.handle, bot=bot), key
+
+    async def login(self, session: Session, handle: str, password: str, guard: LoginGuard) -> Session:
+        """Log ``session`` in to the account of ``handle`` (any case); ``bad_credentials`` or ``rate_limited`` otherwise."""
+        now = time.monotonic()
+        while guard.failures and guard.failures[0] <= now - self.limits.connection_window_seconds:
+            guard.failures.popleft()
+        if len(guard.failures) >= self.limits.per_connection:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "too many failed logins on this connection; wait a minute", field="password")
+        if await self.store.login_failures(handle) >= self.limits.per_handle:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "too many failed logins to this handle; try again later", field="handle")
+        account = await self.store.account(handle) if valid_handle(handle) else None
+        salt = bytes.fromhex(account.salt) if account is not None else _DUMMY_SALT
+        derived = await hash_secret(password, salt)  # also for an unknown handle: the answer takes as long
+        if account is None or account.kdf != KDF or not hmac.compare_digest(derived.hex(), account.secret_hash):
+            guard.failures.append(now)
+            await self.store.count_login_failure(handle, round(self.limits.handle_window_seconds * 1000))
+            raise ServiceError(ErrorCode.BAD_CREDENTIALS, "wrong handle or password")
+        return await self.sessions.log_in(session, player=account.player, handle=account.handle, bot=account.bot)

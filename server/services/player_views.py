@@ -1,0 +1,111 @@
+"""What anyone may look up about registered players: leaderboards, histories, stats and ratings."""
+
+from __future__ import annotations
+
+from server.services.errors import ServiceError
+from server.services.ratings import RatingPolicy, current_rating
+from server.store import AccountRecord, PlayerStore, RaceStore, rating_of
+from shared import Profile
+from shared.protocol import (
+    ErrorCode,
+    HistoryItem,
+    LeaderboardEntry,
+    ProfileStats,
+    RatingInfo,
+    from_map,
+)
+
+
+class PlayerViews:
+    """Read-only views of the players' books."""
+
+    def __init__(self, store: PlayerStore, races: RaceStore, policy: RatingPolicy) -> None:
+        self.store = store
+        self.races = races
+        self.policy = policy
+
+    async def account(self, handle: str) -> AccountRecord:
+        """The account of ``handle``; ``unknown_account`` if nobody registered it."""
+        account = await self.store.account(handle)
+        if account is None:
+            raise ServiceError(ErrorCode.UNKNOWN_ACCOUNT, f"nobody registered the handle {handle!r}", field="handle")
+        return account
+
+    async def rating(self, profile: str, player: str) -> RatingInfo | None:
+        """The player's current rating of ``profile`` (deviation grown with inactivity); None if never rated."""
+        fields = await self.store.rating_fields(profile, player)
+        stored = rating_of(fields)
+        if stored is None:
+            return None
+        rating = current_rating(stored, await self.races.now_ms(), self.policy)
+        return RatingInfo(
+            rating=round(rating.rating),
+            deviation=round(rating.deviation),
+            games=stored.games,
+            provisional=self.policy.provisional(rating.deviation),
+        )
+
+    async def leaderboard(self, profile: str, offset: int, limit: int) -> tuple[list[LeaderboardEntry], int]:
+        """Leaderboard lines ``offset + 1`` to ``offset + limit`` and the number of players on it."""
+        checked(profile)
+        rows, total = await self.store.leaderboard(profile, offset, limit)
+        entries = [
+            LeaderboardEntry(
+                rank=offset + index + 1,
+                player=player,
+                handle=fields.get("handle", "?"),
+                bot=fields.get("bot") == "1",
+                rating=round(float(fields.get("rating", 0))),
+                deviation=round(float(fields.get("deviation", 0))),
+                games=int(fields.get("games", 0)),
+            )
+            for index, (player, fields) in enumerate(rows)
+        ]
+        return entries, total
+
+    async def own_line(self, profile: str, player: str) -> LeaderboardEntry | None:
+        """The player's own leaderboard line, if it is on the leaderboard."""
+        rank = await self.store.rank_of(profile, player)
+        if rank is None:
+            return None
+        entries, _ = await self.leaderboard(profile, rank, 1)
+        return entries[0] if entries else None
+
+    async def history(self, player: str, offset: int, limit: int) -> tuple[list[HistoryItem], int]:
+        """The player's finished races, newest first, each saying whether its record (the replay) is still kept."""
+        items, total = await self.store.history(player, offset, limit)
+        statuses = await self.races.statuses(item["race"] for item in items)
+        kept = {race_id for race_id, (status, _created_at) in statuses.items() if status is not None}
+        return [from_map(HistoryItem, {**item, "replay_available": item["race"] in kept}) for item in items], total
+
+    async def stats(self, player: str) -> list[ProfileStats]:
+        """The player's record in every profile it raced."""
+        profiles = []
+        for profile in Profile:
+            fields = await self.store.stats(player, profile.value)
+            if not fields:
+                continue
+            races = int(fields.get("races", 0))
+            best = fields.get("best_clear_ms")
+            profiles.append(
+                ProfileStats(
+                    profile=profile.value,
+                    races=races,
+                    wins=int(fields.get("wins", 0)),
+                    losses=int(fields.get("losses", 0)),
+                    draws=int(fields.get("draws", 0)),
+                    clears=int(fields.get("clears", 0)),
+                    best_clear_ms=None if best is None else int(best),
+                    average_count=round(int(fields.get("foundations", 0)) / races, 2) if races else 0.0,
+                    rating=await self.rating(profile.value, player),
+                )
+            )
+        return profiles
+
+
+def checked(profile: str) -> str:
+    """A profile name; ``bad_field`` ``profile`` otherwise."""
+    try:
+        return Profile(profile).value
+    except ValueError:
+        raise ServiceError(ErrorCode.BAD_FIELD, f"profile must be one of {', '.join(p.value for p in Profile)}", field="profile") from None

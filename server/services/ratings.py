@@ -1,0 +1,231 @@
+"""Rated races and the books of registered players: ratings fixed at the start, booked once the race is over.
+
+When both seats of a rated race are taken, both players are claimed (one rated race at a time per player) and
+each one's Glicko-2 change is computed for the three possible outcomes; the race keeps them, so the ``result``
+event (written by the script that decides the race) carries the change of the actual outcome for both players,
+atomically with the result. Once the race is over a booking — any process, once, by one script — writes the
+new ratings, the leaderboard, both histories and the stats, and releases the claims.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from server.services.background import BackgroundLoop
+from server.services.errors import ServiceError
+from server.store import Identity, PlayerStore, RaceRecord, RaceStore, SeatBooking, StoredRating
+from shared.glicko2 import Game, Rating, aged, update
+from shared.protocol import ErrorCode, RaceSettings, RaceStatus
+
+log = logging.getLogger(__name__)
+
+OUTCOMES: Final = (("win", 1.0), ("draw", 0.5), ("loss", 0.0))
+"""Each rated race's possible outcomes for one player and their Glicko-2 scores."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPolicy:
+    """How ratings behave (docs/PROTOCOL.md "Ratings")."""
+
+    provisional_deviation: float = 110.0
+    """A rating whose deviation is above this is provisional: shown with a ``?`` and left off the leaderboard."""
+    period_ms: int = 24 * 3600 * 1000
+    """The deviation grows by one Glicko-2 rating period of the player's volatility per day without a rated race."""
+    record_ttl_ms: int = 0
+    """How long a rated race's record is kept once finished (0: forever)."""
+    claim_ttl_ms: int = 24 * 3600 * 1000
+    """How long a player stays claimed by a rated race that never finishes (the race's live TTL)."""
+
+    def provisional(self, deviation: float) -> bool:
+        """Whether a rating of this deviation is provisional."""
+        return deviation > self.provisional_deviation
+
+
+def check_rated(settings: RaceSettings, who: Identity) -> None:
+    """Refuse a rated race the settings or the player cannot have: an anonymous player, a chosen seed, undo."""
+    if not settings.rated:
+        return
+    if settings.seed is not None:
+        raise ServiceError(ErrorCode.BAD_FIELD, "a rated race is dealt by the server: choose no seed", field="settings.rated")
+    if settings.undo:
+        raise ServiceError(ErrorCode.BAD_FIELD, "a rated race allows no undo", field="settings.rated")
+    if who.account is None:
+        raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "rated races are for registered players: register or log in first")
+
+
+def current_rating(stored: StoredRating | None, now_ms: int, policy: RatingPolicy) -> Rating:
+    """A stored rating with its deviation grown by the time since the player's last rated race (a new player's default)."""
+    if stored is None:
+        return Rating()
+    return aged(Rating(stored.rating, stored.deviation, stored.volatility), max(0, now_ms - stored.last_at) / policy.period_ms)
+
+
+def outcome_of(record: RaceRecord, slot: int) -> str:
+    """``won``, ``lost`` or ``draw`` for the seat of a finished race."""
+    if record.winner is None:
+        return "draw"
+    return "won" if record.winner == slot else "lost"
+
+
+_RESULT_OF = {"won": "win", "lost": "loss", "draw": "draw"}
+
+
+class PlayerBooks:
+    """Claims and ratings of rated races at the join, and the booking of every finished race with a registered player."""
+
+    def __init__(self, store: PlayerStore, races: RaceStore, policy: RatingPolicy | None = None, *, interval: float = 0.25) -> None:
+        self.store = store
+        self.races = races
+        self.policy = policy or RatingPolicy()
+        self.interval = interval
+        self._wake = asyncio.Event()
+        self._loop = BackgroundLoop("players: booking")
+
+    # --- at the join ---------------------------------------------------------------------------
+
+    async def before_join(self, record: RaceRecord, joiner: Identity) -> dict[str, str]:
+        """For a rated race: claim both players and compute each one's rating change per outcome (the fields the race
+        keeps). ``account_required`` or ``rated_busy`` refuse the join."""
+        if not record.rated or record.status != "waiting" or len(record.seats) != 1:
+            return {}  # not rated, or the join script refuses it anyway
+        if joiner.account is None:
+            raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "rated races are for registered players: register or log in first")
+        players = [record.seats[0].player, joiner.player]
+        holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
+        if holder is not None:
+            earlier = await self.races.load_race(holder)
+            if earlier is not None and earlier.status == "finished":  # over but not booked yet: book it now
+                await self.book(earlier)
+            elif earlier is None or earlier.status not in ("countdown", "running"):  # a claim nothing holds any more
+                await self.store.end_rated(holder, players)
+            holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
+        if holder is not None:
+            raise ServiceError(ErrorCode.RATED_BUSY, "a player of this race is playing another rated race; try again when it is over")
+        now = await self.races.now_ms()
+        current = [current_rating(stored, now, self.policy) for stored in await self.store.ratings(record.profile, players)]
+        keep: dict[str, str] = {}
+        for slot in (0, 1):
+            before, opponent = current[slot], current[1 - slot]
+            for name, score in OUTCOMES:
+                after = update(before, [Game(opponent, score)])
+                change = {
+                    "before": round(before.rating),
+                    "after": round(after.rating),
+                    "delta": round(after.rating) - round(before.rating),
+                    "deviation": round(after.deviation),
+                    "provisional": self.policy.provisional(after.deviation),
+                }
+                keep[f"rating_{slot}_{name}"] = json.dumps(change)
+                keep[f"glicko_{slot}_{name}"] = f"{after.rating!r},{after.deviation!r},{after.volatility!r}"
+        return keep
+
+    async def join_failed(self, record: RaceRecord, joiner: Identity) -> None:
+        """Release the joiner's claim of a rated join the race refused (the creator's may belong to a pairing that
+        did succeed; a stale one is released when it is next in the way)."""
+        if record.rated:
+            await self.store.end_rated(record.race_id, [joiner.player])
+
+    async def joined(self, race_id: str, start_at: int, seats: Sequence[Identity]) -> None:
+        """Both seats are taken: book the result once there is one (for registered players only)."""
+        if any(seat.account is not None for seat in seats):
+            await self.store.track(race_id, start_at)
+
+    async def seat_freed(self, record: RaceRecord) -> None:
+        """The second player left the countdown of ``record``: nothing will be booked for that pairing."""
+        await self.store.untrack(record.race_id)
+        if record.rated:
+            await self.store.end_rated(record.race_id, [seat.player for seat in record.seats])
+
+    # --- booking ------------------------------------------------------------------------------
+
+    def notify(self) -> None:
+        """A race may just have finished: book without waiting for the next round."""
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Make :meth:`run` return."""
+        self._loop.stop()
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Book finished races until stopped (every ``interval``, and at once when notified)."""
+
+        async def step() -> None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.interval)
+            self._wake.clear()
+            if self._loop.running:
+                await self.book_once()
+
+        await self._loop.run(step, retry_seconds=self.interval)
+
+    async def book_once(self) -> int:
+        """Book every pending race that is over; forget those that will never be. Returns how many were booked."""
+        pending = await self.store.pending()
+        statuses = await self.races.statuses(pending)
+        booked = 0
+        for race_id, (status, _created_at) in statuses.items():
+            if status is RaceStatus.FINISHED:
+                record = await self.races.load_race(race_id)
+                if record is not None and await self.book(record):
+                    booked += 1
+            elif status in (None, RaceStatus.CLOSED, RaceStatus.WAITING):
+                await self.store.untrack(race_id)
+        return booked
+
+    async def book(self, record: RaceRecord) -> bool:
+        """Book a finished race for its registered players (once: False if it was booked already)."""
+        assert record.finished_at is not None
+        names = [f"{kind}_{seat.slot}_{_RESULT_OF[outcome_of(record, seat.slot)]}" for seat in record.seats for kind in ("rating", "glicko")]
+        kept = await self.races.kept_fields(record.race_id, names) if record.rated else {}
+        bookings = []
+        for seat in record.seats:
+            if seat.account is None:
+                continue
+            outcome = outcome_of(record, seat.slot)
+            result = _RESULT_OF[outcome]
+            opponent = record.seats[1 - seat.slot]
+            change = kept.get(f"rating_{seat.slot}_{result}")
+            glicko = kept.get(f"glicko_{seat.slot}_{result}")
+            rating = None
+            if glicko is not None:
+                value, deviation, volatility = (float(part) for part in glicko.split(","))
+                rating = StoredRating(value, deviation, volatility, games=0, last_at=record.finished_at)
+            time_ms = max(0, seat.ended_at - (record.start_at or seat.ended_at))
+            item: dict[str, Any] = {
+                "race": record.race_id,
+                "finished_at": record.finished_at,
+                "profile": record.profile,
+                "rated": record.rated,
+                "slot": seat.slot,
+                "outcome": outcome,
+                "reason": record.result_reason or "",
+                "count": seat.count,
+                "ended": seat.state,
+                "time_ms": time_ms,
+                "moves": seat.moves,
+                "opponent": {"player": opponent.player, "name": opponent.name, "account": opponent.account, "bot": opponent.bot},
+                "rating": None if change is None else json.loads(change),
+            }
+            bookings.append(
+                SeatBooking(
+                    player=seat.player,
+                    handle=seat.account,
+                    bot=seat.bot,
+                    profile=record.profile,
+                    item=item,
+                    outcome=outcome,
+                    cleared=seat.state == "cleared",
+                    time_ms=time_ms,
+                    count=seat.count,
+                    rating=rating,
+                    provisional=rating is None or self.policy.provisional(rating.deviation),
+                )
+            )
+        return await self.store.book(record.race_id, record.finished_at, record.profile, bookings)

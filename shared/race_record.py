@@ -1,0 +1,186 @@
+"""Checking an exported race record without trusting the server: every move replayed with the engine, every
+announced count and attempt end confirmed, and the result recomputed from the documented rules.
+
+A record (``flowergarden export``) is a JSON object: ``format`` (:data:`RECORD_FORMAT`), ``version`` (1),
+``race`` (the final RaceInfo map of docs/PROTOCOL.md) and ``events`` (every race event map in ``seq`` order, as
+``replay`` gives them). The seed is the one the ``countdown`` (or a later ``result``) names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from shared.board import Board, Status
+from shared.errors import EngineError
+from shared.race_replay import replay_steps
+from shared.rules import Profile, Rules
+
+RECORD_FORMAT: Final = "flowergarden-race-record"
+RECORD_VERSION: Final = 1
+
+
+class RecordInvalid(Exception):
+    """The record does not hold up; ``seq`` is the event that gave it away (None: the record's shape)."""
+
+    def __init__(self, message: str, seq: int | None = None) -> None:
+        super().__init__(message if seq is None else f"event {seq}: {message}")
+        self.seq = seq
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a record proved: the race, its seed, each player's action count and final count, and the result."""
+
+    race: str
+    seed: int
+    actions: tuple[int, ...]
+    counts: tuple[int, ...]
+    winner: int | None
+    reason: str
+
+
+def _field(document: Mapping[str, Any], name: str, kind: type | tuple[type, ...], seq: int | None = None) -> Any:
+    value = document.get(name)
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+        raise RecordInvalid(f"field {name!r} is missing or of the wrong type", seq)
+    return value
+
+
+def rules_of_record(race: Mapping[str, Any]) -> Rules:
+    """The engine rules of a record's race (its settings)."""
+    settings = _field(race, "settings", dict)
+    try:
+        profile = Profile(settings.get("profile", "classic"))
+    except ValueError:
+        raise RecordInvalid(f"unknown profile {settings.get('profile')!r}") from None
+    return Rules(profile, undo=bool(settings.get("undo")), redeal_once=bool(settings.get("redeal_once")))
+
+
+def verify_record(document: Mapping[str, Any]) -> Verdict:
+    """Replay the record and confirm every move event and the result; RecordInvalid at the first thing that is wrong."""
+    if document.get("format") != RECORD_FORMAT or document.get("version") != RECORD_VERSION:
+        raise RecordInvalid(f"not a race record (format {RECORD_FORMAT!r}, version {RECORD_VERSION})")
+    race = _field(document, "race", dict)
+    events: Sequence[Mapping[str, Any]] = _field(document, "events", list)
+    rules = rules_of_record(race)
+    for number, event in enumerate(events, start=1):
+        if not isinstance(event, dict) or event.get("seq") != number:
+            raise RecordInvalid(f"events must be numbered 1, 2, 3, ... without gaps (found {event.get('seq') if isinstance(event, dict) else event!r})", number)
+    seed = _seed(events)
+    actions: dict[int, list[str]] = {0: [], 1: []}
+    announced: dict[int, list[tuple[int, int, int, str]]] = {0: [], 1: []}
+    count_seq = {0: 0, 1: 0}
+    last_count = {0: Board.deal(seed, rules).foundation_count, 1: Board.deal(seed, rules).foundation_count}
+    ended: dict[int, str] = {}
+    result: Mapping[str, Any] | None = None
+    for event in events:
+        seq, kind = event["seq"], event.get("type")
+        if kind == "move":
+            slot = _slot(event, seq)
+            move_seq = _field(event, "move_seq", int, seq)
+            if move_seq != len(actions[slot]) + 1:
+                raise RecordInvalid(f"player {slot}'s action number {move_seq} out of order", seq)
+            actions[slot].append(_field(event, "move", str, seq))
+            count = _field(event, "count", int, seq)
+            announced[slot].append((seq, count, _field(event, "left", int, seq), _field(event, "status", str, seq)))
+            if count != last_count[slot]:
+                last_count[slot], count_seq[slot] = count, seq
+        elif kind == "attempt_ended":
+            ended[_slot(event, seq)] = _field(event, "reason", str, seq)
+        elif kind == "result":
+            result = event
+    boards = [_replayed(seed, rules, slot, actions[slot], announced[slot]) for slot in (0, 1)]
+    for slot, reason in ended.items():
+        if reason == "cleared" and not boards[slot].is_won():
+            raise RecordInvalid(f"player {slot}'s attempt is said to be cleared, but its moves do not clear the board")
+        if reason == "blocked" and boards[slot].status() is not Status.BLOCKED:
+            raise RecordInvalid(f"player {slot}'s attempt is said to be blocked, but a legal move is left")
+    if result is None:
+        raise RecordInvalid("the record has no result")
+    winner, reason = _checked_result(result, boards, actions, ended, count_seq, rated=bool(race.get("settings", {}).get("rated")))
+    return Verdict(
+        race=str(race.get("race", "")),
+        seed=seed,
+        actions=(len(actions[0]), len(actions[1])),
+        counts=(boards[0].foundation_count, boards[1].foundation_count),
+        winner=winner,
+        reason=reason,
+    )
+
+
+def _seed(events: Sequence[Mapping[str, Any]]) -> int:
+    for event in events:
+        if event.get("type") in ("countdown", "result") and event.get("seed") is not None:
+            try:
+                return int(event["seed"])
+            except (TypeError, ValueError):
+                raise RecordInvalid("the seed is not a number", event.get("seq")) from None
+    raise RecordInvalid("no event names the seed (countdown)")
+
+
+def _slot(event: Mapping[str, Any], seq: int) -> int:
+    slot = _field(event, "slot", int, seq)
+    if slot not in (0, 1):
+        raise RecordInvalid(f"slot {slot} names no seat", seq)
+    return int(slot)
+
+
+def _replayed(seed: int, rules: Rules, slot: int, actions: list[str], announced: list[tuple[int, int, int, str]]) -> Board:
+    """Replay one player's actions, checking each announced count, cards left and status against the engine."""
+    board = Board.deal(seed, rules)
+    steps = replay_steps(seed, rules, actions)
+    for index, (seq, count, left, status) in enumerate(announced):
+        try:
+            board = next(steps)
+        except EngineError as error:
+            raise RecordInvalid(f"player {slot}'s action {actions[index]!r} is illegal: {error.message}", seq) from None
+        if (board.foundation_count, board.cards_left) != (count, left):
+            raise RecordInvalid(f"player {slot}: the engine counts {board.foundation_count} on the foundations, the record {count}", seq)
+        engine_status = board.status().value
+        if status != engine_status and not (status == "dead" and engine_status == "playing"):
+            raise RecordInvalid(f"player {slot}: the engine says {engine_status}, the record {status}", seq)
+    return board
+
+
+def _checked_result(
+    result: Mapping[str, Any],
+    boards: list[Board],
+    actions: Mapping[int, list[str]],
+    ended: Mapping[int, str],
+    count_seq: Mapping[int, int],
+    *,
+    rated: bool,
+) -> tuple[int | None, str]:
+    """The result, if it agrees with the replayed boards and the rules of docs/PROTOCOL.md "Result"."""
+    seq = result["seq"]
+    winner = result.get("winner")
+    reason = _field(result, "reason", str, seq)
+    standings = {standing.get("slot"): standing for standing in _field(result, "players", list, seq) if isinstance(standing, dict)}
+    for slot in (0, 1):
+        standing = standings.get(slot)
+        if standing is None:
+            raise RecordInvalid(f"the result has no line for player {slot}", seq)
+        if standing.get("count") != boards[slot].foundation_count or standing.get("moves") != len(actions[slot]):
+            raise RecordInvalid(
+                f"player {slot}: the result says {standing.get('count')} cards in {standing.get('moves')} actions, "
+                f"the replay gives {boards[slot].foundation_count} in {len(actions[slot])}",
+                seq,
+            )
+    counts = [board.foundation_count for board in boards]
+    if winner is None:
+        fair = reason == "draw" and counts[0] == counts[1] and count_seq[0] == count_seq[1]
+    elif winner not in (0, 1):
+        fair = False
+    else:
+        loser = 1 - winner
+        fair = {
+            "cleared": boards[winner].is_won(),
+            "count": counts[winner] > counts[loser] and not boards[loser].is_won(),
+            "reached_first": counts[winner] == counts[loser] and count_seq[winner] < count_seq[loser],
+            "abandoned": rated and ended.get(loser) == "abandoned" and ended.get(winner) != "abandoned",
+        }.get(reason, False)
+    if not fair:
+        raise RecordInvalid(f"the result ({'draw' if winner is None else f'player {winner} wins'}, {reason}) does not follow from the moves", seq)
+    return winner, reason

@@ -1,0 +1,111 @@
+"""Accounts: unique handles, passwords kept only as slow hashes, logins from any client, limits on guessing, and
+anonymous names that can never pass for a registered handle."""
+
+from __future__ import annotations
+
+import pytest
+from lobby_helpers import next_lobby_event, players, refused
+from player_helpers import PASSWORD, new_handle, registered
+from race_helpers import player
+
+from client import RaceClient, ServerError
+from server.app import RaceServer
+from server.store import keys
+from shared.protocol import LobbyAdded, RaceSettings
+
+
+async def test_a_handle_is_unique_regardless_of_case_and_must_fit_the_alphabet(race_server: RaceServer) -> None:
+    handle = new_handle("Ann")
+    async with players(race_server.url, "one", "two") as (first, second):
+        reply = await first.register(handle, PASSWORD)
+        assert (reply.handle, reply.name, reply.bot, reply.key) == (handle, handle, False, None)
+        with refused("handle_taken"):
+            await second.register(handle.upper(), PASSWORD)
+        for bad in ("ab", "x" * 21, "-dash", "sp ace", "ünï"):
+            with refused("bad_field"):
+                await second.register(bad, PASSWORD)
+        with refused("bad_field"):
+            await second.register(new_handle("Short"), "short")
+
+
+async def test_the_password_is_stored_only_as_a_salted_scrypt_hash(race_server: RaceServer) -> None:
+    handle = new_handle("Hash")
+    client = await registered(race_server.url, handle)
+    await client.close()
+    assert race_server.redis is not None
+    stored = {key.decode(): value.decode() for key, value in (await race_server.redis.hgetall(keys.account_key(handle))).items()}
+    assert stored["kdf"].startswith("scrypt:n=16384,r=8,p=1")
+    assert PASSWORD not in str(stored) and len(bytes.fromhex(stored["salt"])) == 16
+    session_fields = [await race_server.redis.hgetall(key) async for key in race_server.redis.scan_iter(f"{keys.PREFIX}:session:*")]
+    assert all(PASSWORD.encode() not in value for fields in session_fields for value in fields.values())
+
+
+async def test_logging_in_from_another_client_plays_as_the_same_account_and_a_resumed_session_stays_logged_in(race_server: RaceServer) -> None:
+    handle = new_handle("Bea")
+    first = await registered(race_server.url, handle)
+    other = await player(race_server.url, "laptop")
+    try:
+        reply = await other.login(handle.lower(), PASSWORD)
+        assert first.session is not None and other.session is not None
+        assert reply.player == first.session.player == other.session.player
+        assert (reply.handle, other.session.account) == (handle, handle)
+        token = other.token
+        await other.close()
+        back = await RaceClient.connect(race_server.url)
+        welcome = await back.hello("whatever", token)
+        assert (welcome.account, welcome.name, welcome.player) == (handle, handle, reply.player)
+        await back.close()
+    finally:
+        await first.close()
+
+
+async def test_a_wrong_password_and_an_unknown_handle_get_the_same_refusal(race_server: RaceServer) -> None:
+    handle = new_handle("Cid")
+    await (await registered(race_server.url, handle)).close()
+    async with players(race_server.url, "guesser") as (guesser,):
+        with pytest.raises(ServerError) as wrong:
+            await guesser.login(handle, "wrong password")
+        with pytest.raises(ServerError) as unknown:
+            await guesser.login(new_handle("Nobody"), "wrong password")
+        assert wrong.value.code == unknown.value.code == "bad_credentials"
+        assert str(wrong.value) == str(unknown.value)
+
+
+async def test_failed_logins_are_limited_per_connection(race_server: RaceServer) -> None:
+    async with players(race_server.url, "guesser") as (guesser,):
+        for attempt in range(5):
+            with refused("bad_credentials"):
+                await guesser.login(new_handle("Who"), f"guess {attempt}")
+        with refused("rate_limited"):
+            await guesser.login(new_handle("Who"), "guess 6")
+
+
+async def test_failed_logins_are_limited_per_handle_even_from_fresh_connections_and_with_the_right_password(race_server: RaceServer) -> None:
+    handle = new_handle("Dee")
+    owner = await registered(race_server.url, handle)
+    await owner.close()
+    for attempt in range(10):
+        async with players(race_server.url, f"guesser{attempt}") as (guesser,):
+            with refused("bad_credentials"):
+                await guesser.login(handle, f"guess {attempt}")
+    async with players(race_server.url, "owner again") as (again,):
+        with refused("rate_limited"):
+            await again.login(handle, PASSWORD)
+
+
+async def test_an_anonymous_name_equal_to_a_handle_is_shown_as_anonymous_in_the_lobby_and_the_race(race_server: RaceServer) -> None:
+    handle = new_handle("Eve")
+    real = await registered(race_server.url, handle)
+    async with players(race_server.url, "watcher", handle) as (watcher, impostor):
+        await watcher.watch_lobby()
+        fake = await impostor.create(RaceSettings())
+        added = await next_lobby_event(watcher, fake.race.race)
+        assert isinstance(added, LobbyAdded)
+        assert (added.entry.creator, added.entry.creator_account) == (handle, None)
+        genuine = await real.create(RaceSettings())
+        assert (await next_lobby_event(watcher, genuine.race.race)).entry.creator_account == handle  # type: ignore[attr-defined]
+        joined = await real.join(fake.race.race)
+        seats = {info.slot: info for info in joined.race.players}
+        assert (seats[0].name, seats[0].account) == (handle, None)
+        assert (seats[1].name, seats[1].account, seats[1].bot) == (handle, handle, False)
+    await real.close()

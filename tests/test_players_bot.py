@@ -1,0 +1,70 @@
+"""The practice bot: ``flowergarden bot`` registers a bot account, races a person through the ordinary protocol to a
+result, and is labelled as a bot in the race, the lobby and the result."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lobby_helpers import wait_until
+from race_helpers import player
+from server_processes import flowergarden
+from winning_lines import winning_deal
+
+from client.practice_bot import LEVELS, BotBrain
+from server.app import RaceServer
+from shared import Board
+from shared.protocol import PlayerJoined, RaceResult, RaceSettings, Started
+
+
+async def test_a_bot_joins_a_race_plays_it_to_a_result_and_is_labelled_a_bot(race_server: RaceServer) -> None:
+    seed, _line = winning_deal()
+    ann = await player(race_server.url, "Ann")
+    seated = await ann.create(RaceSettings(seed=seed))
+    race_id = seated.race.race
+    bot = flowergarden("bot", "--server", race_server.url, "--level", "5", "--join", race_id, "--pace", "0")
+    try:
+        joined = await ann.wait_for(PlayerJoined, timeout=30)
+        while joined.slot != 1:
+            joined = await ann.wait_for(PlayerJoined, timeout=30)
+        assert joined.bot and joined.account is not None and joined.account.startswith("Bot5_")
+        await ann.wait_for(Started)
+        await ann.resign(race_id)  # the bot wins as soon as it puts a card on a foundation
+        result = await ann.wait_for(RaceResult, timeout=60)
+        output, _ = await asyncio.to_thread(bot.communicate, timeout=60)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+        await ann.close()
+    assert bot.returncode == 0, output
+    assert result.players[1].bot and result.players[1].account == joined.account
+    assert (result.winner, result.players[0].bot) == (1, False)
+    assert f"race {race_id} over" in output
+
+
+async def test_a_bot_waiting_in_the_lobby_is_listed_as_a_bot(race_server: RaceServer) -> None:
+    watcher = await player(race_server.url, "watcher")
+    await watcher.watch_lobby()
+    bot = flowergarden("bot", "--server", race_server.url, "--level", "1", "--pace", "0")
+    try:
+        async def listed() -> bool:
+            return any(entry.creator_bot for entry in watcher.lobby.values())
+
+        await wait_until(listed, timeout=30, what="the bot's race in the lobby")
+        entry = next(entry for entry in watcher.lobby.values() if entry.creator_bot)
+        assert entry.creator_account is not None and entry.creator == entry.creator_account
+    finally:
+        bot.kill()
+        bot.communicate()
+        await watcher.close()
+
+
+def test_the_strongest_level_follows_the_solvers_winning_line_to_a_clear() -> None:
+    seed, _line = winning_deal()
+    board = Board.deal(seed)
+    brain = BotBrain(LEVELS[5])
+    for _ in range(400):
+        move = brain.choose(board)
+        if move is None:
+            break
+        board.play(move)
+    assert board.is_won()

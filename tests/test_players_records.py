@@ -1,0 +1,107 @@
+"""Race records anyone can check: ``flowergarden export`` writes one, ``flowergarden verify`` replays it with the engine
+and confirms every move and the result, and refuses a tampered one; the account commands of the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from player_helpers import PASSWORD, booked, new_handle, rated_race, registered
+from race_helpers import play, player, seated_race
+from server_processes import flowergarden
+from winning_lines import first_foundation_prefix, winning_deal
+
+from cli.player_commands import record_of
+from server.app import RaceServer
+from shared.protocol import RaceResult, RaceSettings
+from shared.race_record import RecordInvalid, verify_record
+
+
+async def run_cli(*args: str, password: str | None = None) -> tuple[int, str]:
+    """Run ``flowergarden ARGS`` to its end (a password, if any, given on stdin); its exit code and output."""
+    process = flowergarden(*args)
+    output, _ = await asyncio.to_thread(process.communicate, f"{password}\n" if password else "", 60)
+    return process.returncode, output
+
+
+async def finished_race(server: RaceServer) -> str:
+    """A casual race Ann wins by clearing while Bob made a few moves."""
+    seed, line = winning_deal()
+    race = await seated_race(server.url, RaceSettings(seed=seed))
+    await play(race.bob, race.race_id, first_foundation_prefix(seed, line, 1))
+    await play(race.ann, race.race_id, list(line))
+    await race.ann.wait_for(RaceResult)
+    await race.close()
+    return race.race_id
+
+
+async def test_an_exported_record_verifies_and_any_tampering_is_caught(race_server: RaceServer, tmp_path: Path) -> None:
+    race_id = await finished_race(race_server)
+    target = tmp_path / "race.json"
+    code, output = await run_cli("export", "--server", race_server.url, race_id, "--output", str(target))
+    assert code == 0, output
+    record: dict[str, Any] = json.loads(target.read_text())
+    verdict = verify_record(record)
+    assert (verdict.race, verdict.winner, verdict.reason, verdict.counts[0]) == (race_id, 0, "cleared", 52)
+    code, output = await run_cli("verify", str(target))
+    assert code == 0 and "verified" in output and "seat 0 won (cleared)" in output, output
+
+    moves = [event for event in record["events"] if event["type"] == "move" and event["slot"] == 1]
+    tampered = json.loads(json.dumps(record))
+    next(e for e in tampered["events"] if e["seq"] == moves[0]["seq"])["move"] = "KS b>f"  # a move the engine refuses
+    with pytest.raises(RecordInvalid, match=f"event {moves[0]['seq']}"):
+        verify_record(tampered)
+    swapped = json.loads(json.dumps(record))
+    result = next(e for e in swapped["events"] if e["type"] == "result")
+    result["winner"] = 1  # claim the other player won
+    with pytest.raises(RecordInvalid, match="does not follow"):
+        verify_record(swapped)
+    inflated = json.loads(json.dumps(record))
+    next(e for e in inflated["events"] if e["seq"] == moves[-1]["seq"])["count"] += 1
+    with pytest.raises(RecordInvalid, match="the engine counts"):
+        verify_record(inflated)
+    bad_file = tmp_path / "tampered.json"
+    bad_file.write_text(json.dumps(swapped))
+    code, output = await run_cli("verify", str(bad_file))
+    assert code == 1 and "record_invalid" in output, output
+
+
+async def test_a_rated_record_with_an_abandonment_verifies(race_server: RaceServer) -> None:
+    ann, bob = await registered(race_server.url, new_handle("Ann")), await registered(race_server.url, new_handle("Bob"))
+    result = await rated_race(ann, bob)
+    await booked(race_server, result.race)
+
+
+    record = await record_of(ann, result.race)
+    verdict = verify_record(record)
+    assert (verdict.winner, verdict.reason) == (0, "abandoned")
+    record["race"]["settings"]["rated"] = False  # abandoning loses only a rated race
+    with pytest.raises(RecordInvalid):
+        verify_record(record)
+    await ann.close()
+
+
+async def test_the_account_commands_register_log_in_and_show_leaderboard_and_history(race_server: RaceServer) -> None:
+    handle = new_handle("Cli")
+    url = race_server.url
+    code, output = await run_cli("register", "--server", url, handle, password=PASSWORD)
+    assert code == 0 and f"Registered {handle}" in output, output
+    code, output = await run_cli("register", "--server", url, handle.lower(), password=PASSWORD)
+    assert code == 1 and "handle_taken" in output, output
+    code, output = await run_cli("login", "--server", url, handle, password="not the password")
+    assert code == 1 and "bad_credentials" in output, output
+    code, output = await run_cli("register", "--server", url, new_handle("Bot"), "--bot", "--json")
+    assert code == 0 and json.loads(output)["key"], output
+    rival = await registered(url, new_handle("Riv"))
+    me = await player(url, "me")
+    await me.login(handle, PASSWORD)
+    result = await rated_race(me, rival)
+    await booked(race_server, result.race)
+    code, output = await run_cli("history", "--server", url, handle)
+    assert code == 0 and result.race in output and "won" in output and "rated" in output and "1 races, 1-0-0" in output, output
+    code, output = await run_cli("leaderboard", "--server", url, "--login", handle, password=PASSWORD)
+    assert code == 0 and "provisional" in output, output
+    await me.close()
