@@ -15,7 +15,7 @@ from cli.connected import run_connected
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_object
 from client import RaceClient
 from shared.protocol import MAX_REPLAY_PAGE, HistoryItem, PlayerInfo, RatingChange, as_map
-from shared.race_record import RECORD_FORMAT, RECORD_VERSION, RecordInvalid, verify_record
+from shared.race.record import RECORD_FORMAT, RECORD_VERSION, RecordInvalid, verify_record
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
 PASSWORD_ENV = "FLOWERGARDEN_PASSWORD"
@@ -249,7 +249,7 @@ async def _history(args: argparse.Namespace) -> None:
 
 
 async def record_of(client: RaceClient, race: str) -> dict[str, Any]:
-    """A finished race's record (format of :mod:`shared.race_record`), from its replay pages."""
+    """A finished race's record (format of :mod:`shared.race.record`), from its replay pages."""
     events: list[dict[str, Any]] = []
     info = None
     after = 0

@@ -17,7 +17,7 @@ from winning_lines import first_foundation_prefix, winning_deal
 from cli.player_commands import record_of
 from server.app import RaceServer
 from shared.protocol import RaceResult, RaceSettings
-from shared.race_record import RecordInvalid, verify_record
+from shared.race.record import RecordInvalid, verify_record
 
 
 async def run_cli(*args: str, password: str | None = None) -> tuple[int, str]:

@@ -12,7 +12,7 @@ from client import ServerError
 from server.app import RaceServer
 from shared import Board
 from shared.protocol import Countdown, MoveMade, RaceEvent, RaceResult, RaceSettings
-from shared.race_replay import replay
+from shared.race.replay import replay
 
 
 async def test_a_finished_race_replays_move_by_move_with_its_timing(race_server: RaceServer) -> None:

@@ -15,7 +15,7 @@ from client import RaceClient, ServerError
 from server.app import RaceServer
 from shared import Board, card_text
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, Started, WatcherCount, Watching
-from shared.race_replay import replay
+from shared.race.replay import replay
 
 
 def moves_seen(events: list[RaceEvent]) -> list[tuple[int, str, int]]:

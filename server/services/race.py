@@ -33,7 +33,7 @@ from server.services.views import race_info
 from server.store import Identity, NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StaleEpoch, StoreRefusal
 from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
 from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus, Spectators
-from shared.race_replay import replay
+from shared.race.replay import replay
 
 log = logging.getLogger(__name__)
 

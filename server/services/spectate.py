@@ -18,7 +18,7 @@ from server.services.race import RaceService, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceStore
 from shared.protocol import LIVE_STATUSES, BoardView, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
-from shared.race_replay import replay
+from shared.race.replay import replay
 
 
 @dataclass(frozen=True, slots=True)

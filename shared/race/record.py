@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from shared.board import Board, Status
 from shared.errors import EngineError
-from shared.race_replay import replay_steps
+from shared.race.replay import replay_steps
 from shared.rules import Profile, Rules
 
 RECORD_FORMAT: Final = "flowergarden-race-record"
