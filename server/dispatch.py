@@ -425,7 +425,9 @@ class Dispatcher:
 
     @handles(Register)
     async def _register(self, state: ConnectionState, session: Session, request: Register) -> None:
-        state.session, key = await self.players.accounts.register(session, request.handle, request.password, bot=request.bot)
+        state.session, key = await self.players.accounts.register(
+            session, request.handle, request.password, bot=request.bot, guard=state.login_guard, address=state.address
+        )
         self._logged_in(state, request.id, key)
 
     @handles(Login)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
+from server.services.accounts import LoginLimits
 from server.services.lobby import LobbyLimits
 from server.services.sessions import SessionLimits
 from server.store import InviteLimits, RaceStore
@@ -29,6 +30,7 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         # Tests open many races on one connection, and every test client comes (and guesses) from 127.0.0.1.
         "lobby": LobbyLimits(max_open_per_owner=64, max_open_per_player=64, max_open_per_address=0, invites=GENEROUS_INVITE_LIMITS),
         "sessions": SessionLimits(max_new_per_address=0),
+        "login": LoginLimits(registrations_per_address=0),  # every test registers from 127.0.0.1 too
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from lobby_helpers import next_lobby_event, players, refused
 from player_helpers import PASSWORD, new_handle, registered
-from race_helpers import player
+from race_helpers import player, server_config
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
+from server.services.accounts import LoginLimits
 from server.store import keys
 from shared.protocol import LobbyAdded, RaceSettings
 
@@ -109,3 +110,21 @@ async def test_an_anonymous_name_equal_to_a_handle_is_shown_as_anonymous_in_the_
         assert (seats[0].name, seats[0].account) == (handle, None)
         assert (seats[1].name, seats[1].account, seats[1].bot) == (handle, handle, False)
     await real.close()
+
+
+async def test_registrations_are_limited_per_address_and_slow_hash_requests_per_connection(redis_url: str) -> None:
+    limits = LoginLimits(registrations_per_address=2, attempts_per_connection=4, per_connection=100)
+    async with RaceServer(server_config(redis_url, login=limits)) as server:
+        assert server.redis is not None
+        await server.redis.delete(keys.registrations_key("127.0.0.1"))  # other tests of the session register from here too
+        async with players(server.url, "one", "two") as (first, second):
+            await first.register(new_handle("Reg"), PASSWORD)
+            await second.register(new_handle("Reg"), PASSWORD)
+        async with players(server.url, "three") as (third,):
+            with refused("rate_limited"):
+                await third.register(new_handle("Reg"), PASSWORD)  # a third account from the same address this hour
+            for attempt in range(3):
+                with refused("bad_credentials"):
+                    await third.login(new_handle("Who"), f"guess {attempt}")
+            with refused("rate_limited"):
+                await third.login(new_handle("Who"), "guess")  # the 5th slow-hash request of this connection this minute

@@ -46,13 +46,25 @@ class LoginLimits:
     per_connection: int = 5
     """Failures per connection per window."""
     connection_window_seconds: float = 60.0
+    attempts_per_connection: int = 20
+    """Logins and registrations (failed or not) per connection per window: each costs a slow hash."""
+    registrations_per_address: int = 10
+    """Accounts registered from one client address (IPv4, IPv6 /64) per address window (0: no limit)."""
+    address_window_seconds: float = 3600.0
 
 
 @dataclass(slots=True)
 class LoginGuard:
-    """One connection's recent failed logins (monotonic times)."""
+    """One connection's recent failed logins and recent attempts of any outcome (monotonic times)."""
 
     failures: deque[float] = field(default_factory=deque)
+    attempts: deque[float] = field(default_factory=deque)
+
+    def recent(self, times: deque[float], window: float, now: float) -> int:
+        """How many of ``times`` fall in the window ending now (older ones are dropped)."""
+        while times and times[0] <= now - window:
+            times.popleft()
+        return len(times)
 
 
 def valid_handle(handle: str) -> bool:
@@ -77,8 +89,19 @@ class AccountService:
         self.sessions = sessions
         self.limits = limits or LoginLimits()
 
-    async def register(self, session: Session, handle: str, password: str | None, *, bot: bool) -> tuple[Session, str | None]:
+    def _attempt(self, guard: LoginGuard) -> float:
+        """Count one slow-hash request of a connection; ``rate_limited`` past the per-connection allowance."""
+        now = time.monotonic()
+        if guard.recent(guard.attempts, self.limits.connection_window_seconds, now) >= self.limits.attempts_per_connection:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "too many logins and registrations on this connection; wait a minute")
+        guard.attempts.append(now)
+        return now
+
+    async def register(
+        self, session: Session, handle: str, password: str | None, *, bot: bool, guard: LoginGuard, address: str
+    ) -> tuple[Session, str | None]:
         """Register ``handle`` and log ``session`` in to it; a bot gets a generated key (returned once)."""
+        self._attempt(guard)
         if not valid_handle(handle):
             raise ServiceError(
                 ErrorCode.BAD_FIELD, "a handle is 3 to 20 letters, digits, _ or -, beginning with a letter or digit", field="handle"
@@ -90,6 +113,10 @@ class AccountService:
             key = password = secrets.token_urlsafe(24)
         elif password is None or len(password) < MIN_PASSWORD_LEN:
             raise ServiceError(ErrorCode.BAD_FIELD, f"a password has at least {MIN_PASSWORD_LEN} characters", field="password")
+        window_ms = round(self.limits.address_window_seconds * 1000)
+        most = self.limits.registrations_per_address
+        if most and await self.store.count_registration(address, window_ms) > most:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "too many accounts registered from your address; try again later", field="handle")
         salt = secrets.token_bytes(16)
         account = AccountRecord(
             handle=handle,
@@ -106,10 +133,8 @@ class AccountService:
 
     async def login(self, session: Session, handle: str, password: str, guard: LoginGuard) -> Session:
         """Log ``session`` in to the account of ``handle`` (any case); ``bad_credentials`` or ``rate_limited`` otherwise."""
-        now = time.monotonic()
-        while guard.failures and guard.failures[0] <= now - self.limits.connection_window_seconds:
-            guard.failures.popleft()
-        if len(guard.failures) >= self.limits.per_connection:
+        now = self._attempt(guard)
+        if guard.recent(guard.failures, self.limits.connection_window_seconds, now) >= self.limits.per_connection:
             raise ServiceError(ErrorCode.RATE_LIMITED, "too many failed logins on this connection; wait a minute", field="password")
         if await self.store.login_failures(handle) >= self.limits.per_handle:
             raise ServiceError(ErrorCode.RATE_LIMITED, "too many failed logins to this handle; try again later", field="handle")

@@ -177,6 +177,11 @@ def rated_busy_key(player: str) -> str:
     return f"{PLAYERS_TAG}:rated_busy:{player}"
 
 
+def registrations_key(address: str) -> str:
+    """Counter of accounts registered from a client address (IPv4, IPv6 /64) in the current window."""
+    return f"{PREFIX}:registrations:{address}"
+
+
 def login_failures_key(handle: str) -> str:
     """Counter of failed logins to a handle (registered or not) in the current window."""
     return f"{PREFIX}:login_failures:{handle.lower()}"

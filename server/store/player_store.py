@@ -120,7 +120,14 @@ class PlayerStore:
 
     async def count_login_failure(self, handle: str, window_ms: int) -> int:
         """Count a failed login to ``handle`` (registered or not) in the current window; the failures so far."""
-        key = keys.login_failures_key(handle)
+        return await self._count(keys.login_failures_key(handle), window_ms)
+
+    async def count_registration(self, address: str, window_ms: int) -> int:
+        """Count a registration from client ``address`` in the current window; the registrations so far."""
+        return await self._count(keys.registrations_key(address), window_ms)
+
+    async def _count(self, key: str, window_ms: int) -> int:
+        """INCR a counter whose window starts with its first count."""
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.incr(key)
             pipe.pttl(key)
