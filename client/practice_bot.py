@@ -9,7 +9,6 @@ as a registered **bot** account: every view labels it a bot, and it is rated onl
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import time
 from collections.abc import Callable
@@ -19,8 +18,6 @@ from client.race_client import RaceClient, ServerError
 from shared import Board, Move, Profile, Rules, move_text, parse_action, parse_card
 from shared.protocol import AttemptEnded, Countdown, RaceEvent, RaceResult, Started
 from shared.solver import Budget, Verdict, hint, solve
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

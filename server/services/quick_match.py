@@ -16,7 +16,6 @@ player paired that way is seated in the partner's race and its own waiting race 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -28,8 +27,6 @@ from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.ratings import check_rated
 from server.store import Identity, NewRace, Partner, QueueEntry, QuickMatchStore
 from shared.protocol import CloseReason, ErrorCode, RaceSettings, RaceStatus
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)

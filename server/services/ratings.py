@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -21,9 +20,7 @@ from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
 from server.store import Identity, PlayerStore, RaceRecord, RaceStore, SeatBooking, StoredRating
 from shared.glicko2 import Game, Rating, aged, update
-from shared.protocol import ErrorCode, RaceSettings, RaceStatus
-
-log = logging.getLogger(__name__)
+from shared.protocol import ErrorCode, Outcome, RaceSettings, RaceStatus
 
 OUTCOMES: Final = (("win", 1.0), ("draw", 0.5), ("loss", 0.0))
 """Each rated race's possible outcomes for one player and their Glicko-2 scores."""
@@ -66,14 +63,15 @@ def current_rating(stored: StoredRating | None, now_ms: int, policy: RatingPolic
     return aged(Rating(stored.rating, stored.deviation, stored.volatility), max(0, now_ms - stored.last_at) / policy.period_ms)
 
 
-def outcome_of(record: RaceRecord, slot: int) -> str:
-    """``won``, ``lost`` or ``draw`` for the seat of a finished race."""
+def outcome_of(record: RaceRecord, slot: int) -> Outcome:
+    """The finished race from the side of seat ``slot``."""
     if record.winner is None:
-        return "draw"
-    return "won" if record.winner == slot else "lost"
+        return Outcome.DRAW
+    return Outcome.WON if record.winner == slot else Outcome.LOST
 
 
-_RESULT_OF = {"won": "win", "lost": "loss", "draw": "draw"}
+_RESULT_OF: Final = {Outcome.WON: "win", Outcome.LOST: "loss", Outcome.DRAW: "draw"}
+"""The outcome's name in the race hash's rating fields (``rating_<slot>_<win|draw|loss>``)."""
 
 
 class PlayerBooks:

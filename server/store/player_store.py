@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from server.store import keys
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
+from shared.protocol import Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,7 @@ class SeatBooking:
     profile: str
     item: dict[str, Any]
     """The history item (a HistoryItem map)."""
-    outcome: str
+    outcome: Outcome
     """``won``, ``lost`` or ``draw``."""
     cleared: bool
     time_ms: int
@@ -200,7 +201,7 @@ class PlayerStore:
                 seat.handle,
                 int(seat.bot),
                 msgpack.packb(seat.item, use_bin_type=True),
-                seat.outcome,
+                seat.outcome.value,
                 int(seat.cleared),
                 seat.time_ms,
                 seat.count,
