@@ -8,11 +8,12 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from cli.connected import run_connected
+from cli.connected import add_server_argument, run_connected
 from cli.output import EXIT_USAGE, CommandError
-from cli.player_commands import DEFAULT_SERVER, PASSWORD_ENV, read_password, shown_name
+from cli.player_commands import PASSWORD_ENV, read_password
 from client import RaceClient
 from client.practice_bot import LEVELS, BotBrain, PracticeBot, rules_of_settings
+from client.race_view import player_label
 from shared.protocol import Queued, RaceResult, RaceSettings, Seated
 
 
@@ -29,7 +30,7 @@ def register(subparsers: Any) -> None:
             f"account; with --handle it logs in with the bot's key (from --key-file, ${PASSWORD_ENV}, the terminal or stdin)."
         ),
     )
-    parser.add_argument("--server", default=DEFAULT_SERVER, help="server URL (default %(default)s)")
+    add_server_argument(parser)
     parser.add_argument("--level", type=int, choices=sorted(LEVELS), default=3, help="playing strength (default %(default)s)")
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--quick", action="store_true", help="race whoever asks quick match for the same settings")
@@ -79,7 +80,7 @@ async def _bot(args: argparse.Namespace) -> None:
         while args.games == 0 or played < args.games:
             result = await _one_race(client, args, first=played == 0)
             played += 1
-            winner = "a draw" if result.winner is None else shown_name(
+            winner = "a draw" if result.winner is None else player_label(
                 result.players[result.winner].name, result.players[result.winner].account, result.players[result.winner].bot
             )
             _say(f"race {result.race} over: {winner} ({result.reason})")

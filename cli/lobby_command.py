@@ -8,6 +8,7 @@ from typing import Any
 from cli.connected import add_plain_argument, add_server_argument, display_name, run_connected, wants_full_screen
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
+from client.race_view import player_label
 from shared.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
 
@@ -43,19 +44,24 @@ def run_lobby(args: argparse.Namespace) -> int:
 
 
 def entry_options(entry: LobbyEntry) -> str:
-    """A race's settings in short: ``classic, undo, 300 s``."""
+    """A race's settings in short: ``classic, rated, 300 s``."""
     settings = entry.settings
     options = [settings.profile]
-    options += [name for name, on in (("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
+    options += [name for name, on in (("rated", settings.rated), ("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
     if settings.time_limit:
         options.append(f"{settings.time_limit} s")
     return ", ".join(options)
 
 
+def creator_label(entry: LobbyEntry) -> str:
+    """The race's creator as shown: its account, ``[bot]`` or ``(guest)`` label (see :func:`player_label`)."""
+    return player_label(entry.creator, entry.creator_account, entry.creator_bot)
+
+
 def entry_line(entry: LobbyEntry, now_ms: int) -> str:
     """One race as a line: id, creator, seats, age and settings."""
     age = max(0, now_ms - entry.created_at) // 1000
-    return f"{entry.race:<12} {entry.creator:<16} {entry.seats}/2 {entry.status:<9} {age:>5} s  {entry_options(entry)}"
+    return f"{entry.race:<12} {creator_label(entry):<24} {entry.seats}/2 {entry.status:<9} {age:>5} s  {entry_options(entry)}"
 
 
 async def watch(args: argparse.Namespace) -> None:

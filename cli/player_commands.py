@@ -11,13 +11,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.connected import run_connected
+from cli.connected import add_server_argument, run_connected
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_object
+from cli.terminal_input import read_first_line
 from client import RaceClient
-from shared.protocol import MAX_REPLAY_PAGE, HistoryItem, PlayerInfo, RatingChange, as_map
+from client.race_session import Credentials, introduce
+from client.race_view import player_label, rating_text
+from shared.protocol import MAX_REPLAY_PAGE, HistoryItem, as_map
 from shared.race.record import RECORD_FORMAT, RECORD_VERSION, RecordInvalid, verify_record
 
-DEFAULT_SERVER = "ws://127.0.0.1:8765"
 PASSWORD_ENV = "FLOWERGARDEN_PASSWORD"
 
 
@@ -89,7 +91,7 @@ def register(subparsers: Any) -> None:
             "`flowergarden verify FILE` checks it without trusting the server."
         ),
     )
-    parser.add_argument("--server", default=DEFAULT_SERVER, help="server URL (default %(default)s)")
+    add_server_argument(parser)
     parser.add_argument("race", metavar="RACE")
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write to FILE (default stdout)")
     parser.set_defaults(handler=lambda args: run_connected(args, _export))
@@ -109,7 +111,7 @@ def register(subparsers: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", default=DEFAULT_SERVER, help="server URL (default %(default)s)")
+    add_server_argument(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -123,42 +125,26 @@ def read_password(prompt: str = "Password: ", *, confirm: bool = False) -> str:
         if confirm and getpass.getpass("Again: ") != secret:
             raise CommandError("bad_input", "the two passwords differ", exit_code=EXIT_USAGE)
         return secret
-    secret = sys.stdin.readline().rstrip("\r\n")
+    secret = read_first_line()
     if not secret:
         raise CommandError("bad_input", f"no password: set ${PASSWORD_ENV}, type it on a terminal or give it on stdin", exit_code=EXIT_USAGE)
     return secret
+
+
+def credentials(handle: str) -> Credentials:
+    """``handle`` with its password or key, read by :func:`read_password`."""
+    return Credentials(handle, read_password())
 
 
 async def logged_in(server: str, handle: str) -> RaceClient:
     """A client logged in to ``handle`` (its password or key read by :func:`read_password`)."""
     client = await RaceClient.connect(server)
     try:
-        await client.hello(handle)
-        await client.login(handle, read_password())
+        await introduce(client, handle, credentials(handle))
     except BaseException:
         await client.close()
         raise
     return client
-
-
-def shown_name(name: str, account: str | None, bot: bool) -> str:
-    """How a player is shown everywhere: a bot as a bot, an anonymous name as a guest (it proves nothing)."""
-    if account is None:
-        return f"{name} (guest)"
-    return f"{account} [bot]" if bot else account
-
-
-def player_label(info: PlayerInfo) -> str:
-    """A seat's player as the terminal shows it."""
-    return shown_name(info.name, info.account, info.bot)
-
-
-def rating_text(change: RatingChange | None) -> str:
-    """``1500 -> 1662 (+162)``, with ``?`` for a provisional rating; empty for casual races."""
-    if change is None:
-        return ""
-    mark = "?" if change.provisional else ""
-    return f"{change.before} -> {change.after}{mark} ({change.delta:+d})"
 
 
 async def _register(args: argparse.Namespace) -> None:
@@ -185,7 +171,7 @@ async def _login(args: argparse.Namespace) -> None:
         if args.json:
             emit_json({"handle": session.account, "player": session.player, "bot": session.bot})
         else:
-            print(f"Logged in as {shown_name(session.name, session.account, session.bot)} (player id {session.player}).")
+            print(f"Logged in as {player_label(session.name, session.account, session.bot)} (player id {session.player}).")
 
 
 async def _leaderboard(args: argparse.Namespace) -> None:
@@ -214,7 +200,7 @@ async def _leaderboard(args: argparse.Namespace) -> None:
 
 def history_line(item: HistoryItem, server: str) -> str:
     """One finished race of a player as a line, with how to replay it."""
-    opponent = shown_name(item.opponent.name, item.opponent.account, item.opponent.bot)
+    opponent = player_label(item.opponent.name, item.opponent.account, item.opponent.bot)
     kind = "rated" if item.rated else "casual"
     replay = f"flowergarden replay --server {server} {item.race}" if item.replay_available else "(record expired)"
     rating = rating_text(item.rating)

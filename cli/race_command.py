@@ -18,7 +18,8 @@ from cli.connected import (
     wants_full_screen,
 )
 from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import EXIT_OK, CommandError, board_text
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, board_text
+from cli.player_commands import PASSWORD_ENV, credentials
 from cli.terminal_input import StdinLines, discard_typeahead
 from client import ConnectionLost, RaceClient, ServerError
 from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
@@ -82,13 +83,33 @@ def register(subparsers: Any) -> None:
         help="who may watch: anyone (listed among the live races), link (whoever has the race id) or nobody "
         "(default: link for a private race, anyone otherwise)",
     )
+    parser.add_argument(
+        "--login",
+        metavar="HANDLE",
+        help=f"race as your registered account HANDLE (see 'flowergarden register'; password from ${PASSWORD_ENV}, "
+        "else asked for on the terminal, else read from stdin's first line)",
+    )
+    parser.add_argument(
+        "--rated",
+        action="store_true",
+        help="a rated race, created or quick-matched (needs --login; both players logged in; server-chosen deal, no undo)",
+    )
     parser.add_argument("--auto", action="store_true", help="start with auto-moving safe cards to the foundations on")
     add_plain_argument(parser)
     parser.set_defaults(handler=run_race)
 
 
 def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
-    """What the command line asks for; the saved seat for ``--resume`` (CommandError ``no_saved_race`` if none)."""
+    """What the command line asks for; the saved seat for ``--resume`` (CommandError ``no_saved_race`` if none); with
+    ``--login`` the password, read now (before a full-screen app takes the terminal)."""
+    if args.rated and not args.login:
+        raise CommandError(
+            "account_required",
+            "a rated race needs a registered account: add --login HANDLE ('flowergarden register' makes one)",
+            exit_code=EXIT_USAGE,
+        )
+    if args.resume is not None and args.login:
+        raise CommandError("bad_usage", "--resume takes back the saved session, still logged in as it was: leave --login out", exit_code=EXIT_USAGE)
     resume = None
     if args.resume is not None:
         server = args.server if args.server != DEFAULT_SERVER else None
@@ -106,8 +127,10 @@ def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
         solvable_only=args.solvable,
         private=args.private,
         spectators=None if args.spectators is None else Spectators(args.spectators),
+        rated=args.rated,
     )
-    return SeatRequest(args.name, settings, join=args.join, invite=args.invite, quick=args.quick, resume=resume)
+    login = credentials(args.login) if args.login else None
+    return SeatRequest(args.name, settings, join=args.join, invite=args.invite, quick=args.quick, resume=resume, login=login)
 
 
 def run_race(args: argparse.Namespace) -> int:
@@ -189,13 +212,14 @@ class PlainRace:
 
     async def _follow(self, session: RaceSession) -> int:
         async for item in session.client.follow():
+            before = session.view
             line = await session.handle(item)
             if line:
                 print(line, flush=True)
             view = session.view
             if view is None:
                 continue
-            if isinstance(item, Countdown) and view.board is not None:
+            if (isinstance(item, Countdown) or view is not before) and view.board is not None:
                 print(board_text(view.board), flush=True)
             elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id:
                 print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)

@@ -64,6 +64,19 @@ class StdinLines:
         return line
 
 
+def read_first_line(descriptor: int | None = None) -> str:
+    """One line of stdin read byte by byte from the file descriptor, without its line end ('' at end of input).
+
+    Python's buffered ``sys.stdin.readline`` may take more than the line from a pipe (a password followed by the
+    moves of a script), and :class:`StdinLines`, reading the descriptor, would never see the rest.
+    """
+    fd = sys.stdin.fileno() if descriptor is None else descriptor
+    line = bytearray()
+    while (byte := os.read(fd, 1)) and byte != b"\n":
+        line += byte
+    return line.decode(errors="replace").rstrip("\r")
+
+
 def discard_typeahead() -> None:
     """Drop input typed on the terminal but not read yet, so it is not run by the shell after the command."""
     with contextlib.suppress(OSError, ValueError, termios.error):

@@ -13,7 +13,7 @@ from cli.connected import add_plain_argument, add_server_argument, positive_spee
 from cli.output import board_text
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
-from client.race_view import RaceView
+from client.race_view import RaceView, player_label
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceStatus, ServerShutdown
 
 
@@ -88,7 +88,7 @@ async def _live(args: argparse.Namespace) -> None:
     if not races:
         print("No race is being played.")
     for info in races:
-        players = "  vs  ".join(f"{p.name} {p.count}/52 ({p.state})" for p in info.players)
+        players = "  vs  ".join(f"{player_label(p.name, p.account, p.bot)} {p.count}/52 ({p.state})" for p in info.players)
         print(f"{info.race}  {info.status:<9} {players}  watchers: {info.watchers}  delay: {info.settings.spectator_delay} s")
 
 
@@ -103,7 +103,7 @@ def print_event(view: RaceView, event: RaceEvent) -> None:
     """Apply ``event`` and print it: a move line per move, a sentence for the rest, standings with the result."""
     line = view.apply(event)
     if isinstance(event, MoveMade):
-        line = f"  {view.name(event.slot):<16} {event.move:<10} {event.count:>2}/52  {event.status}"
+        line = f"  {view.name(event.slot):<24} {event.move:<10} {event.count:>2}/52  {event.status}"
     if line:
         print(line, flush=True)
     if isinstance(event, RaceResult):

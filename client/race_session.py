@@ -1,10 +1,11 @@
 """A player's seat in a race, from the first request to the rematch: what both terminal front ends drive.
 
-:class:`RaceSession` connects, takes the seat (create, join, invite code, quick match,
-or resume a saved seat after a killed terminal), saves the seat for ``--resume``, keeps
+:class:`RaceSession` says hello (and logs in to an account when asked), takes the seat
+(create, join, invite code, quick match, or resume a saved seat after a killed terminal;
+a resumed session is still logged in), saves the seat for ``--resume``, keeps
 a :class:`~client.race_view.RaceView` up to date from the replies and events (across
-reconnects), sends moves typed in any accepted form, and follows a rematch into the new
-race. It does no drawing: each event handled returns the sentence to show, if any.
+reconnects), sends moves typed in any accepted form, and follows a rematch (or a rated
+quick match's pairing) into the new race. It does no drawing: each event handled returns the sentence to show, if any.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from client.race_client import RaceClient, Resumed, ServerError, Unsolicited
-from client.race_view import RaceView
+from client.race_view import RaceView, player_label
 from client.sessions import SavedRace, SessionStore
 from shared import Move, Special, action_text
 from shared.protocol import (
@@ -25,6 +26,7 @@ from shared.protocol import (
     Moved,
     Notice,
     Queued,
+    RaceClosed,
     RaceEvent,
     RaceInfo,
     RaceResult,
@@ -33,12 +35,25 @@ from shared.protocol import (
     Seated,
     ServerShutdown,
     Synced,
+    Welcome,
 )
 
 
 @dataclass(frozen=True, slots=True)
+class Credentials:
+    """A registered account to log in to: its handle and password (a bot's key)."""
+
+    handle: str
+    password: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class SeatRequest:
-    """How to take a seat: exactly one of ``join``, ``invite``, ``quick``, ``resume`` (else create a race)."""
+    """How to take a seat: exactly one of ``join``, ``invite``, ``quick``, ``resume`` (else create a race).
+
+    ``login``: race as this account (logged in right after the hello); a rated race (``settings.rated``) needs it.
+    A ``resume`` ignores it: the saved session is still logged in as it was.
+    """
 
     name: str = "player"
     settings: RaceSettings = field(default_factory=RaceSettings)
@@ -46,6 +61,18 @@ class SeatRequest:
     invite: str | None = None
     quick: bool = False
     resume: SavedRace | None = None
+    login: Credentials | None = None
+
+
+async def introduce(client: RaceClient, name: str, login: Credentials | None = None) -> Welcome:
+    """Say hello as ``name`` unless the client has, and log in to ``login`` unless it is logged in to it already;
+    the session as it stands then (ServerError ``bad_credentials``, ``rate_limited`` from the login)."""
+    if client.session is None:
+        await client.hello(login.handle if login is not None else name)
+    if login is not None and (client.session is None or (client.session.account or "").lower() != login.handle.lower()):
+        await client.login(login.handle, login.password)
+    assert client.session is not None
+    return client.session
 
 
 class ResumeError(Exception):
@@ -81,10 +108,10 @@ class RaceSession:
         """Say hello and take the seat; the sentences to show (how the opponent joins, what is awaited)."""
         if request.resume is not None:
             return await self._resume(request.resume)
-        welcome = self.client.session
-        if welcome is None:  # a client that already said hello (the lobby's) keeps the clock estimated then
-            welcome = await self.client.hello(request.name)
-            self._clock_offset_ms = welcome.server_time - time.time() * 1000
+        if self.client.session is None:  # a client that already said hello (the lobby's) keeps the clock estimated then
+            hello = await self.client.hello(request.name)
+            self._clock_offset_ms = hello.server_time - time.time() * 1000
+        welcome = await introduce(self.client, request.name, request.login)
         seated: Seated | Queued
         if request.join:
             seated = await self.client.join(request.join)
@@ -96,7 +123,7 @@ class RaceSession:
             seated = await self.client.create(request.settings)
         slot = seated.slot if isinstance(seated, Seated) else 0
         self._seat(seated.race, slot)
-        lines = [f"You are {welcome.name}, seat {slot + 1} of race {seated.race.race}."]
+        lines = [f"You are {player_label(welcome.name, welcome.account, welcome.bot)}, seat {slot + 1} of race {seated.race.race}."]
         if self.view is not None and self.view.seed is not None and self.view.start_at is not None:
             seconds = max(0, self.view.start_at - self.now()) / 1000
             lines.append(f"Deal {self.view.seed}: the race starts in {seconds:.1f} s.")
@@ -125,7 +152,8 @@ class RaceSession:
             self.store.forget(saved.race)
             raise ResumeError("race_over", f"race {saved.race} is over: 'flowergarden replay {saved.race}' shows it")
         self._load(synced)
-        return [f"Resumed race {saved.race} as {welcome.name} (seat {synced.slot + 1})."]
+        you = player_label(welcome.name, welcome.account, welcome.bot)
+        return [f"Resumed race {saved.race} as {you} (seat {synced.slot + 1})."]
 
     def _seat(self, info: RaceInfo, slot: int) -> None:
         self.view = RaceView.of(info, slot)
@@ -217,6 +245,8 @@ class RaceSession:
             return None
         if self.queued and item.seq > view.event_seq:  # someone was paired with us
             self.queued = False
+        if isinstance(item, RaceClosed) and item.new_race is not None and item.seq > view.event_seq:
+            return await self._paired(item.new_race)
         line = view.apply(item)
         if isinstance(item, RaceResult):
             self.store.forget(view.race_id)
@@ -224,6 +254,14 @@ class RaceSession:
             synced = await self.client.sync(item.new_race)
             self._load(synced)
         return line
+
+    async def _paired(self, race: str) -> str:
+        """Rated quick match seated us in the partner's waiting race (the client follows it already)."""
+        old = self.race_id
+        synced = await self.client.sync(race)
+        self.store.forget(old)
+        self._load(synced)
+        return f"Paired by rated quick match: race {race}."
 
 
 def refusal_text(error: ServerError | Error) -> str:

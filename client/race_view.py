@@ -39,6 +39,7 @@ from shared.protocol import (
     RaceInfo,
     RaceResult,
     RaceStatus,
+    RatingChange,
     RematchOffered,
     RematchStarted,
     ResultReason,
@@ -50,6 +51,7 @@ RESULT_REASONS: Final[dict[ResultReason, str]] = {
     ResultReason.CLEARED: "cleared first",
     ResultReason.COUNT: "more cards on foundations",
     ResultReason.REACHED_FIRST: "same count, reached first",
+    ResultReason.ABANDONED: "the opponent abandoned the rated race",
     ResultReason.DRAW: "draw",
 }
 """The result's ``reason`` in words."""
@@ -74,6 +76,7 @@ CLOSED_REASONS: Final[dict[CloseReason, str]] = {
     CloseReason.LOBBY_FULL: "the lobby was full",
     CloseReason.EXPIRED: "nobody joined in time",
     CloseReason.OPERATOR: "an operator closed it",
+    CloseReason.PAIRED: "rated quick match seated you in another race",
 }
 """Why a race closed before its start, in words."""
 
@@ -93,6 +96,23 @@ def closed_reason_words(reason: CloseReason) -> str:
     return CLOSED_REASONS.get(reason, str(reason).replace("_", " "))
 
 
+def player_label(name: str, account: str | None = None, bot: bool = False, *, you: bool = False) -> str:
+    """How a player is shown everywhere: ``Ann`` (logged in to the account Ann), ``Ann (guest)`` (anonymous: the
+    name proves nothing, even one equal to a handle), ``Bot5_ab12 [bot]`` (a bot account); ``you`` marks the viewer."""
+    if account is None:
+        return f"{name} (guest, you)" if you else f"{name} (guest)"
+    shown = f"{account} [bot]" if bot else account
+    return f"{shown} (you)" if you else shown
+
+
+def rating_text(change: RatingChange | None) -> str:
+    """``1500 -> 1662? (+162)``, ``?`` marking a provisional rating; empty for casual races."""
+    if change is None:
+        return ""
+    mark = "?" if change.provisional else ""
+    return f"{change.before} -> {change.after}{mark} ({change.delta:+d})"
+
+
 class Connection(StrEnum):
     """A seat's connection as a front end shows it."""
 
@@ -109,6 +129,7 @@ class Seat:
 
     slot: int
     name: str = ""
+    """The display name as sent (empty while the seat is free); :attr:`label` is what to show."""
     count: int = 0
     left: int = DECK_SIZE
     state: AttemptState = AttemptState.PLAYING
@@ -116,6 +137,14 @@ class Seat:
     grace_until: int | None = None
     board: Board | None = None
     """The board, when this client may see it (its own seat; every seat for spectators)."""
+    account: str | None = None
+    """The registered handle the player is logged in to; None: anonymous."""
+    bot: bool = False
+
+    @property
+    def label(self) -> str:
+        """The player as shown (see :func:`player_label`); empty while the seat is free."""
+        return player_label(self.name, self.account, self.bot) if self.name else ""
 
     @property
     def playing(self) -> bool:
@@ -202,7 +231,9 @@ class RaceView:
         connection = Connection.CONNECTED if player.connected else Connection.AWAY
         if slot == self.slot and self.reconnecting:
             connection = Connection.RECONNECTING
-        return Seat(slot, player.name, player.count, player.left, player.state, connection, player.grace_until, board)
+        return Seat(
+            slot, player.name, player.count, player.left, player.state, connection, player.grace_until, board, player.account, player.bot
+        )
 
     @property
     def me(self) -> Seat | None:
@@ -220,9 +251,11 @@ class RaceView:
         return None if self.slot is None else self.boards.get(self.slot)
 
     def name(self, slot: int) -> str:
-        """A seat's display name (``player 2`` while unknown)."""
+        """A seat's player as shown, with its account or guest label (``player 2`` while unknown)."""
         player = self.race.players.get(slot)
-        return player.name if player is not None and player.name else f"player {slot + 1}"
+        if player is None or not player.name:
+            return f"player {slot + 1}"
+        return player_label(player.name, player.account, player.bot)
 
     def who(self, slot: int) -> str:
         """``You`` for the viewer's seat, the name otherwise (sentence start)."""
@@ -286,7 +319,7 @@ class RaceView:
         return None if also is None else also(self, event)
 
     def _joined(self, event: PlayerJoined) -> str | None:
-        return None if event.slot == self.slot else f"{event.name} joined."
+        return None if event.slot == self.slot else f"{self.name(event.slot)} joined."
 
     def _left(self, event: PlayerLeft) -> str | None:
         if self.seed is None:  # back to waiting: the next countdown deals anew
@@ -345,24 +378,34 @@ class RaceView:
     # --- the result in words ---------------------------------------------------------------
 
     def result_headline(self) -> str:
-        """Who won and why: ``You win: cleared first.``, ``Bob wins: more cards on foundations (30 to 25).``, ``Draw.``"""
+        """Who won and why, and a rated race's change of the viewer's rating: ``You win: cleared first. Your rating:
+        1500 -> 1662? (+162).``, ``Bob wins: more cards on foundations (30 to 25).``, ``Draw: ...``"""
         result = self.result
         if result is None:
             return ""
         counts = {standing.slot: standing.count for standing in result.players}
         if result.winner is None:
-            return f"Draw: both have {next(iter(counts.values()), 0)}/52 on foundations."
-        reason = result_reason_words(result.reason)
-        if result.reason is ResultReason.COUNT and len(counts) == 2:
-            reason += f" ({counts[result.winner]} to {counts[1 - result.winner]})"
-        verb = "win" if result.winner == self.slot else "wins"
-        return f"{self.who(result.winner)} {verb}: {reason}."
+            headline = f"Draw: both have {next(iter(counts.values()), 0)}/52 on foundations."
+        else:
+            reason = result_reason_words(result.reason)
+            if result.reason is ResultReason.COUNT and len(counts) == 2:
+                reason += f" ({counts[result.winner]} to {counts[1 - result.winner]})"
+            verb = "win" if result.winner == self.slot else "wins"
+            headline = f"{self.who(result.winner)} {verb}: {reason}."
+        own = next((standing for standing in result.players if standing.slot == self.slot), None)
+        if own is not None and own.rating is not None:
+            headline += f" Your rating: {rating_text(own.rating)}."
+        return headline
 
     def standing_lines(self) -> list[str]:
-        """One line per player of the result: name, count, how the attempt ended, time, moves and undos."""
-        if self.result is None:
-            return []
-        return [standing_line(standing, you=standing.slot == self.slot) for standing in self.result.players]
+        """One line per player of the result (name, count, how the attempt ended, time, moves and undos), in a rated
+        race each followed by the player's rating change: ``  rating 1500 -> 1662? (+162)``."""
+        lines: list[str] = []
+        for standing in self.result.players if self.result is not None else []:
+            lines.append(standing_line(standing, you=standing.slot == self.slot))
+            if standing.rating is not None:
+                lines.append(f"  rating {rating_text(standing.rating)}")
+        return lines
 
 
 _CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | None]]] = {
@@ -385,7 +428,7 @@ _CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | Non
 
 def standing_line(standing: FinalStanding, *, you: bool = False) -> str:
     """``Ann (you)   52/52  cleared the board  81.3 s  57 moves, 0 undos``."""
-    name = standing.name + (" (you)" if you else "")
+    name = player_label(standing.name, standing.account, standing.bot, you=you)
     undos = "1 undo" if standing.undos == 1 else f"{standing.undos} undos"
     moves = "1 move" if standing.moves == 1 else f"{standing.moves} moves"
     return (

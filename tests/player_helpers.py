@@ -11,6 +11,7 @@ from race_helpers import player
 
 from client import RaceClient
 from server.app import RaceServer
+from server.store import keys
 from shared.protocol import RaceEvent, RaceResult, RaceSettings, Started
 
 PASSWORD = "correct horse battery"
@@ -37,6 +38,15 @@ async def rated_race(winner: RaceClient, loser: RaceClient, settings: RaceSettin
     await event_of(winner, race_id, Started)
     await loser.close()
     return await event_of(winner, race_id, RaceResult, timeout=15)
+
+
+async def set_rating(server: RaceServer, client: RaceClient, rating: float) -> None:
+    """Give a registered player a settled rating (as if it had played many rated races)."""
+    assert server.redis is not None and client.session is not None
+    await server.redis.hset(
+        keys.rating_key("classic", client.session.player),
+        mapping={"rating": rating, "deviation": 60, "volatility": 0.06, "games": 40, "last_at": 0},
+    )
 
 
 E = TypeVar("E", bound=RaceEvent)

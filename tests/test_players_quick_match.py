@@ -6,23 +6,13 @@ from __future__ import annotations
 import asyncio
 
 from lobby_helpers import refused
-from player_helpers import booked, event_of, new_handle, registered
+from player_helpers import booked, event_of, new_handle, registered, set_rating
 from race_helpers import server_config
 
 from client import RaceClient
 from server.app import RaceServer
 from server.services.quick_match import RatingWindow
-from server.store import keys
 from shared.protocol import PlayerJoined, Queued, RaceClosed, RaceResult, RaceSettings, Seated, Started
-
-
-async def set_rating(server: RaceServer, client: RaceClient, rating: float) -> None:
-    """Give a registered player a settled rating (as if it had played many rated races)."""
-    assert server.redis is not None and client.session is not None
-    await server.redis.hset(
-        keys.rating_key("classic", client.session.player),
-        mapping={"rating": rating, "deviation": 60, "volatility": 0.06, "games": 40, "last_at": 0},
-    )
 
 
 def own_queue(limit: int) -> RaceSettings:

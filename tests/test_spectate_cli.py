@@ -20,9 +20,9 @@ async def run_to_end(*args: str) -> tuple[int, str]:
 
 
 def move_rows(output: str) -> list[tuple[str, str]]:
-    """(player, move) of each printed move line, in order (``  Ann   AS b>f   1/52  playing``)."""
-    rows = [row.split() for row in output.splitlines() if row.startswith("  ") and row.rstrip().endswith(("playing", "won", "blocked"))]
-    return [(parts[0], " ".join(parts[1:3])) for parts in rows]
+    """(player, move) of each printed move line, in order (``  Ann (guest)    AS b>f   1/52  playing``: a 24-wide name)."""
+    rows = [row for row in output.splitlines() if row.startswith("  ") and row.rstrip().endswith(("playing", "won", "blocked"))]
+    return [(row[2:26].strip(), " ".join(row[27:].split()[:2])) for row in rows]
 
 
 async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceServer) -> None:
@@ -34,7 +34,7 @@ async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceSer
         await play(race.ann, race.race_id, line[:3])
         code, listing = await run_to_end("live", "--server", url)
         assert code == 0
-        assert f"{race.race_id}  running   Ann 3/52 (playing)  vs  Bob 0/52 (playing)" in listing
+        assert f"{race.race_id}  running   Ann (guest) 3/52 (playing)  vs  Bob (guest) 0/52 (playing)" in listing
 
         await race.ann.wait_for(WatcherCount)  # the watch command is subscribed
         await play(race.bob, race.race_id, line[:2])
@@ -44,13 +44,14 @@ async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceSer
         watched, _ = await asyncio.to_thread(watcher.communicate, timeout=20)
         assert watcher.returncode == 0, watched
         assert f"Watching race {race.race_id}" in watched
-        assert [row for row in move_rows(watched) if row[0] == "Bob"] == [("Bob", move) for move in line[:2]]
-        assert "Ann wins: more cards on foundations (3 to 2)." in watched and "--- Ann (3/52) ---" in watched and "--- Bob (2/52) ---" in watched
+        assert [row for row in move_rows(watched) if row[0] == "Bob (guest)"] == [("Bob (guest)", move) for move in line[:2]]
+        assert "Ann (guest) wins: more cards on foundations (3 to 2)." in watched
+        assert "--- Ann (guest) (3/52) ---" in watched and "--- Bob (guest) (2/52) ---" in watched
 
         code, replayed = await run_to_end("replay", race.race_id, "--server", url)
         assert code == 0, replayed
-        assert "Deal 15" in replayed and "Go!" in replayed and "Ann wins: more cards on foundations (3 to 2)." in replayed
-        assert move_rows(replayed) == [("Ann", move) for move in line[:3]] + [("Bob", move) for move in line[:2]]
+        assert "Deal 15" in replayed and "Go!" in replayed and "Ann (guest) wins: more cards on foundations (3 to 2)." in replayed
+        assert move_rows(replayed) == [("Ann (guest)", move) for move in line[:3]] + [("Bob (guest)", move) for move in line[:2]]
     finally:
         if watcher.poll() is None:
             watcher.kill()

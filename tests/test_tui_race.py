@@ -73,7 +73,7 @@ async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_ser
         await until(pilot, lambda: bool(result_text(app)), what="the result screen")
         assert result_text(app) == "You win: cleared first."
         standings = result_text(app, "standings")
-        assert "Ann (you)" in standings and "52/52  cleared the board" in standings and "Bob" in standings
+        assert "Ann (guest, you)" in standings and "52/52  cleared the board" in standings and "Bob (guest)" in standings
         save_screenshot(app, "race-result")
         result = await bob.wait_for(RaceResult)
         assert result.winner == 0

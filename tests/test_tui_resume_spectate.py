@@ -68,12 +68,12 @@ async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) 
             await play(race.bob, race.race_id, line[:2])
             boards = [screen.query_one(f"#board-{slot}", BoardWidget) for slot in (0, 1)]
             await until(pilot, lambda: [board.board.foundation_count if board.board else -1 for board in boards] == [4, 2])
-            assert "Ann  4/52  playing" in boards[0].title and "Bob  2/52  playing" in boards[1].title
+            assert "Ann (guest)  4/52  playing" in boards[0].title and "Bob (guest)  2/52  playing" in boards[1].title
             save_screenshot(app, "watch")
             await race.ann.resign(race.race_id)
             await race.bob.resign(race.race_id)
             await until(pilot, lambda: screen.view.result is not None)
-            assert "Ann wins: more cards on foundations (4 to 2)." in str(screen.query_one("#spectator-message").render())
+            assert "Ann (guest) wins: more cards on foundations (4 to 2)." in str(screen.query_one("#spectator-message").render())
     finally:
         await race.close()
 
@@ -92,7 +92,7 @@ async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_se
         board = screen.query_one("#board-0", BoardWidget)
         await pilot.press("end")
         assert screen.view.result is not None and board.board is not None and board.board.foundation_count == 3
-        assert "Ann wins: more cards on foundations (3 to 0)." in str(screen.query_one("#spectator-message").render())
+        assert "Ann (guest) wins: more cards on foundations (3 to 0)." in str(screen.query_one("#spectator-message").render())
         save_screenshot(app, "replay-end")
         moves = [index for index, event in enumerate(screen.events) if event.TYPE == "move"]
         await pilot.press("home")

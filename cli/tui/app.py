@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
 from textual.app import App
@@ -31,7 +31,7 @@ from cli.output import EXIT_OK, CommandError
 from cli.terminal_input import discard_typeahead
 from client import ConnectionLost, RaceClient, Resumed, ServerError
 from client.race_client import Incoming
-from client.race_session import RaceSession, ResumeError, SeatRequest
+from client.race_session import Credentials, RaceSession, ResumeError, SeatRequest, introduce
 from client.race_view import RaceView
 from client.sessions import SessionStore
 from shared.protocol import OPEN_STATUSES, RaceEvent, RaceStatus
@@ -146,17 +146,24 @@ class FlowerGardenApp(App[int]):
         elif isinstance(start, ReplayStart):
             await self.start_replay(start.race, start.speed)
         else:
-            await self.start_lobby(start.request.name)
+            await self.start_lobby(start.request)
 
-    async def connect(self, name: str | None) -> RaceClient:
-        """A new client (the previous one closed), with hello said unless ``name`` is None."""
+    async def connect(self, name: str | None, login: Credentials | None = None) -> RaceClient:
+        """A new client (the previous one closed), with hello said (and logged in to ``login``) unless ``name`` is None."""
         await self._drop_client()
         client = await RaceClient.connect(self.server)
         self.client = client
         if name is not None:
             welcome = await client.hello(name)
             self._clock_offset_ms = welcome.server_time - time.time() * 1000
+            await introduce(client, name, login)
         return client
+
+    def seat_request(self) -> SeatRequest:
+        """The name, login and settings this app was started with (a race or the lobby), for the races it seats next."""
+        start = self.start
+        request = start.request if isinstance(start, RaceStart | LobbyStart) else SeatRequest()
+        return request if request.resume is None else replace(request, name=request.resume.name)
 
     def follow(self, consumer: Consumer) -> None:
         """Hand the client's events to ``consumer`` from now on, those that arrived meanwhile first."""
@@ -239,10 +246,11 @@ class FlowerGardenApp(App[int]):
         self.hold_events()
         await self._switch(screen)
 
-    async def start_lobby(self, name: str) -> None:
+    async def start_lobby(self, request: SeatRequest) -> None:
+        """Show the lobby on a new connection, as ``request``'s name (logged in to its account, if any)."""
         from cli.tui.lobby_screen import LobbyScreen
 
-        client = await self.connect(name)
+        client = await self.connect(request.name, request.login)
         await client.watch_lobby()
         screen = LobbyScreen(client, self.store.find(server=self.server))
         await self._switch(screen)
@@ -250,14 +258,14 @@ class FlowerGardenApp(App[int]):
 
     async def race_from_lobby(self, how: dict[str, Any]) -> None:
         """The lobby's keys: join the selected race, create one, quick match, or resume the saved seat."""
-        start = self.start
-        base = start.request if isinstance(start, LobbyStart) else SeatRequest()
+        base = self.seat_request()
         request = SeatRequest(
             name=base.name,
             settings=base.settings,
             join=how.get("join"),
             quick=bool(how.get("quick")),
             resume=how.get("resume"),
+            login=base.login,
         )
         await self._guarded(self._lobby_race(request))
 
@@ -284,8 +292,7 @@ class FlowerGardenApp(App[int]):
         if choice == "replay":
             self.run_worker(self._guarded(self.start_replay(race, None)), group="open", exclusive=True)
         elif choice == "lobby":
-            name = self.session.view.name(self.session.view.slot or 0) if self.session and self.session.view else "player"
-            self.run_worker(self._guarded(self.start_lobby(name)), group="open", exclusive=True)
+            self.run_worker(self._guarded(self.start_lobby(self.seat_request())), group="open", exclusive=True)
         else:
             self.exit(EXIT_OK)
 

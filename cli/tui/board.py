@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from textual.markup import escape
 from textual.widgets import Static
 
 from shared import FOUNDATION, Board, Card, Suit, card_text, make_card, suit_of
@@ -59,7 +60,7 @@ class BoardWidget(Static):
     def markup(self) -> str:
         """The whole table as markup."""
         board = self.board
-        lines = [f"[b]{self.title}[/]"] if self.title else []
+        lines = [f"[b]{escape(self.title)}[/]"] if self.title else []
         if board is None:
             return "\n".join([*lines, "", "[dim]No deal yet: the board appears with the countdown.[/]"])
         playable = playable_cards(board) if self.interactive else set()

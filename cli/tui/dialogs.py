@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -61,9 +62,9 @@ class ResultScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         view = self.view
         with Vertical():
-            yield Static(f"[b]{view.result_headline()}[/]", id="result-headline")
-            yield Static("\n".join(view.standing_lines()), id="result-standings")
-            yield Static("", id="result-note")
+            yield Static(f"[b]{escape(view.result_headline())}[/]", id="result-headline")
+            yield Static("\n".join(view.standing_lines()), id="result-standings", markup=False)
+            yield Static("", id="result-note", markup=False)
             yield Static("\n[b]r[/] rematch    [b]p[/] replay this race    [b]l[/] lobby    [b]q[/] quit", id="result-keys")
 
     def note(self, text: str) -> None:

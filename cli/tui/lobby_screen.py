@@ -6,16 +6,17 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from cli.lobby_command import entry_options
+from cli.lobby_command import creator_label, entry_options
 from client import Resumed
 from client.race_client import Incoming, RaceClient
 from client.sessions import SavedRace
 from shared.protocol import LobbyEvent
 
-COLUMNS = (("race", 13), ("creator", 18), ("seats", 6), ("status", 10), ("settings", 40))
+COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 10), ("settings", 40))
 """The table's columns and their widths (fixed: the rows change all the time)."""
 
 
@@ -43,7 +44,7 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
         yield DataTable(id="lobby-table", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="lobby-message")
+        yield Static("", id="lobby-message", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -61,7 +62,7 @@ class LobbyScreen(Screen[None]):
         selected = self.selected_race()
         table.clear()
         for entry in self.client.lobby.values():
-            table.add_row(entry.race, entry.creator, f"{entry.seats}/2", str(entry.status), entry_options(entry), key=entry.race)
+            table.add_row(entry.race, escape(creator_label(entry)), f"{entry.seats}/2", str(entry.status), entry_options(entry), key=entry.race)
         if selected in self.client.lobby:
             table.move_cursor(row=table.get_row_index(selected))
         title = f"Lobby of {self.client.url}: [b]{len(self.client.lobby)}[/] open race(s)"

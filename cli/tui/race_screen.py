@@ -19,6 +19,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
@@ -29,7 +30,7 @@ from cli.tui.dialogs import Confirm, ResultScreen
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
-from client.race_view import Connection, RaceView, attempt_ending_words, clock_text
+from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label
 from shared import FOUNDATION, Card, EngineError, Move, Special, card_text, move_text
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult
@@ -117,7 +118,7 @@ class RaceScreen(Screen[None]):
                 yield Static("", id="opponent")
                 yield OptionList(id="moves")
         yield Static("", id="entry")
-        yield Static("", id="message")
+        yield Static("", id="message", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -134,7 +135,7 @@ class RaceScreen(Screen[None]):
         """Everything again from the view."""
         view = self.view
         me = view.me
-        title = f"{view.name(view.slot or 0)} (you)"
+        title = player_label(view.me.name, view.me.account, view.me.bot, you=True) if view.me is not None and view.me.name else "You"
         if me is not None and not me.playing:
             title += f" - {attempt_ending_words(me.state)}"
         lit = {move.target for move in self.choices}
@@ -176,12 +177,12 @@ class RaceScreen(Screen[None]):
         if opponent is None:
             return
         now = self.session.now()
-        if not opponent.name:
+        if not opponent.label:
             text = "[dim]Waiting for an opponent ...[/]"
         else:
             state = "playing" if opponent.playing else attempt_ending_words(opponent.state)
             text = (
-                f"[b]{opponent.name}[/]  {connection_words(opponent.connection, opponent.grace_until, now)}\n"
+                f"[b]{escape(opponent.label)}[/]  {connection_words(opponent.connection, opponent.grace_until, now)}\n"
                 f"{progress_bar(opponent.count)} {opponent.count}/52\n{state}"
             )
         self.query_one("#opponent", Static).update(text)
@@ -213,7 +214,7 @@ class RaceScreen(Screen[None]):
         if line:
             self.say(line)
         if self.session.view is not None and self.view.race_id != before:
-            self.new_race()
+            self.new_race(line or f"Rematch: race {self.view.race_id}.")
             return
         self.redraw()
         if isinstance(item, RaceResult) and item.race == self.view.race_id:
@@ -240,13 +241,13 @@ class RaceScreen(Screen[None]):
 
         self.app.push_screen(ResultScreen(self.view), chosen)
 
-    def new_race(self) -> None:
-        """A rematch seated us in a new race: close the result screen and start over."""
+    def new_race(self, message: str) -> None:
+        """A rematch (or a rated quick match's pairing) seated us in a new race: close the result screen, start over."""
         if self._result_shown and isinstance(self.app.screen, ResultScreen):
             self.app.pop_screen()
         self._result_shown = False
         self.typed, self.selected, self.choices = "", None, []
-        self.say(f"Rematch: race {self.view.race_id}.")
+        self.say(message)
         self.redraw()
 
     async def offer_rematch(self) -> str:
@@ -255,7 +256,7 @@ class RaceScreen(Screen[None]):
             before = self.view.race_id
             text = await self.session.rematch()
             if self.view.race_id != before:
-                self.new_race()
+                self.new_race(text)
             return text
         except ServerError as error:
             return refusal_text(error)

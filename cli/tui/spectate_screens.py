@@ -47,7 +47,7 @@ class SpectatorScreen(Screen[None]):
         with Horizontal(classes="boards"):
             yield BoardWidget(id="board-0")
             yield BoardWidget(id="board-1")
-        yield Static("", classes="message", id="spectator-message")
+        yield Static("", classes="message", id="spectator-message", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
