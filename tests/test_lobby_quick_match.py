@@ -9,7 +9,7 @@ from race_helpers import player, server_config
 
 from client import RaceClient
 from server.app import RaceServer
-from shared.protocol import Countdown, PlayerJoined, Queued, RaceClosed, RaceSettings, Seated, Started
+from shared.protocol import Countdown, PlayerJoined, PlayerLeft, Queued, RaceClosed, RaceSettings, Seated, Started
 
 
 async def test_two_players_with_the_same_settings_are_paired_and_race(race_server: RaceServer) -> None:
@@ -129,3 +129,55 @@ async def test_a_client_that_closes_while_queued_does_not_leave_a_ghost_entry_on
         queued = await again.quick_match(settings)
         paired = await bob.quick_match(settings)
         assert isinstance(paired, Seated) and paired.race.race == queued.race.race
+
+
+async def test_a_waiting_player_whose_partner_left_the_countdown_is_queued_again_and_paired_with_the_next_request(
+    redis_url: str,
+) -> None:
+    """Ann waits, Bob (another process) is paired and leaves in the countdown: Ann's race is queued again, so Cid is
+    paired with it; when Cid leaves too, Ann can cancel, and Dan is then not paired with the cancelled race."""
+    settings = RaceSettings(time_limit=48)
+    async with (
+        RaceServer(server_config(redis_url, countdown_seconds=60)) as first,
+        RaceServer(server_config(redis_url, countdown_seconds=60)) as second,
+        players(first.url, "Ann") as (ann,),
+        players(second.url, "Bob", "Cid", "Dan") as (bob, cid, dan),
+    ):
+        waiting = await ann.quick_match(settings)
+        assert isinstance(waiting, Queued)
+        race_id = waiting.race.race
+        paired = await bob.quick_match(settings)
+        assert isinstance(paired, Seated) and paired.race.race == race_id
+        await ann.wait_for(Countdown)
+        await bob.leave(race_id)
+        assert (await ann.wait_for(PlayerLeft)).slot == 1
+
+        again = await cid.quick_match(settings)
+        assert isinstance(again, Seated) and (again.race.race, again.slot) == (race_id, 1)
+        assert again.race.players[0].name == "Ann"
+        joined = await ann.wait_for(PlayerJoined)
+        assert (joined.slot, joined.name) == (1, "Cid")
+        await ann.wait_for(Countdown)
+
+        await cid.leave(race_id)
+        await ann.wait_for(PlayerLeft)
+        await ann.cancel_quick_match()
+        closed = await ann.wait_for(RaceClosed)
+        assert (closed.race, closed.reason) == (race_id, "cancelled")
+        assert isinstance(await dan.quick_match(settings), Queued)  # not paired with Ann's cancelled race
+
+
+async def test_a_new_request_replaces_a_race_queued_again_after_its_partner_left(redis_url: str) -> None:
+    settings = RaceSettings(time_limit=49)
+    async with (
+        RaceServer(server_config(redis_url, countdown_seconds=60)) as server,
+        players(server.url, "Ann", "Bob") as (ann, bob),
+    ):
+        waiting = await ann.quick_match(settings)
+        assert isinstance(waiting, Queued)
+        assert isinstance(await bob.quick_match(settings), Seated)
+        await bob.leave(waiting.race.race)
+        replacing = await ann.quick_match(RaceSettings(time_limit=50))
+        assert isinstance(replacing, Queued) and replacing.race.race != waiting.race.race
+        closed = await ann.wait_for(RaceClosed)
+        assert (closed.race, closed.reason) == (waiting.race.race, "cancelled")

@@ -12,7 +12,8 @@ from race_helpers import server_config
 from client import RaceClient
 from server.app import RaceServer
 from server.services.quick_match import RatingWindow
-from shared.protocol import PlayerJoined, Queued, RaceClosed, RaceResult, RaceSettings, Seated, Started
+from server.store import keys
+from shared.protocol import Countdown, PlayerJoined, PlayerLeft, Queued, RaceClosed, RaceResult, RaceSettings, Seated, Started
 
 
 def own_queue(limit: int) -> RaceSettings:
@@ -103,3 +104,27 @@ async def test_the_same_two_players_are_not_paired_twice_in_a_row_while_someone_
     assert isinstance(bob_seated, Seated) and bob_seated.race.race == cid_waiting.race.race
     for client in (ann, bob, cid):
         await client.close()
+
+
+async def test_a_rated_player_whose_partner_left_the_countdown_waits_again_with_its_window_and_is_paired(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, countdown_seconds=60)) as server:
+        ann, bob, cid = [await registered(server.url, new_handle(name)) for name in ("Ann", "Bob", "Cid")]
+        for client, rating in ((ann, 1500), (bob, 1550), (cid, 1560)):
+            await set_rating(server, client, rating)
+        settings = own_queue(4325)
+        waiting = await ann.quick_match(settings)
+        assert isinstance(waiting, Queued)
+        race_id = waiting.race.race
+        assert isinstance(await bob.quick_match(settings), Seated)
+        await event_of(ann, race_id, Countdown)
+        await bob.leave(race_id)
+        await event_of(ann, race_id, PlayerLeft)
+        assert server.redis is not None and ann.session is not None
+        meta = await server.redis.hget(keys.QUICK_MATCH_RATINGS, f"{race_id}:{ann.session.player}")
+        record = await server.races.record(race_id)  # type: ignore[union-attr]
+        assert meta is not None and meta.decode() == f"{1500.0!r}|{record.created_at}"  # its wait counts from its request
+        seated = await cid.quick_match(settings)
+        assert isinstance(seated, Seated) and (seated.race.race, seated.slot) == (race_id, 1)
+        await event_of(ann, race_id, Countdown)
+        for client in (ann, bob, cid):
+            await client.close()

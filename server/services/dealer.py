@@ -51,6 +51,11 @@ def settings_key(settings: RaceSettings) -> str:
     )
 
 
+def settings_key_of(record: RaceRecord) -> str:
+    """The quick-match settings key ``record`` was dealt for (its seed counts only when the request fixed it)."""
+    return settings_key(replace(settings_of(record), seed=record.seed if record.seed_fixed else None))
+
+
 class Dealer:
     """Turns settings into a new race's rules and seed."""
 

@@ -134,6 +134,9 @@ class LobbyService:
         self.invite_ttl_ms = invite_ttl_ms
         self._owners: set[Owner] = set()
         self._loop = BackgroundLoop("lobby: heartbeat")
+        self.requeue: Callable[[RaceRecord], Awaitable[None]] | None = None
+        """Puts a quick-match race whose second player left the countdown back into its queue (set by the quick-match
+        service, which knows ratings)."""
 
     # --- requests ----------------------------------------------------------------------------------
 
@@ -202,6 +205,8 @@ class LobbyService:
             raise
         if slot == 1 and self.races.books is not None:
             await self.races.books.seat_freed(record)
+        if slot == 1 and outcome is RaceStatus.WAITING and record.origin == "quick_match" and self.requeue is not None:
+            await self.requeue(await self.races.record(race_id))
         if outcome is RaceStatus.CLOSED:
             owner.races.discard(race_id)
             await self.store.close(race_id, record.invite)

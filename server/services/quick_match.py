@@ -20,12 +20,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from server.services.background import BackgroundLoop
-from server.services.dealer import Dealer, checked_profile, settings_key
+from server.services.dealer import Dealer, checked_profile, settings_key, settings_key_of
 from server.services.errors import ServiceError
 from server.services.lobby import LobbyService, Owner
 from server.services.race import RaceService, SeatedRace, new_race_id
 from server.services.ratings import check_rated
-from server.store import Identity, NewRace, Partner, QueueEntry, QuickMatchStore
+from server.store import Identity, NewRace, Partner, QueueEntry, QuickMatchStore, RaceRecord
 from shared.protocol import CloseReason, ErrorCode, RaceSettings, RaceStatus
 
 
@@ -77,6 +77,7 @@ class QuickMatchService:
         self.window = window or RatingWindow()
         self.retry_seconds = retry_seconds
         self._loop = BackgroundLoop("quick match: rated retries")
+        lobby.requeue = self.requeue
 
     async def quick_match(self, who: Identity, settings: RaceSettings, owner: Owner) -> tuple[SeatedRace, bool]:
         """Join a waiting partner's race (False), or wait in a race of one's own (True). Replaces an earlier entry."""
@@ -119,6 +120,17 @@ class QuickMatchService:
         if owner.queue is not None and owner.queue.race_id == entry.race_id:
             owner.queue = None
         await self.lobby.abandon(entry.race_id, player, reason=CloseReason.CANCELLED)
+
+    async def requeue(self, record: RaceRecord) -> None:
+        """The second player left the countdown of quick-match race ``record``, which waits again: its creator goes
+        back into the queue of its settings (at the back; a rated wait, and so its window, counts from its request),
+        unless it asked for another quick match meanwhile. Its connection's process keeps the entry's heartbeat."""
+        if record.status is not RaceStatus.WAITING or not record.seats:
+            return
+        player = record.seats[0].player
+        rating = await self.rating_of(record.profile, player) if record.rated and self.rating_of is not None else None
+        entry = QueueEntry(settings_key=settings_key_of(record), race_id=record.race_id, player=player)
+        await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
 
     # --- widening rated windows -----------------------------------------------------------------
 

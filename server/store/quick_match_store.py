@@ -93,6 +93,15 @@ class QuickMatchStore:
         )
         return bool(removed)
 
+    async def requeue(self, entry: QueueEntry, *, rating: float | None, queued_at: int) -> bool:
+        """Queue ``entry`` again (its race waits again after a pairing fell through), its wait counted from
+        ``queued_at``; False if the player holds another entry already (it asked again meanwhile)."""
+        queued = await self.scripts.quick_match_requeue(
+            keys=[keys.quick_match_queue(entry.settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS],
+            args=[entry.player, entry.member, entry.settings_key, "" if rating is None else repr(rating), queued_at],
+        )
+        return bool(queued)
+
     @repeatable
     async def heartbeat(self, entries: Iterable[QueueEntry], now_ms: int) -> None:
         """Refresh entries whose owner is still connected (entries no longer queued stay out)."""

@@ -37,6 +37,7 @@ class Scripts:
         self.invite_refund: AsyncScript = redis.register_script(_source("invite_refund"))
         self.quick_match: AsyncScript = redis.register_script(_source("quick_match"))
         self.quick_match_cancel: AsyncScript = redis.register_script(_source("quick_match_cancel"))
+        self.quick_match_requeue: AsyncScript = redis.register_script(_source("quick_match_requeue"))
         self.seed_pool_add: AsyncScript = redis.register_script(_source("seed_pool_add"))
         self.account_register: AsyncScript = redis.register_script(_source("account_register"))
         self.rated_begin: AsyncScript = redis.register_script(_source("rated_begin"))
