@@ -181,3 +181,36 @@ async def test_a_new_request_replaces_a_race_queued_again_after_its_partner_left
         assert isinstance(replacing, Queued) and replacing.race.race != waiting.race.race
         closed = await ann.wait_for(RaceClosed)
         assert (closed.race, closed.reason) == (waiting.race.race, "cancelled")
+
+
+async def test_a_race_queued_again_is_paired_with_a_player_who_queued_during_its_countdown(redis_url: str) -> None:
+    """Cid asked for the same settings while Ann's countdown ran, so it waits in a race of its own: once Bob leaves,
+    one of the two waiting players is moved into the other's race (``paired``) and they race."""
+    settings = RaceSettings(time_limit=51)
+    config = server_config(redis_url, countdown_seconds=60, quick_match_retry_seconds=0.1)
+    async with RaceServer(config) as server, players(server.url, "Ann", "Bob", "Cid") as (ann, bob, cid):
+        waiting = await ann.quick_match(settings)
+        assert isinstance(waiting, Queued)
+        assert isinstance(await bob.quick_match(settings), Seated)
+        await ann.wait_for(Countdown)
+        cid_waiting = await cid.quick_match(settings)
+        assert isinstance(cid_waiting, Queued) and cid_waiting.race.race != waiting.race.race
+        await bob.leave(waiting.race.race)
+        races = server.races
+        assert races is not None
+
+        async def one_race_closed() -> bool:
+            statuses = [(await races.record(race_id)).status for race_id in (waiting.race.race, cid_waiting.race.race)]
+            return "closed" in statuses
+
+        await wait_until(one_race_closed, timeout=15, what="one waiting player to be moved into the other's race")
+        ann_moved = (await races.record(waiting.race.race)).status == "closed"
+        mover, stayer = (ann, cid) if ann_moved else (cid, ann)
+        left_race, stayed_race = (waiting.race.race, cid_waiting.race.race) if ann_moved else (cid_waiting.race.race, waiting.race.race)
+        closed = await mover.wait_for(RaceClosed)
+        assert (closed.race, closed.reason, closed.new_race) == (left_race, "paired", stayed_race)
+        joined = await stayer.wait_for(PlayerJoined)
+        while joined.race != stayed_race or joined.slot != 1:
+            joined = await stayer.wait_for(PlayerJoined)
+        assert joined.name == ("Ann" if ann_moved else "Cid")
+        await stayer.wait_for(Countdown)

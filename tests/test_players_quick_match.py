@@ -122,7 +122,7 @@ async def test_a_rated_player_whose_partner_left_the_countdown_waits_again_with_
         assert server.redis is not None and ann.session is not None
         meta = await server.redis.hget(keys.QUICK_MATCH_RATINGS, f"{race_id}:{ann.session.player}")
         record = await server.races.record(race_id)  # type: ignore[union-attr]
-        assert meta is not None and meta.decode() == f"{1500.0!r}|{record.created_at}"  # its wait counts from its request
+        assert meta == f"{1500.0!r}|{record.created_at}".encode()  # its wait counts from its request
         seated = await cid.quick_match(settings)
         assert isinstance(seated, Seated) and (seated.race.race, seated.slot) == (race_id, 1)
         await event_of(ann, race_id, Countdown)

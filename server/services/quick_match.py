@@ -11,6 +11,9 @@ Rated requests queue apart from unrated ones and pair by rating: the closest rat
 the longer either player waits (:class:`RatingWindow`), never the same two players twice in a row while someone
 else fits. As windows widen, each process retries the rated entries its connections hold every second; a
 player paired that way is seated in the partner's race and its own waiting race closes (``paired``).
+
+A race whose second player left the countdown goes back into its queue (:meth:`QuickMatchService.requeue`); should
+someone else have queued meanwhile, the same retries pair the two unrated entries too.
 """
 
 from __future__ import annotations
@@ -139,25 +142,32 @@ class QuickMatchService:
         self._loop.stop()
 
     async def run(self) -> None:
-        """Retry the rated entries of this process's connections every ``retry_seconds``, until stopped."""
+        """Retry the waiting entries of this process's connections every ``retry_seconds``, until stopped."""
 
         async def step() -> None:
             await asyncio.sleep(self.retry_seconds)
-            await self.retry_rated_once()
+            await self.retry_waiting_once()
 
         await self._loop.run(step, retry_seconds=self.retry_seconds)
 
-    async def retry_rated_once(self) -> int:
-        """Pair each waiting rated entry held here whose window now reaches someone; returns how many were paired."""
+    async def retry_waiting_once(self) -> int:
+        """Pair each entry held here that waits while someone fits: a rated one whose window now reaches someone, an
+        unrated one whose queue holds another entry (a race queued again after its second player left the countdown,
+        while someone else queued). Returns how many were paired."""
+        held = [(owner, owner.queue) for owner in self.lobby.owners() if owner.queue is not None]
+        unrated = {entry.settings_key for _, entry in held if not is_rated(entry)}
+        crowded = await self.store.crowded(unrated) if unrated else set()
         paired = 0
-        for owner in self.lobby.owners():
-            entry, who, tell = owner.queue, owner.identity, owner.on_paired
-            if entry is None or who is None or tell is None or not entry.settings_key.endswith("/rated") or self.rating_of is None:
+        for owner, entry in held:
+            who, tell = owner.identity, owner.on_paired
+            if who is None or tell is None or (is_rated(entry) and self.rating_of is None):
+                continue
+            if not is_rated(entry) and entry.settings_key not in crowded:
                 continue
             record = await self.races.store.load_race(entry.race_id)
-            if record is None or record.status is not RaceStatus.WAITING:
+            if record is None or record.status is not RaceStatus.WAITING or owner.queue != entry:
                 continue
-            rating = await self.rating_of(record.profile, who.player)
+            rating = await self.rating_of(record.profile, who.player) if is_rated(entry) and self.rating_of is not None else None
             partner = await self.store.pair_or_wait(
                 entry.settings_key, who.player, entry.race_id, rating=rating, waiting=True, window=self.window.as_args()
             )
@@ -166,7 +176,7 @@ class QuickMatchService:
             owner.queue = None
             joined = await self._join(partner, who)
             if joined is None:  # the partner's race went away meanwhile: wait again
-                await self.store.pair_or_wait(entry.settings_key, who.player, entry.race_id, rating=rating, window=self.window.as_args())
+                await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
                 owner.queue = entry
                 continue
             await self.races.leave(entry.race_id, who.player, next_seed=record.seed, reason=CloseReason.PAIRED, new_race=joined.info.race)
@@ -190,3 +200,8 @@ class QuickMatchService:
             if error.code in UNJOINABLE:
                 return None
             raise
+
+
+def is_rated(entry: QueueEntry) -> bool:
+    """Whether the entry waits in a rated queue (pairing by rating)."""
+    return entry.settings_key.endswith("/rated")

@@ -65,7 +65,8 @@ class QuickMatchStore:
 
         Rated queues (``rating`` given) pair the closest rating within ``window`` (base points, points per step, step
         ms, wait ms after which any rating pairs) of the longer wait, and avoid repeating a player's last pairing;
-        ``waiting``: the player already waits in ``race_id`` (a later attempt: never queued twice).
+        ``waiting``: the player already waits in ``race_id`` (a later attempt: never queued twice; when paired, its own
+        entry leaves the queue too).
         """
         result: list[Any] = await self.scripts.quick_match(
             keys=[keys.quick_match_queue(settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS, keys.QUICK_MATCH_LAST],
@@ -101,6 +102,16 @@ class QuickMatchStore:
             args=[entry.player, entry.member, entry.settings_key, "" if rating is None else repr(rating), queued_at],
         )
         return bool(queued)
+
+    @repeatable
+    async def crowded(self, settings_keys: Iterable[str]) -> set[str]:
+        """The settings keys whose queue holds more than one entry (two players wait who could be paired)."""
+        wanted = list(settings_keys)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for settings_key in wanted:
+                pipe.zcard(keys.quick_match_queue(settings_key))
+            counts: list[int] = await pipe.execute()
+        return {settings_key for settings_key, count in zip(wanted, counts) if count > 1}
 
     @repeatable
     async def heartbeat(self, entries: Iterable[QueueEntry], now_ms: int) -> None:

@@ -3,7 +3,8 @@
 --       3 ratings of rated entries (hash member -> '<rating>|<queued at ms>'), 4 last opponents (hash player -> player)
 -- ARGV: 1 player, 2 own race to wait in ('' = pair only, never wait), 3 settings key, 4 staleness (ms),
 --       5 the caller's rating ('' = an unrated queue: first come, first paired),
---       6 '1' when the caller already waits in this queue in race ARGV[2] (a later pairing attempt: its wait counts),
+--       6 '1' when the caller already waits in this queue in race ARGV[2] (a later pairing attempt: its wait counts,
+--         and its own entry is taken off too when it is paired),
 --       7 widening: base window, 8 points added per step, 9 step (ms), 10 wait (ms) after which any rating pairs
 -- Returns {1, partner race, partner player} | {2} (now waiting) | {0} (nobody waiting, not queued)
 local t = redis.call('TIME')
@@ -20,13 +21,16 @@ for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now
 local own = ARGV[2] .. ':' .. ARGV[1]
 local rated = ARGV[5] ~= ''
 if not rated then
+  if ARGV[6] == '1' and not redis.call('ZSCORE', KEYS[1], own) then return {0} end  -- paired (or dropped) meanwhile
   for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, 15)) do
     local race, player = string.match(member, '^([^:]+):(.+)$')
     if player ~= ARGV[1] then
       forget(member)
+      if ARGV[6] == '1' then forget(own) end
       return {1, race, player}
     end
   end
+  if ARGV[6] == '1' then return {0} end
 else
   -- Rated: the closest rating within the window of the longer wait; a repeat of one's last pairing only when no
   -- one else fits.
