@@ -76,7 +76,7 @@ CLOSED_REASONS: Final[dict[CloseReason, str]] = {
     CloseReason.LOBBY_FULL: "the lobby was full",
     CloseReason.EXPIRED: "nobody joined in time",
     CloseReason.OPERATOR: "an operator closed it",
-    CloseReason.PAIRED: "rated quick match seated you in another race",
+    CloseReason.PAIRED: "quick match seated you in another race",
 }
 """Why a race closed before its start, in words."""
 
