@@ -71,10 +71,12 @@ def _is_redis_server(pid: int) -> bool:
 class EmbeddedRedis:
     """Starts redis-server on 127.0.0.1 and stops it (SIGTERM: it flushes its append-only file first)."""
 
-    def __init__(self, data_dir: Path, *, persistent: bool = True, port: int | None = None) -> None:
+    def __init__(self, data_dir: Path, *, persistent: bool = True, port: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
+        """``extra_args`` go on redis-server's command line after the project's own (e.g. cluster mode)."""
         self.data_dir = data_dir
         self.persistent = persistent
         self.port = port or free_port()
+        self.extra_args = extra_args
         self.process: subprocess.Popen[bytes] | None = None
         self._lock_file: IO[str] | None = None
 
@@ -94,7 +96,7 @@ class EmbeddedRedis:
         persistence = ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistent else ["--appendonly", "no"]
         command = [
             binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir.resolve()),
-            "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log", "--pidfile", str(self._pid_file.resolve()), *persistence,
+            "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log", "--pidfile", str(self._pid_file.resolve()), *persistence, *self.extra_args,
         ]  # fmt: skip
         # A session of its own: Ctrl-C in the terminal must not stop Redis before the server has shut down.
         self.process = subprocess.Popen(
