@@ -9,21 +9,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from cli.output import EXIT_OK, CommandError
 from server import config, logs
 from server.app import ServerConfig, TlsSetupError, serve_until_signal
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 from server.logs import LogFormat
+from server.store.durability import Durability, StoreNotReady
 
 EPILOG = """\
 settings: every setting and limit is a key of a TOML config file (--config FILE); environment variables
 override the file and flags override both. `flowergarden serve --print-config` prints the effective settings
 as a config file (all keys, with their values), e.g. to start one from. An unknown key is an error.
 Environment variables: FLOWERGARDEN_<KEY> (a table's keys as FLOWERGARDEN_<TABLE>_<KEY>, e.g.
-FLOWERGARDEN_LIMITS_RATE_PER_SECOND=50), and REDIS_URL. The common ones:
+FLOWERGARDEN_LIMITS_RATE_PER_SECOND=50), REDIS_URL and REDIS_CLUSTER_URL. The common ones:
   REDIS_URL               Redis to use, e.g. redis://localhost:6379/0 (default: an embedded redis-server)
+  REDIS_CLUSTER_URL       Redis Cluster to use instead: node URLs, comma-separated (any reachable one is enough)
   FLOWERGARDEN_HOST       address to listen on (default 127.0.0.1; 0.0.0.0 in containers)
   FLOWERGARDEN_PORT       port to listen on (default 8765)
   FLOWERGARDEN_DATA_DIR   folder of the embedded Redis' append-only file (default ./var/redis)
@@ -44,12 +46,22 @@ lobby watchers may be on different processes, and quick match pairs players acro
 shuts down gracefully: the process stops accepting, answers the requests in flight, sends every client
 `server_shutdown` and closes with 1001 so it reconnects to another process; every acknowledged move is
 already in Redis. `flowergarden admin drain` instead lets the races under way finish first.
+
+On a Redis Cluster (--redis-cluster redis://host:port[,redis://host:port...], or REDIS_CLUSTER_URL) every race
+lives in one hash slot, so races spread over the primaries; the server refuses to start while the cluster is not
+ok or a node is down. --durability says when a move is acknowledged: primary (the primary ran it; a failover
+may lose the last writes), replica (a replica confirmed it with WAIT within --durability-timeout, else the
+client gets unavailable and resends), fsync (every node must run appendonly yes + appendfsync always; checked
+at start). See docs/STORAGE.md "Durability levels" for what each one costs.
 """
 
 FLAG_KEYS = {
     "host": "host",
     "port": "port",
     "redis": "redis_url",
+    "redis_cluster": "redis_cluster_url",
+    "durability": "durability",
+    "durability_timeout": "durability_timeout_seconds",
     "data_dir": "data_dir",
     "countdown": "countdown_seconds",
     "spectator_delay": "spectator_delay_seconds",
@@ -94,7 +106,22 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--print-config", action="store_true", help="print the effective settings as TOML and exit")
     parser.add_argument("--host", help="listen address (default 127.0.0.1)")
     parser.add_argument("--port", type=_port, help="listen port (default 8765; 0 picks a free one, printed at start)")
-    parser.add_argument("--redis", metavar="URL", help="Redis URL (default: embedded Redis)")
+    store = parser.add_mutually_exclusive_group()
+    store.add_argument("--redis", metavar="URL", help="Redis URL (default: embedded Redis)")
+    store.add_argument(
+        "--redis-cluster", metavar="URL[,URL...]",
+        help="Redis Cluster node URLs, comma-separated; any reachable node is enough to find the others",
+    )
+    parser.add_argument(
+        "--durability", choices=[level.value for level in Durability],
+        help="when a move is acknowledged: the primary ran it (primary, the default), a replica has it (replica: "
+        "WAIT 1), or the primary fsynced it (fsync: needs appendfsync always on every node)",
+    )
+    parser.add_argument(
+        "--durability-timeout", type=_positive_seconds, metavar="SECONDS",
+        help="how long a change waits for its replica at --durability replica before the client is told "
+        "unavailable (default 1)",
+    )
     parser.add_argument("--data-dir", help="data folder of the embedded Redis (default var/redis)")
     parser.add_argument("--certfile", metavar="PEM", help="TLS certificate (chain) for wss:// (with --keyfile)")
     parser.add_argument("--keyfile", metavar="PEM", help="TLS private key of --certfile")
@@ -256,7 +283,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_OK
     logs.configure(settings.log_format, settings.log_level)
     embedded: EmbeddedRedis | None = None
-    if not settings.redis_url:
+    if not settings.redis_url and not settings.redis_cluster_url:
         data_dir = Path(settings.data_dir)
         embedded = EmbeddedRedis(data_dir, persistent=True)
         try:
@@ -269,6 +296,10 @@ def run_serve(args: argparse.Namespace) -> int:
         asyncio.run(serve_until_signal(settings))
     except TlsSetupError as error:
         raise CommandError("bad_tls", str(error)) from None
+    except StoreNotReady as error:
+        raise CommandError("store_not_ready", str(error)) from None
+    except RedisClusterException as error:
+        raise CommandError("server_failed", f"Redis Cluster at {settings.redis_cluster_url}: {error}") from None
     except (RedisError, OSError) as error:
         raise CommandError("server_failed", f"{error} (is Redis reachable at {settings.redis_url}? is port {settings.port} free?)") from None
     finally:

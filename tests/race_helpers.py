@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from server_processes import ClusterUrl
+
 from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.services.accounts import LoginLimits
@@ -21,7 +23,8 @@ GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
 def server_config(redis_url: str, **overrides: object) -> ServerConfig:
     """Server settings for tests: a free port, a short countdown, fast timers, no solver filling the seed pool."""
     settings: dict[str, object] = {
-        "redis_url": redis_url,
+        "redis_url": "" if isinstance(redis_url, ClusterUrl) else redis_url,
+        "redis_cluster_url": redis_url if isinstance(redis_url, ClusterUrl) else "",
         "port": 0,
         "countdown_seconds": 0.05,
         "timer_interval": 0.05,

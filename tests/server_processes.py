@@ -66,6 +66,16 @@ async def resign_and_read(host: RaceClient, race_id: str, process: subprocess.Po
     return result, output
 
 
+class ClusterUrl(str):
+    """The comma-joined node URLs of a test Redis Cluster: a ``str`` so that tests written for one Redis take it, and
+    the helpers that start servers pass it as ``--redis-cluster`` (``ServerConfig.redis_cluster_url``)."""
+
+
+def store_flags(redis_url: str) -> tuple[str, str]:
+    """The ``flowergarden serve`` flag and value that select this store."""
+    return ("--redis-cluster" if isinstance(redis_url, ClusterUrl) else "--redis", redis_url)
+
+
 LISTENING = re.compile(r"serving races on ws://[^:\s]+:(\d+)")
 """The line ``flowergarden serve`` prints once it listens."""
 
@@ -86,7 +96,7 @@ class ServerProcess:
         self.log_path = log_path
         self._log = log_path.open("w")
         self.process = flowergarden(
-            "serve", "--redis", redis_url, "--port", "0", *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log
+            "serve", *store_flags(redis_url), "--port", "0", *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log
         )
 
     @property

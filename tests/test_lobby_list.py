@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import SpawnServers
+from conftest import ON_BOTH_STORES, SpawnServers
 from lobby_helpers import next_lobby_event, no_lobby_event, players, refused, wait_until
 from race_helpers import player, server_config
 
@@ -25,6 +25,7 @@ from shared.protocol import (
 )
 
 
+@ON_BOTH_STORES
 async def test_a_created_race_appears_fills_and_disappears_when_it_starts(race_server: RaceServer) -> None:
     async with players(race_server.url, "Wes", "Ann", "Bob") as (watcher, ann, bob):
         await watcher.watch_lobby()
@@ -131,6 +132,7 @@ async def test_a_creator_who_disconnects_takes_its_waiting_race_off_the_list(rac
         assert record is not None and (record.status, record.result_reason) == ("closed", "abandoned")
 
 
+@ON_BOTH_STORES
 async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_server: RaceServer, spawn_servers: SpawnServers) -> None:
     """The lobby feed is a Redis Stream: a race created on this process shows up on a separate server process."""
     (other,) = await spawn_servers(1)
@@ -145,6 +147,7 @@ async def test_a_watcher_on_another_server_process_sees_the_changes_live(race_se
         assert isinstance(removed, LobbyRemoved) and removed.race == race_id
 
 
+@ON_BOTH_STORES
 async def test_races_of_a_killed_server_process_are_closed_by_another(redis_url: str, spawn_servers: SpawnServers) -> None:
     """Each process refreshes a heartbeat of its open races; when a process dies, another one closes them."""
     fast = LobbyLimits(heartbeat_seconds=0.1, stale_seconds=1.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from conftest import ON_BOTH_STORES
 from lobby_helpers import no_lobby_event, players, refused, wait_until
 from race_helpers import player, server_config
 
@@ -12,6 +13,7 @@ from server.app import RaceServer
 from shared.protocol import Countdown, PlayerJoined, PlayerLeft, Queued, RaceClosed, RaceSettings, Seated, Started
 
 
+@ON_BOTH_STORES
 async def test_two_players_with_the_same_settings_are_paired_and_race(race_server: RaceServer) -> None:
     async with players(race_server.url, "Ann", "Bob", "Wes") as (ann, bob, watcher):
         await watcher.watch_lobby()
@@ -85,6 +87,7 @@ async def test_asking_again_replaces_the_earlier_queue_entry(race_server: RaceSe
         assert isinstance(paired, Seated) and paired.race.race == second.race.race
 
 
+@ON_BOTH_STORES
 async def test_concurrent_requests_on_two_processes_pair_every_player_exactly_once(redis_url: str) -> None:
     """Ten players ask at once, half on each process: five races, every player in exactly one."""
     settings = RaceSettings(time_limit=7)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from conftest import SpawnServers
+from conftest import ON_BOTH_STORES, SpawnServers
 from race_helpers import events_until, events_until_each, play, player
 from winning_lines import first_foundation_prefix, winning_deal
 
@@ -29,6 +29,7 @@ def is_result(event: RaceEvent) -> bool:
     return isinstance(event, RaceResult)
 
 
+@ON_BOTH_STORES
 async def test_players_on_two_processes_and_a_spectator_on_a_third_see_one_race_in_order(spawn_servers: SpawnServers) -> None:
     seed, line = winning_deal()
     first, second, third = await spawn_servers(3)
@@ -67,6 +68,7 @@ async def test_players_on_two_processes_and_a_spectator_on_a_third_see_one_race_
             await client.close()
 
 
+@ON_BOTH_STORES
 async def test_a_killed_process_leaves_no_ghosts_and_another_process_ends_its_players_attempt(
     race_server: RaceServer, spawn_servers: SpawnServers
 ) -> None:

@@ -8,6 +8,7 @@ import itertools
 import time
 
 import pytest
+from conftest import ON_BOTH_STORES
 from race_helpers import events_until, play, player, seated_race, server_config, store_of
 from winning_lines import winning_deal
 
@@ -33,6 +34,7 @@ def assert_boards_match(watching: Watching, seed: int, actions: dict[int, list[s
         assert board.count == expected.foundation_count
 
 
+@ON_BOTH_STORES
 async def test_a_spectator_sees_every_move_of_both_players_in_order(redis_url: str) -> None:
     seed, line = winning_deal()
     # A countdown long enough that the snapshot is surely taken before the start.
@@ -90,6 +92,7 @@ async def test_a_late_spectator_gets_the_current_boards_then_the_moves_that_foll
         await eve.close()
 
 
+@ON_BOTH_STORES
 async def test_spectators_lag_by_the_delay_and_start_from_the_past_never_the_live_state(race_server: RaceServer) -> None:
     """With a 1 s delay: the snapshot is the race as of ``as_of`` = now − 1 s (rebuilt from the stored events and
     actions), and no later event reaches the spectator before its server time ``at`` + 1 s."""
@@ -166,6 +169,7 @@ async def test_spectators_cannot_act_in_the_race_they_watch(race_server: RaceSer
         await ann_watching.close()
 
 
+@ON_BOTH_STORES
 async def test_players_see_how_many_watch_across_processes(redis_url: str) -> None:
     """Watchers on two server processes are counted together; unwatching and closing both count down."""
     seed, _ = winning_deal()

@@ -1,5 +1,8 @@
-"""Redis clients for the server: a bounded blocking pool for commands, a separate one for blocking reads; and the
-one retry the stores allow themselves, for operations that are safe to repeat.
+"""Redis clients for the server: one Redis, or a Redis Cluster; a bounded pool for commands, a separate one for
+blocking reads; and the one retry the stores allow themselves, for operations that are safe to repeat.
+
+Everything above the store takes a :data:`RedisClient` and never needs to know which of the two it is: every
+multi-key command and script names keys of one hash slot (docs/STORAGE.md "On a Redis Cluster").
 
 Every command's round trip is measured for ``flowergarden_redis_command_seconds`` (by command name; a pipeline
 counts once, as ``PIPELINE``; a blocking ``XREAD`` includes its wait).
@@ -9,17 +12,22 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from urllib.parse import unquote, urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server import metrics
 
 P = ParamSpec("P")
 T = TypeVar("T")
+
+RedisClient = Redis | RedisCluster
+"""A client of one Redis or of a Redis Cluster."""
 
 
 class MeasuredPipeline(Pipeline):
@@ -54,6 +62,21 @@ class MeasuredRedis(Redis):
         return MeasuredPipeline(self.connection_pool, self.response_callbacks, transaction, shard_hint)
 
 
+class MeasuredRedisCluster(RedisCluster):
+    """A Redis Cluster client whose commands are measured (its pipelines are not)."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        failed = True
+        try:
+            result = await super().execute_command(*args, **kwargs)
+            failed = False
+            return result
+        finally:
+            name = args[0] if args and isinstance(args[0], str) else "?"
+            metrics.redis_command(name.split(" ", 1)[0].upper(), time.perf_counter() - started, failed)
+
+
 def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float | None = 5.0) -> Redis:
     """A client whose pool waits for a free connection instead of raising past ``max_connections``.
 
@@ -65,7 +88,49 @@ def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float 
     return MeasuredRedis(connection_pool=pool)
 
 
-async def count_in_window(redis: Redis, key: str, window_ms: int) -> int:
+def cluster_nodes(urls: str | Sequence[str]) -> list[tuple[str, int]]:
+    """The (host, port) of each ``redis://host:port`` in a comma-separated list (or a sequence); ValueError if one is
+    not such a URL."""
+    items = [part.strip() for part in urls.split(",")] if isinstance(urls, str) else [part.strip() for part in urls]
+    nodes: list[tuple[str, int]] = []
+    for item in filter(None, items):
+        parts = urlsplit(item)
+        if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+            raise ValueError(f"not a redis://host:port URL: {item!r}")
+        nodes.append((parts.hostname, parts.port or 6379))
+    if not nodes:
+        raise ValueError("no Redis Cluster node given")
+    return nodes
+
+
+def connect_cluster(urls: str | Sequence[str], *, max_connections: int = 64, socket_timeout: float | None = 5.0) -> RedisCluster:
+    """A Redis Cluster client that discovers every node from any one of ``urls`` (user and password from the first).
+
+    ``max_connections`` bounds the connections per node. The client connects on first use (or ``initialize()``).
+    """
+    first = urlsplit(urls.split(",")[0].strip() if isinstance(urls, str) else urls[0])
+    return MeasuredRedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in cluster_nodes(urls)],
+        username=unquote(first.username) if first.username else None,
+        password=unquote(first.password) if first.password else None,
+        ssl=first.scheme == "rediss",
+        max_connections=max_connections,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=5,
+    )
+
+
+async def time_ms_at(client: RedisClient, key: str) -> int:
+    """The clock (ms) of the Redis that holds ``key``: on a Cluster, the node serving its slot, whose scripts write
+    the times compared with it (every race's times come from its own node's clock)."""
+    if isinstance(client, RedisCluster):
+        seconds, micros = await client.time(target_nodes=client.get_node_from_key(key))
+    else:
+        seconds, micros = await client.time()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+async def count_in_window(redis: RedisClient, key: str, window_ms: int) -> int:
     """Count one event in the fixed window that starts with the first one (the key expires with it); returns the
     window's count so far."""
     async with redis.pipeline(transaction=True) as pipe:
@@ -75,10 +140,17 @@ async def count_in_window(redis: Redis, key: str, window_ms: int) -> int:
     return int(count)
 
 
+async def drop_idle_connections(client: RedisClient) -> None:
+    """After a connection turned out dead (Redis restarted): close the idle pooled ones, which point at the old process
+    too. A Cluster client has already dropped the failed node's connections and re-reads the slot map by itself."""
+    if isinstance(client, Redis):
+        await client.connection_pool.disconnect(inuse_connections=False)
+
+
 class HasRedis(Protocol):
     """A store: anything with the Redis client it talks through."""
 
-    redis: Redis
+    redis: RedisClient
 
 
 S = TypeVar("S", bound=HasRedis)
@@ -98,7 +170,7 @@ def repeatable(operation: Callable[Concatenate[S, P], Coroutine[Any, Any, T]]) -
         try:
             return await operation(store, *args, **kwargs)
         except RedisConnectionError:
-            await store.redis.connection_pool.disconnect(inuse_connections=False)
+            await drop_idle_connections(store.redis)
             return await operation(store, *args, **kwargs)
 
     return run

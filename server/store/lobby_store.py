@@ -15,10 +15,9 @@ from enum import StrEnum
 from typing import Any
 
 import msgpack
-from redis.asyncio import Redis
 
 from server.store import keys
-from server.store.connection import repeatable
+from server.store.connection import RedisClient, repeatable, time_ms_at
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.protocol import LobbyOp
@@ -85,7 +84,7 @@ def _change(entry_id: bytes, fields: dict[bytes, bytes]) -> LobbyChange:
 class LobbyStore:
     """Open races (listed or private) and the lobby list; ``max_listed`` bounds the list."""
 
-    def __init__(self, redis: Redis, *, max_listed: int = 500, feed_length: int = 1000) -> None:
+    def __init__(self, redis: RedisClient, *, max_listed: int = 500, feed_length: int = 1000) -> None:
         self.redis = redis
         self.scripts = Scripts(redis)
         self.max_listed = max_listed
@@ -167,16 +166,15 @@ class LobbyStore:
 
     @repeatable
     async def now_ms(self) -> int:
-        """Redis' clock."""
-        seconds, micros = await self.redis.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+        """Redis' clock (on a Cluster: the lobby's node, which compares the heartbeats)."""
+        return await time_ms_at(self.redis, keys.LOBBY_ALIVE)
 
 
 @translate_errors
 class LobbyFeedReader:
     """Blocking reads of the lobby feed on a dedicated connection (XREAD BLOCK stays below its socket timeout)."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
 
     async def latest_id(self) -> str:

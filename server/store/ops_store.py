@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from redis.asyncio import Redis
-
 from server.store import keys
+from server.store.connection import RedisClient
 from server.store.errors import translate_errors
 
 REPLY_TTL_MS = 60_000
@@ -63,7 +62,7 @@ def _read_documents(response: Any) -> list[tuple[str, dict[str, Any]]]:
 class OpsStore:
     """Reads and writes the operations keys."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
 
     # --- bans ----------------------------------------------------------------------------------------

@@ -12,10 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-
 from server.store import keys
-from server.store.connection import repeatable
+from server.store.connection import RedisClient, repeatable
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 
@@ -46,7 +44,7 @@ class Partner:
 class QuickMatchStore:
     """Queues of players waiting for an opponent with the same settings."""
 
-    def __init__(self, redis: Redis, *, stale_ms: int) -> None:
+    def __init__(self, redis: RedisClient, *, stale_ms: int) -> None:
         self.redis = redis
         self.scripts = Scripts(redis)
         self.stale_ms = stale_ms

@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
 from server.store import keys
+from server.store.connection import RedisClient
 from server.store.errors import translate_errors
 from server.store.race_store import StoredEvent, decode_event
 
@@ -62,7 +62,7 @@ class RaceChannels:
     Only :meth:`read` reads from the connection (one task); :meth:`listen` and :meth:`forget` only send.
     """
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self._pubsub: PubSub | None = None
         self._closing: set[asyncio.Future[None]] = set()

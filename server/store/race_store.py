@@ -16,11 +16,11 @@ from functools import lru_cache
 from typing import Any, Final
 
 import msgpack
-from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.store import keys
-from server.store.connection import repeatable
+from server.store.connection import RedisClient, drop_idle_connections, repeatable, time_ms_at
+from server.store.durability import Durability, ScriptRunner
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared import card_text, deal
@@ -351,9 +351,21 @@ class RaceStore:
     """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished or
     closed (the retention of casual records; a race created with its own ``NewRace.record_ttl_ms`` keeps that)."""
 
-    def __init__(self, redis: Redis, *, live_ttl_ms: int = DAY_MS, record_ttl_ms: int = 7 * DAY_MS, max_actions: int = 1000) -> None:
+    def __init__(
+        self,
+        redis: RedisClient,
+        *,
+        live_ttl_ms: int = DAY_MS,
+        record_ttl_ms: int = 7 * DAY_MS,
+        max_actions: int = 1000,
+        durability: Durability = Durability.PRIMARY,
+        wait_timeout_ms: int = 1000,
+    ) -> None:
+        """``durability``: when a change counts as stored (a replica confirmed it within ``wait_timeout_ms``, at
+        ``replica``); see server/store/durability.py."""
         self.redis = redis
         self.scripts = Scripts(redis)
+        self.runner = ScriptRunner(redis, durability, wait_timeout_ms=wait_timeout_ms)
         self.live_ttl_ms = live_ttl_ms
         self.record_ttl_ms = record_ttl_ms
         self.max_actions = max_actions
@@ -361,8 +373,9 @@ class RaceStore:
         """Told the lifecycle events (started, attempt_ended, result) of every script this store ran."""
 
     async def _run(self, script: Any, race_id: str, *args: Any, lifecycle_at: int | None = None) -> list[Any]:
-        """Run a race script; ``lifecycle_at`` is where its reply lists the lifecycle events it emitted."""
-        result: list[Any] = await script(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, *args])
+        """Run a race script (acknowledged at the store's durability level); ``lifecycle_at`` is where its reply lists
+        the lifecycle events it emitted."""
+        result: list[Any] = await self.runner.run(script, keys.race_keys(race_id), [self.live_ttl_ms, self.record_ttl_ms, *args])
         if result[0] == 0:
             if len(result) > 3:
                 self._observe(race_id, result[3])
@@ -503,7 +516,7 @@ class RaceStore:
         try:
             result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
         except RedisConnectionError:
-            await self.redis.connection_pool.disconnect(inuse_connections=False)
+            await drop_idle_connections(self.redis)
             result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
             if result[0] == 2 and int(result[1]) == seq + 1:
                 return ApplyResult(move_seq=seq + 1, duplicate=False, finished=False, action=action)  # the first attempt was stored
@@ -648,6 +661,6 @@ class RaceStore:
 
     @repeatable
     async def now_ms(self) -> int:
-        """Redis' clock, the one all deadlines use."""
-        seconds, micros = await self.redis.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+        """Redis' clock, the one all deadlines use (on a Cluster: the clock of the timer index's node, which compares
+        the deadlines; each race's own times come from its node, so the nodes' clocks must agree, e.g. by NTP)."""
+        return await time_ms_at(self.redis, keys.TIMERS)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from importlib import resources
 
-from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
+
+from server.store.connection import RedisClient
 
 
 def _source(name: str) -> str:
@@ -15,7 +16,7 @@ def _source(name: str) -> str:
 class Scripts:
     """The registered scripts of one Redis client (EVALSHA, reloaded by redis-py when Redis forgot them)."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         common = _source("common")
         self.create: AsyncScript = redis.register_script(common + _source("create"))
         self.join: AsyncScript = redis.register_script(common + _source("join"))

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from redis.asyncio import Redis
-
 from server.store import keys
-from server.store.connection import repeatable
+from server.store.connection import RedisClient, repeatable
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 
@@ -16,7 +14,7 @@ from server.store.scripts import Scripts
 class SeedPoolStore:
     """Seeds the solver proved winnable, each handed out once (SPOP)."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self.scripts = Scripts(redis)
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-
 from server.store import keys
-from server.store.connection import count_in_window, repeatable
+from server.store.connection import RedisClient, count_in_window, repeatable
 from server.store.errors import translate_errors
 
 
@@ -28,7 +26,7 @@ class SessionRecord:
 class SessionStore:
     """A session lives ``provisional_ttl_ms`` after its last ``hello`` until it is used, then ``ttl_ms``."""
 
-    def __init__(self, redis: Redis, *, ttl_ms: int = 7 * 24 * 3600 * 1000, provisional_ttl_ms: int = 3600 * 1000) -> None:
+    def __init__(self, redis: RedisClient, *, ttl_ms: int = 7 * 24 * 3600 * 1000, provisional_ttl_ms: int = 3600 * 1000) -> None:
         self.redis = redis
         self.ttl_ms = ttl_ms
         self.provisional_ttl_ms = provisional_ttl_ms
