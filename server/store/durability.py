@@ -58,7 +58,7 @@ class ScriptRunner:
         for _attempt in range(3):
             reply, replicas = await self._script_then_wait(script, keys, args)
             if isinstance(reply, NoScriptError):
-                await self._load(script, keys[0])
+                await self._load(script)
                 continue
             if isinstance(reply, REDIRECTIONS):
                 await self._refresh()  # the slot moved (a failover): not run; send it where the slot is now
@@ -94,11 +94,8 @@ class ScriptRunner:
             raise StoreUnavailable(f"no node serves the slot of {key}")
         return node
 
-    async def _load(self, script: AsyncScript, key: str) -> None:
-        if isinstance(self.client, RedisCluster):
-            await self.client.script_load(script.script, target_nodes=self._node_of(key))  # type: ignore[call-arg]
-        else:
-            await self.client.script_load(script.script)
+    async def _load(self, script: AsyncScript) -> None:
+        await self.client.script_load(script.script)  # on a Cluster: on every primary
 
     async def _refresh(self) -> None:
         if isinstance(self.client, RedisCluster):

@@ -1,0 +1,155 @@
+"""The store on a real Redis Cluster: every Lua script names keys of one hash slot, races spread over the nodes,
+the reads and pipelines that span races work, sessions and seed pools work, and a cluster that is not whole is
+refused at start with a clear error."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
+from server_processes import ClusterUrl, flowergarden
+
+from server.embedded_cluster import LocalCluster
+from server.store import (
+    InviteLimits,
+    LobbyStore,
+    NewRace,
+    QuickMatchStore,
+    QueueEntry,
+    RaceStore,
+    SeedPoolStore,
+    SessionRecord,
+    SessionStore,
+    presence_member,
+)
+from server.store.connection import connect_cluster
+from server.store.durability import Durability, StoreNotReady, check_store
+from server.store.scripts import Scripts
+from shared.board import Status
+from shared.protocol import AttemptState, CloseReason, RaceStatus
+
+
+class RecordedScript:
+    """Forwards to a registered script and records the keys of every call."""
+
+    def __init__(self, name: str, script: AsyncScript, calls: list[tuple[str, list[str]]]) -> None:
+        self.name, self.script, self.calls = name, script, calls
+        self.sha = script.sha
+
+    async def __call__(self, keys: Sequence[str] = (), args: Sequence[Any] = (), client: Any = None) -> Any:
+        self.calls.append((self.name, list(keys)))
+        return await self.script(keys=list(keys), args=list(args), client=client)
+
+
+def record(scripts: Scripts, calls: list[tuple[str, list[str]]]) -> None:
+    for name, value in list(vars(scripts).items()):
+        if isinstance(value, AsyncScript):
+            setattr(scripts, name, RecordedScript(name, value, calls))
+
+
+@pytest_asyncio.fixture
+async def cluster_client(redis_cluster: LocalCluster) -> AsyncIterator[RedisCluster]:
+    client = connect_cluster(redis_cluster.url)
+    await client.initialize()
+    yield client
+    await client.aclose()
+
+
+def race_id() -> str:
+    return secrets.token_hex(6)[:11]
+
+
+NEW_RACE = NewRace(profile="classic", undo=False, redeal_once=False, time_limit=None, seed=7)
+
+
+async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(cluster_client: RedisCluster) -> None:
+    calls: list[tuple[str, list[str]]] = []
+    races, lobby = RaceStore(cluster_client), LobbyStore(cluster_client)
+    queue, pool = QuickMatchStore(cluster_client, stale_ms=20_000), SeedPoolStore(cluster_client)
+    for store in (races, lobby, queue, pool):
+        record(store.scripts, calls)
+
+    first, second, waiting = race_id(), race_id(), race_id()
+    created_at = await races.create_race(first, "ann", "Ann", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.join_race(first, "bob", "Bob", countdown_ms=0)
+    assert await races.check_action(first, 0, seq=0, move_id="m1") is None
+    await races.apply_action(first, 0, seq=0, move_id="m1", action="5D b>3", count=0, left=52, status=Status.PLAYING, undos=0)
+    await races.presence(first, leave=False, members=[presence_member(0, "p.1"), presence_member(None, "p.2")], lease_ms=5000)
+    await races.tick(first)
+    await races.end_attempt(first, 0, AttemptState.RESIGNED)
+    assert await races.end_attempt(first, 1, AttemptState.RESIGNED)
+    await races.offer_rematch(first, "ann", 60_000)
+    await races.offer_rematch(first, "bob", 60_000)
+    await races.link_rematch(first, second)
+    await races.create_race(waiting, "cat", "Cat", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    assert await races.leave_race(waiting, "cat", next_seed=8, reason=CloseReason.LEFT) is RaceStatus.CLOSED
+    await races.schedule(first, 0)
+    await races.due_races()
+
+    entry = {"race": waiting, "name": "Cat"}
+    await lobby.open(waiting, entry, created_at)
+    await lobby.change(waiting, {**entry, "name": "Cat 2"})
+    await lobby.snapshot()
+    await lobby.close(waiting, "ABCDEFGH")
+    assert await lobby.invite_attempt("cat", "127.0.0.1", InviteLimits()) is None
+    await lobby.invite_refund("cat", "127.0.0.1")
+    assert await queue.pair_or_wait("classic/test", "dan", waiting) is None
+    assert await queue.cancel(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"))
+    await pool.add("classic", 12345, 20)
+
+    registered = {name for name, value in vars(Scripts(cluster_client)).items() if isinstance(value, AsyncScript)}
+    assert {name for name, _ in calls} == registered  # every script of the project ran here
+    for name, script_keys in calls:
+        slots = {await cluster_client.cluster_keyslot(key) for key in script_keys}
+        assert len(slots) == 1, f"{name} names keys of slots {slots}: {script_keys}"
+
+
+async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalCluster, cluster_client: RedisCluster) -> None:
+    store = RaceStore(cluster_client)
+    ids = [race_id() for _ in range(24)]
+    for race in ids:
+        await store.create_race(race, "ann", "Ann", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    slots = {race: await cluster_client.cluster_keyslot(f"fgr:{{race:{race}}}:state") for race in ids}
+    assert len(set(slots.values())) == len(ids)
+    assert {redis_cluster.primary_of_slot(slot) for slot in slots.values()} == set(range(redis_cluster.primaries))
+    # A read that spans races (one pipeline, split by node) sees every one of them.
+    assert await store.statuses(ids) == dict.fromkeys(ids, RaceStatus.WAITING)
+
+
+async def test_sessions_and_seed_pools_work_on_the_cluster(cluster_client: RedisCluster) -> None:
+    sessions = SessionStore(cluster_client)
+    tokens = [secrets.token_urlsafe(16) for _ in range(6)]
+    for index, token in enumerate(tokens):
+        await sessions.create(token, SessionRecord(player=f"p{index}", name=f"Player {index}"))
+    assert [await sessions.resume(token) for token in tokens] == [SessionRecord(player=f"p{i}", name=f"Player {i}") for i in range(6)]
+    pool = SeedPoolStore(cluster_client)
+    profile = f"test{secrets.token_hex(3)}"
+    for seed in (1, 2, 3):
+        await pool.add(profile, seed, target=2)
+    assert await pool.size(profile) == 2
+    assert {await pool.take(profile), await pool.take(profile)} <= {1, 2, 3}
+    assert await pool.take(profile) is None
+
+
+async def test_every_level_is_checked_against_the_cluster(cluster_client: RedisCluster) -> None:
+    await check_store(cluster_client, Durability.PRIMARY)
+    await check_store(cluster_client, Durability.REPLICA)  # every primary has its replica
+    with pytest.raises(StoreNotReady, match="appendfsync always"):
+        await check_store(cluster_client, Durability.FSYNC)  # the session cluster runs appendfsync everysec
+
+
+async def test_a_cluster_with_a_node_down_is_refused_at_start_with_a_clear_error(tmp_path: Path) -> None:
+    with LocalCluster(tmp_path / "cluster", primaries=3, replicas_per_primary=1) as cluster:
+        stopped = cluster.nodes[-1]  # a replica: the cluster stays ok, but it is not whole
+        address = f"127.0.0.1:{stopped.port}"
+        stopped.stop()
+        serve = flowergarden("serve", "--redis-cluster", ClusterUrl(cluster.urls[0]), "--port", "0", "--seed-pool-target", "0")
+        output, _ = serve.communicate(timeout=60)
+    assert serve.returncode != 0
+    assert "store_not_ready" in output and address in output, output
