@@ -19,6 +19,8 @@ from urllib.parse import unquote, urlsplit
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server import metrics
@@ -107,6 +109,9 @@ def connect_cluster(urls: str | Sequence[str], *, max_connections: int = 64, soc
     """A Redis Cluster client that discovers every node from any one of ``urls`` (user and password from the first).
 
     ``max_connections`` bounds the connections per node. The client connects on first use (or ``initialize()``).
+    A command failing on a node that went away is retried three times within about a second (redis-py's default
+    is ten times with back-off up to seconds, which held moves for 7-9 s during a failover): after that the caller
+    gets StoreUnavailable, the client ``unavailable``, and resends.
     """
     first = urlsplit(urls.split(",")[0].strip() if isinstance(urls, str) else urls[0])
     return MeasuredRedisCluster(
@@ -115,6 +120,7 @@ def connect_cluster(urls: str | Sequence[str], *, max_connections: int = 64, soc
         password=unquote(first.password) if first.password else None,
         ssl=first.scheme == "rediss",
         max_connections=max_connections,
+        retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=3),
         socket_timeout=socket_timeout,
         socket_connect_timeout=5,
     )

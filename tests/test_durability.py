@@ -1,0 +1,94 @@
+"""Durability levels on one Redis with a replica: ``replica`` acknowledges a move once the replica has it and answers
+``unavailable`` (outcome unknown: resend with the same move_id) while the replica lags; ``replica`` and ``fsync``
+refuse a Redis that cannot give them."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from race_helpers import seated_race, server_config
+
+from client import ServerError
+from server.app import RaceServer
+from server.embedded_redis import EmbeddedRedis
+from server.store import connect_redis
+from server.store.durability import Durability, StoreNotReady, check_store
+from shared.protocol import RaceSettings
+
+
+@pytest.fixture
+def primary_with_replica(tmp_path: Path) -> Iterator[tuple[EmbeddedRedis, EmbeddedRedis]]:
+    primary = EmbeddedRedis(tmp_path / "primary", persistent=False)
+    primary.start()
+    replica = EmbeddedRedis(tmp_path / "replica", persistent=False, extra_args=("--replicaof", "127.0.0.1", str(primary.port)))
+    try:
+        replica.start()
+        with redis.Redis(port=primary.port) as client:
+            deadline = time.monotonic() + 20
+            while client.info("replication").get("connected_slaves", 0) < 1:
+                assert time.monotonic() < deadline, "the replica did not connect"
+                time.sleep(0.05)
+        yield primary, replica
+    finally:
+        replica.stop()
+        primary.stop()
+
+
+async def test_a_move_is_acknowledged_once_the_replica_has_it_and_unavailable_while_it_lags(
+    primary_with_replica: tuple[EmbeddedRedis, EmbeddedRedis],
+) -> None:
+    primary, replica = primary_with_replica
+    config = server_config(primary.url, durability=Durability.REPLICA, durability_timeout_seconds=0.3)
+    async with RaceServer(config) as server:
+        race = await seated_race(server.url, RaceSettings(seed=15))
+        try:
+            assert (await race.ann.move(race.race_id, "AS b>f")).seq == 1
+            assert replica.process is not None
+            os.kill(replica.process.pid, signal.SIGSTOP)
+            try:
+                with pytest.raises(ServerError) as refused:
+                    await race.ann.move(race.race_id, "2S b>f", seq=1, move_id="second")
+                assert refused.value.code == "unavailable"
+            finally:
+                os.kill(replica.process.pid, signal.SIGCONT)
+            # Resent with the same move id once the replica caught up: applied once, acknowledged now.
+            assert (await race.ann.move(race.race_id, "2S b>f", seq=1, move_id="second")).seq == 2
+            await asyncio.sleep(0.1)
+            with redis.Redis(port=replica.port) as client:
+                assert client.lrange(f"fgr:{{race:{race.race_id}}}:moves:0", 0, -1) == [b"AS b>f", b"2S b>f"]
+        finally:
+            await race.close()
+
+
+async def test_durability_replica_refuses_a_redis_without_a_replica(single_redis_url: str) -> None:
+    client = connect_redis(single_redis_url)
+    try:
+        await check_store(client, Durability.PRIMARY)
+        with pytest.raises(StoreNotReady, match="none connected"):
+            await check_store(client, Durability.REPLICA)
+    finally:
+        await client.aclose()
+
+
+async def test_durability_fsync_needs_appendfsync_always(single_redis_url: str, tmp_path: Path) -> None:
+    client = connect_redis(single_redis_url)
+    try:
+        with pytest.raises(StoreNotReady, match="appendfsync always"):
+            await check_store(client, Durability.FSYNC)  # the test Redis runs without an append-only file
+    finally:
+        await client.aclose()
+    always = EmbeddedRedis(tmp_path / "fsync", persistent=True, extra_args=("--appendfsync", "always"))
+    always.start()
+    try:
+        client = connect_redis(always.url)
+        await check_store(client, Durability.FSYNC)
+        await client.aclose()
+    finally:
+        always.stop()
