@@ -78,8 +78,14 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     first, second, waiting = race_id(), race_id(), race_id()
     created_at = await races.create_race(first, "ann", "Ann", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     await races.join_race(first, "bob", "Bob", countdown_ms=0)
-    assert await races.check_action(first, 0, seq=0, move_id="m1") is None
-    await races.apply_action(first, 0, seq=0, move_id="m1", action="5D b>3", count=0, left=52, status=Status.PLAYING, undos=0)
+    record_ = await races.load_race(first)
+    assert record_ is not None
+    epoch = record_.epoch
+    assert await races.check_action(first, 0, player="ann", epoch=epoch, seq=0, move_id="m1") is None
+    await races.apply_action(
+        first, 0, player="ann", epoch=epoch, seq=0, move_id="m1", action="5D b>3", count=0, left=52, status=Status.PLAYING, undos=0
+    )
+    assert await races.epoch_and_actions(first, 0) == (epoch, ["5D b>3"])  # a MULTI on two keys of the race's slot
     await races.presence(first, leave=False, members=[presence_member(0, "p.1"), presence_member(None, "p.2")], lease_ms=5000)
     await races.tick(first)
     await races.end_attempt(first, 0, AttemptState.RESIGNED)
@@ -119,7 +125,7 @@ async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalClust
     assert len(set(slots.values())) == len(ids)
     assert {redis_cluster.primary_of_slot(slot) for slot in slots.values()} == set(range(redis_cluster.primaries))
     # A read that spans races (one pipeline, split by node) sees every one of them.
-    assert await store.statuses(ids) == dict.fromkeys(ids, RaceStatus.WAITING)
+    assert {race: status for race, (status, _created_at) in (await store.statuses(ids)).items()} == dict.fromkeys(ids, RaceStatus.WAITING)
 
 
 async def test_sessions_and_seed_pools_work_on_the_cluster(cluster_client: RedisCluster) -> None:
