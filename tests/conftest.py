@@ -49,20 +49,20 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
     cluster.stop()
 
 
-ON_BOTH_STORES = pytest.mark.parametrize("store", ["redis", "cluster"], indirect=True)
+ON_BOTH_STORES = pytest.mark.parametrize("store_kind", ["redis", "cluster"], indirect=True)
 """Run a test on one Redis and on the Redis Cluster: its ``redis_url`` (and ``race_server``, ``spawn_servers``) follow."""
 
 
 @pytest.fixture
-def store(request: pytest.FixtureRequest) -> str:
+def store_kind(request: pytest.FixtureRequest) -> str:
     """``redis`` unless a test is parametrized with :data:`ON_BOTH_STORES`."""
     return str(getattr(request, "param", "redis"))
 
 
 @pytest.fixture
-def redis_url(store: str, request: pytest.FixtureRequest) -> str:
-    """The store of this test: the session's Redis, or (``store`` = ``cluster``) the session's Redis Cluster."""
-    if store == "cluster":
+def redis_url(store_kind: str, request: pytest.FixtureRequest) -> str:
+    """The store of this test: the session's Redis, or (``store_kind`` = ``cluster``) the session's Redis Cluster."""
+    if store_kind == "cluster":
         cluster: LocalCluster = request.getfixturevalue("redis_cluster")
         return ClusterUrl(cluster.url)
     return str(request.getfixturevalue("single_redis_url"))

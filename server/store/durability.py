@@ -14,6 +14,7 @@ so the client is told ``unavailable`` and resends with the same ``move_id`` (doc
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
@@ -21,7 +22,9 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.cluster import ClusterNode, PipelineCommand, RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import AskError, MovedError, NoScriptError, RedisClusterException, TryAgainError
+from redis.exceptions import AskError, MovedError, NoScriptError, RedisClusterException, RedisError, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.connection import RedisClient
 from server.store.errors import StoreError, StoreUnavailable
@@ -56,7 +59,12 @@ class ScriptRunner:
         if self.durability is not Durability.REPLICA:
             return await script(keys=list(keys), args=list(args))
         for _attempt in range(3):
-            reply, replicas = await self._script_then_wait(script, keys, args)
+            try:
+                reply, replicas = await self._script_then_wait(script, keys, args)
+            except (RedisConnectionError, RedisTimeoutError):
+                with contextlib.suppress(RedisError, RedisClusterException, OSError):
+                    await self._refresh()  # the node may be gone: the next change asks the cluster where its slot is
+                raise
             if isinstance(reply, NoScriptError):
                 await self._load(script)
                 continue
