@@ -101,9 +101,10 @@ async def test_a_killed_primary_fails_over_during_live_races(durability: str, tm
                 seats += [Seat(ann, race, 0), Seat(bob, race, 1)]
             store = RaceStore(connect_cluster(cluster.url))
             slot = await store.redis.cluster_keyslot(f"fgr:{{race:{seats[0].race}}}:state")  # type: ignore[union-attr]
-            victim = cluster.primary_of_slot(slot)
             players = [asyncio.create_task(play_through(seat, moves)) for seat in seats]
             await until(lambda: len(seats[0].acknowledged) >= 20)
+            acknowledged_at_kill = len(seats[0].acknowledged)
+            victim = cluster.primary_of_slot(slot)
             node = cluster.nodes[victim]
             assert node.process is not None
             node.process.kill()
@@ -123,8 +124,11 @@ async def test_a_killed_primary_fails_over_during_live_races(durability: str, tm
                 f"\nfailover at durability {durability}: {sum(len(seat.acknowledged) for seat in seats)} moves acknowledged, "
                 f"{sum(lost.values())} of them lost; errors seen {sorted(codes)}; longest wait for an ack "
                 f"{max(seat.longest_ack_wait for seat in seats):.2f} s; replica promoted {promoted_at - killed_at:.2f} s and play "
-                f"ended {ended_at - killed_at:.2f} s after the kill"
+                f"ended {ended_at - killed_at:.2f} s after the kill (the victim race's first player had {acknowledged_at_kill} moves "
+                f"acknowledged at the kill, its longest wait {seats[0].longest_ack_wait:.2f} s)"
             )
+            # The race on the dead primary waited for the failover (at least the node timeout); the client resent its move.
+            assert seats[0].longest_ack_wait >= 0.5
             if durability == "replica":
                 assert sum(lost.values()) == 0
                 assert all(seat.refused_at is None and len(seat.acknowledged) == len(moves) for seat in seats)  # all resumed
