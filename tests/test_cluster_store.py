@@ -15,6 +15,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from server_processes import ClusterUrl, flowergarden
 
+from server import config
 from server.embedded_cluster import LocalCluster
 from server.store import (
     InviteLimits,
@@ -95,6 +96,9 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await races.link_rematch(first, second)
     await races.create_race(waiting, "cat", "Cat", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     assert await races.leave_race(waiting, "cat", next_seed=8, reason=CloseReason.LEFT) is RaceStatus.CLOSED
+    closed = race_id()
+    await races.create_race(closed, "eve", "Eve", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.close_by_operator(closed, "closed by the test")
     await races.schedule(first, 0)
     await races.due_races()
 
@@ -159,3 +163,14 @@ async def test_a_cluster_with_a_node_down_is_refused_at_start_with_a_clear_error
         output, _ = serve.communicate(timeout=60)
     assert serve.returncode != 0
     assert "store_not_ready" in output and address in output, output
+
+
+def test_the_cluster_settings_come_from_flags_environment_or_file_and_exclude_a_single_redis() -> None:
+    settings = config.effective(None, {"REDIS_CLUSTER_URL": "redis://a:7000,redis://b:7001"}, {"durability": "replica"})
+    assert (settings.redis_cluster_url, settings.durability) == ("redis://a:7000,redis://b:7001", Durability.REPLICA)
+    with pytest.raises(config.ConfigError, match="both set"):
+        config.effective(None, {"REDIS_URL": "redis://c:6379/0"}, {"redis_cluster_url": "redis://a:7000"})
+    with pytest.raises(config.ConfigError, match="redis_cluster_url"):
+        config.effective(None, {}, {"redis_cluster_url": "a:7000"})
+    with pytest.raises(config.ConfigError, match="durability must be one of primary, replica, fsync"):
+        config.effective(None, {"FLOWERGARDEN_DURABILITY": "disk"}, {})
