@@ -60,7 +60,17 @@ def slot_ranges(primaries: int) -> list[range]:
 class LocalCluster:
     """``primaries`` primaries, each with ``replicas_per_primary`` replicas, on free loopback ports."""
 
-    def __init__(self, data_dir: Path, *, primaries: int = 3, replicas_per_primary: int = 1, appendfsync: str = "everysec") -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        primaries: int = 3,
+        replicas_per_primary: int = 1,
+        appendfsync: str = "everysec",
+        node_timeout_ms: int = NODE_TIMEOUT_MS,
+    ) -> None:
+        """``node_timeout_ms``: how long a node may not answer before the others fail it over (short, so a killed
+        primary is replaced quickly; a longer one keeps a busy machine from failing over a node that is only slow)."""
         self.data_dir = data_dir
         self.primaries = primaries
         self.replicas_per_primary = replicas_per_primary
@@ -72,7 +82,7 @@ class LocalCluster:
                 port=cluster_port(),
                 extra_args=(
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--appendfsync", appendfsync,
+                    "--cluster-node-timeout", str(node_timeout_ms), "--appendfsync", appendfsync,
                 ),
             )
             for index in range(count)

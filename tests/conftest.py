@@ -40,7 +40,8 @@ def single_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     """A real Redis Cluster (3 primaries, 3 replicas) for the session, started the first time a test asks for it.
     Tests that kill nodes start their own."""
-    cluster = LocalCluster(Path(tmp_path_factory.mktemp("cluster")))
+    # A node timeout of 5 s: on a loaded machine a primary starved for a second must not be failed over under a test.
+    cluster = LocalCluster(Path(tmp_path_factory.mktemp("cluster")), node_timeout_ms=5000)
     try:
         cluster.start()
     except RedisUnavailable as error:

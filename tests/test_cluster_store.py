@@ -127,7 +127,7 @@ async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalClust
         await store.create_race(race, "ann", "Ann", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     slots = {race: await cluster_client.cluster_keyslot(f"fgr:{{race:{race}}}:state") for race in ids}
     assert len(set(slots.values())) == len(ids)
-    assert {redis_cluster.primary_of_slot(slot) for slot in slots.values()} == set(range(redis_cluster.primaries))
+    assert len({redis_cluster.primary_of_slot(slot) for slot in slots.values()}) == redis_cluster.primaries
     # A read that spans races (one pipeline, split by node) sees every one of them.
     assert {race: status for race, (status, _created_at) in (await store.statuses(ids)).items()} == dict.fromkeys(ids, RaceStatus.WAITING)
 
