@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Protocol, Self
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from server import logs, metrics
@@ -50,7 +51,9 @@ from server.store import (
     RaceStore,
     SeedPoolStore,
     SessionStore,
+    ShardedRaceChannels,
     connect_redis,
+    sharded_channels_supported,
 )
 from server.store.connection import RedisClient, connect_cluster
 from server.store.durability import Durability, check_store
@@ -218,6 +221,8 @@ class RaceServer:
         self.reader_redis = self._connect(max_connections=BLOCKING_POOL_SIZE, socket_timeout=10.0)
         await check_store(self.redis, config.durability)
         await self.redis.ping()
+        # On a Cluster of Redis >= 7 each race's channel is sharded (published in its slot, subscribed on its node).
+        sharded = await sharded_channels_supported(self.redis)
         store = RaceStore(
             self.redis,
             live_ttl_ms=config.live_ttl_seconds * 1000,
@@ -225,6 +230,7 @@ class RaceServer:
             max_actions=config.max_actions,
             durability=config.durability,
             wait_timeout_ms=round(config.durability_timeout_seconds * 1000),
+            sharded_channels=sharded,
         )
         store.lifecycle = race_journal.lifecycle
         player_store = PlayerStore(self.redis)
@@ -246,7 +252,10 @@ class RaceServer:
         process_id = secrets.token_hex(8)
         clock = ServerClock(store)
         await clock.calibrate()
-        hub = EventHub(store, RaceChannels(self.reader_redis), clock)
+        channels: RaceChannels | ShardedRaceChannels = RaceChannels(self.reader_redis)
+        if sharded and isinstance(self.reader_redis, RedisCluster):
+            channels = ShardedRaceChannels(self.reader_redis)
+        hub = EventHub(store, channels, clock)
         self.presence = PresenceService(store, clock, process_id=process_id, lease_ms=round(config.presence_lease_seconds * 1000))
         self.seed_pool = SeedPool(
             SeedPoolStore(self.redis),

@@ -68,9 +68,11 @@ class LocalCluster:
         replicas_per_primary: int = 1,
         appendfsync: str = "everysec",
         node_timeout_ms: int = NODE_TIMEOUT_MS,
+        binary: str | None = None,
     ) -> None:
         """``node_timeout_ms``: how long a node may not answer before the others fail it over (short, so a killed
-        primary is replaced quickly; a longer one keeps a busy machine from failing over a node that is only slow)."""
+        primary is replaced quickly; a longer one keeps a busy machine from failing over a node that is only slow).
+        ``binary``: the redis-server of every node (default: the project's, see :func:`find_redis_server`)."""
         self.data_dir = data_dir
         self.primaries = primaries
         self.replicas_per_primary = replicas_per_primary
@@ -84,6 +86,7 @@ class LocalCluster:
                     "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                     "--cluster-node-timeout", str(node_timeout_ms), "--appendfsync", appendfsync,
                 ),
+                binary=binary,
             )
             for index in range(count)
         ]

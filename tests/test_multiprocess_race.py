@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
-from conftest import ON_BOTH_STORES, SpawnServers
+from conftest import ON_BOTH_STORES, ON_EVERY_STORE, SpawnServers
 from race_helpers import events_until, events_until_each, play, player
 from winning_lines import first_foundation_prefix, winning_deal
 
@@ -29,7 +29,7 @@ def is_result(event: RaceEvent) -> bool:
     return isinstance(event, RaceResult)
 
 
-@ON_BOTH_STORES
+@ON_EVERY_STORE
 async def test_players_on_two_processes_and_a_spectator_on_a_third_see_one_race_in_order(spawn_servers: SpawnServers) -> None:
     seed, line = winning_deal()
     first, second, third = await spawn_servers(3)

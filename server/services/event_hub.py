@@ -32,7 +32,16 @@ from server import metrics
 from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.services.views import event_for
-from server.store import LiveEvent, RaceChannels, RaceStore, StoredEvent, StoreError, Subscribed, UndecodableEvent
+from server.store import (
+    LiveEvent,
+    RaceChannels,
+    RaceStore,
+    ShardedRaceChannels,
+    StoredEvent,
+    StoreError,
+    Subscribed,
+    UndecodableEvent,
+)
 from shared.protocol import PlayerJoined, RaceEvent
 
 log = logging.getLogger(__name__)
@@ -161,7 +170,7 @@ class RaceFeed:
 class EventHub:
     """Fans out the events of every race that has a recipient in this process (one channel per race)."""
 
-    def __init__(self, store: RaceStore, channels: RaceChannels, clock: ServerClock | None = None) -> None:
+    def __init__(self, store: RaceStore, channels: RaceChannels | ShardedRaceChannels, clock: ServerClock | None = None) -> None:
         self.store = store
         self.channels = channels
         self.clock = clock

@@ -6,7 +6,7 @@ from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, Lo
 from server.store.ops_store import Ban, BanKind, OpsStore
 from server.store.player_store import AccountRecord, PlayerStore, SeatBooking, StoredRating, rating_of
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
-from server.store.race_channel import LiveEvent, RaceChannels, Subscribed
+from server.store.race_channel import LiveEvent, RaceChannels, ShardedRaceChannels, Subscribed, sharded_channels_supported
 from server.store.race_store import (
     UNDECODABLE_EVENTS,
     ApplyResult,
@@ -56,6 +56,7 @@ __all__ = [
     "SeedPoolStore",
     "SessionRecord",
     "SessionStore",
+    "ShardedRaceChannels",
     "StaleEpoch",
     "StoreError",
     "StoreRefusal",
@@ -67,4 +68,5 @@ __all__ = [
     "connect_redis",
     "presence_member",
     "rating_of",
+    "sharded_channels_supported",
 ]

@@ -360,11 +360,13 @@ class RaceStore:
         max_actions: int = 1000,
         durability: Durability = Durability.PRIMARY,
         wait_timeout_ms: int = 1000,
+        sharded_channels: bool = False,
     ) -> None:
         """``durability``: when a change counts as stored (a replica confirmed it within ``wait_timeout_ms``, at
-        ``replica``); see server/store/durability.py."""
+        ``replica``); see server/store/durability.py. ``sharded_channels``: events are published with SPUBLISH
+        (a Redis Cluster of Redis >= 7, read by race_channel.ShardedRaceChannels)."""
         self.redis = redis
-        self.scripts = Scripts(redis)
+        self.scripts = Scripts(redis, sharded_channels=sharded_channels)
         self.runner = ScriptRunner(redis, durability, wait_timeout_ms=wait_timeout_ms)
         self.live_ttl_ms = live_ttl_ms
         self.record_ttl_ms = record_ttl_ms

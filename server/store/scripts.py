@@ -8,6 +8,9 @@ from redis.commands.core import AsyncScript
 
 from server.store.connection import RedisClient
 
+SHARDED_PUBLISH = ("local PUBLISH = 'PUBLISH'", "local PUBLISH = 'SPUBLISH'")
+"""The line of lua/common.lua that names the publishing command, and what it becomes for sharded channels."""
+
 
 def _source(name: str) -> str:
     return resources.files("server.store").joinpath("lua", f"{name}.lua").read_text(encoding="utf-8")
@@ -16,8 +19,11 @@ def _source(name: str) -> str:
 class Scripts:
     """The registered scripts of one Redis client (EVALSHA, reloaded by redis-py when Redis forgot them)."""
 
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, sharded_channels: bool = False) -> None:
+        """``sharded_channels``: the race scripts publish their events with SPUBLISH (a Redis Cluster of Redis >= 7)."""
         common = _source("common")
+        if sharded_channels:
+            common = common.replace(SHARDED_PUBLISH[0], SHARDED_PUBLISH[1], 1)
         self.create: AsyncScript = redis.register_script(common + _source("create"))
         self.join: AsyncScript = redis.register_script(common + _source("join"))
         self.apply_action: AsyncScript = redis.register_script(common + _source("apply_action"))

@@ -24,14 +24,17 @@ local LIFECYCLE = {}
 
 -- Append one event; its stream id 0-<seq> is the race's event sequence number. The same event is published on
 -- the channel named like the stream ("<seq> <msgpack>"), which wakes every process with a recipient of the race
--- (server/services/event_hub.py); the stream stays the truth a process catches up from.
+-- (server/services/event_hub.py); the stream stays the truth a process catches up from. On a Redis Cluster of
+-- Redis >= 7 the store loads these scripts with SPUBLISH instead (a sharded channel of the race's slot:
+-- server/store/scripts.py, race_channel.ShardedRaceChannels).
+local PUBLISH = 'PUBLISH'
 local function emit(event, now)
   local seq = redis.call('HINCRBY', K_STATE, 'event_seq', 1)
   event['at'] = now
   local packed = cmsgpack.pack(event)
   redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', packed)
   if LIFECYCLE_TYPES[event.type] then LIFECYCLE[#LIFECYCLE + 1] = packed end
-  redis.call('PUBLISH', K_EVENTS, seq .. ' ' .. packed)
+  redis.call(PUBLISH, K_EVENTS, seq .. ' ' .. packed)
   return seq
 end
 
