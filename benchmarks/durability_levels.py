@@ -27,6 +27,7 @@ from race_moves import run_race
 
 from server.app import RaceServer, ServerConfig
 from server.embedded_cluster import LocalCluster
+from server.services.sessions import SessionLimits
 from server.store.durability import Durability
 from server.transport import TransportLimits
 
@@ -38,10 +39,11 @@ def set_appendfsync(cluster: LocalCluster, value: str) -> None:
 
 
 async def measure(cluster: LocalCluster, durability: Durability, races: int, actions: int) -> tuple[float, list[float]]:
-    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000)
+    # Every client comes from 127.0.0.1: no per-address limits (as benchmarks/race_moves.py).
+    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000, max_connections_per_address=0, max_unidentified_per_address=0)
     config = ServerConfig(
-        redis_url=cluster.url, redis_cluster=True, durability=durability, port=0, countdown_seconds=0.05, limits=limits,
-        seed_pool_target=0,
+        redis_url="", redis_cluster_url=cluster.url, durability=durability, port=0, countdown_seconds=0.05, limits=limits,
+        seed_pool_target=0, sessions=SessionLimits(max_new_per_address=0),
     )  # fmt: skip
     async with RaceServer(config) as server:
         latencies: list[float] = []
