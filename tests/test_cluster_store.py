@@ -31,9 +31,11 @@ from server.store import (
 )
 from server.store.connection import connect_cluster
 from server.store.durability import Durability, StoreNotReady, check_store
+from server.store.player_store import AccountRecord, PlayerStore, SeatBooking
+from server.store.race_store import Identity
 from server.store.scripts import Scripts
 from shared.board import Status
-from shared.protocol import AttemptState, CloseReason, RaceStatus
+from shared.protocol import AttemptState, CloseReason, Outcome, RaceStatus
 
 
 class RecordedScript:
@@ -73,12 +75,13 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     calls: list[tuple[str, list[str]]] = []
     races, lobby = RaceStore(cluster_client), LobbyStore(cluster_client)
     queue, pool = QuickMatchStore(cluster_client, stale_ms=20_000), SeedPoolStore(cluster_client)
-    for store in (races, lobby, queue, pool):
+    accounts = PlayerStore(cluster_client)
+    for store in (races, lobby, queue, pool, accounts):
         record(store.scripts, calls)
 
     first, second, waiting = race_id(), race_id(), race_id()
-    created_at = await races.create_race(first, "ann", "Ann", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
-    await races.join_race(first, "bob", "Bob", countdown_ms=0)
+    created_at = await races.create_race(first, Identity("ann", "Ann"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.join_race(first, Identity("bob", "Bob"), countdown_ms=0)
     record_ = await races.load_race(first)
     assert record_ is not None
     epoch = record_.epoch
@@ -94,10 +97,10 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await races.offer_rematch(first, "ann", 60_000)
     await races.offer_rematch(first, "bob", 60_000)
     await races.link_rematch(first, second)
-    await races.create_race(waiting, "cat", "Cat", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.create_race(waiting, Identity("cat", "Cat"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     assert await races.leave_race(waiting, "cat", next_seed=8, reason=CloseReason.LEFT) is RaceStatus.CLOSED
     closed = race_id()
-    await races.create_race(closed, "eve", "Eve", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.create_race(closed, Identity("eve", "Eve"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     await races.close_by_operator(closed, "closed by the test")
     await races.schedule(first, 0)
     await races.due_races()
@@ -112,6 +115,14 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     assert await queue.pair_or_wait("classic/test", "dan", waiting) is None
     assert await queue.cancel(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"))
     await pool.add("classic", 12345, 20)
+    handle = f"ann{secrets.token_hex(3)}"
+    assert await accounts.register(AccountRecord(handle=handle, player="ann", bot=False, secret_hash="h", salt="s", kdf="k", created_at=1))
+    assert await accounts.begin_rated(first, ["ann", "bob"], 60_000) is None
+    await accounts.track(first, created_at)
+    seat = SeatBooking(player="ann", handle=handle, bot=False, profile="classic", item={"race": first}, outcome=Outcome.WON,
+                       cleared=False, time_ms=0, count=1)  # fmt: skip
+    assert await accounts.book(first, created_at + 1, "classic", [seat])
+    await accounts.end_rated(first, ["ann", "bob"])
 
     registered = {name for name, value in vars(Scripts(cluster_client)).items() if isinstance(value, AsyncScript)}
     assert {name for name, _ in calls} == registered  # every script of the project ran here
@@ -124,7 +135,7 @@ async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalClust
     store = RaceStore(cluster_client)
     ids = [race_id() for _ in range(24)]
     for race in ids:
-        await store.create_race(race, "ann", "Ann", NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+        await store.create_race(race, Identity("ann", "Ann"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     slots = {race: await cluster_client.cluster_keyslot(f"fgr:{{race:{race}}}:state") for race in ids}
     assert len(set(slots.values())) == len(ids)
     assert len({redis_cluster.primary_of_slot(slot) for slot in slots.values()}) == redis_cluster.primaries

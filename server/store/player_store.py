@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgpack
-from redis.asyncio import Redis
 
 from server.store import keys
+from server.store.connection import RedisClient
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts
 from shared.protocol import Outcome
@@ -81,7 +81,7 @@ def _decoded(raw: Mapping[Any, Any]) -> dict[str, str]:
 class PlayerStore:
     """Reads and writes everything about registered players."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: RedisClient) -> None:
         self.redis = redis
         self.scripts = Scripts(redis)
 
