@@ -114,6 +114,7 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await lobby.invite_refund("cat", "127.0.0.1")
     assert await queue.pair_or_wait("classic/test", "dan", waiting) is None
     assert await queue.cancel(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"))
+    assert await queue.requeue(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"), rating=None, queued_at=created_at)
     await pool.add("classic", 12345, 20)
     handle = f"ann{secrets.token_hex(3)}"
     assert await accounts.register(AccountRecord(handle=handle, player="ann", bot=False, secret_hash="h", salt="s", kdf="k", created_at=1))
