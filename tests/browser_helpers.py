@@ -7,9 +7,10 @@ Screenshots go to ``tmp/artifacts/web/`` in the repository (kept after the run, 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser
+    from playwright.async_api import Browser, Page
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "tmp" / "artifacts" / "web"
 LAUNCH_FLAGS = [
@@ -65,3 +66,44 @@ async def launched_browser() -> AsyncIterator[Browser]:
 def http_url(ws_url: str) -> str:
     """``ws://host:port`` → ``http://host:port``."""
     return "http" + ws_url.removeprefix("ws")
+
+
+async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
+    """Wait until ``check()`` is true (the page's CSP forbids the string evaluation of ``wait_for_function``)."""
+    async with asyncio.timeout(timeout):
+        while not await check():
+            await asyncio.sleep(0.05)
+
+
+async def shot(page: Page, name: str) -> None:
+    """A full-page screenshot in the artifacts folder, to look at."""
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+async def first_visit(page: Page, url: str, name: str) -> None:
+    """Open ``url`` and answer the name prompt of a first visit."""
+    from playwright.async_api import expect
+
+    await page.goto(url)
+    await page.fill("input[name=name]", name)
+    await page.click("form.name-form button[type=submit]")
+    await expect(page.locator("#who .me-name")).to_have_text(name)
+
+
+def destination(board: str, move: str) -> str:
+    """Where the card of ``move`` shows once the server accepted it."""
+    card, places = move.split()
+    target = places.split(">")[1]
+    pile = "f" if target == "f" else target
+    return f'{board} [data-pile="{pile}"] [data-card="{card}"]'
+
+
+async def click_move(page: Page, board: str, move: str) -> None:
+    """Play ``move`` by clicking its card, then its destination pile; wait until the server acknowledged it."""
+    from playwright.async_api import expect
+
+    card, places = move.split()
+    await page.click(f'{board} [data-card="{card}"]')
+    await page.click(f'{board} [data-pile="{places.split(">")[1]}"]')
+    await expect(page.locator(destination(board, move))).to_be_visible()
+    await expect(page.locator(f"{board} .card.pending")).to_have_count(0)

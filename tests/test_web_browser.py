@@ -6,12 +6,10 @@ Screenshots of every page are saved under tmp/artifacts/web/.
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import Awaitable, Callable
 
 import msgpack
-from browser_helpers import ARTIFACTS, http_url, launched_browser
+from browser_helpers import ARTIFACTS, click_move, destination, first_visit, http_url, launched_browser, shot, until
 from playwright.async_api import Page, ViewportSize, expect
 from websockets.asyncio.server import ServerConnection, serve
 from winning_lines import winning_deal
@@ -22,42 +20,6 @@ from shared.cards import Card
 
 PHONE = ViewportSize(width=390, height=844)
 DESKTOP = ViewportSize(width=1280, height=900)
-
-
-async def until(check: Callable[[], Awaitable[bool]], timeout: float = 10.0) -> None:
-    """Wait until ``check()`` is true (the page's CSP forbids the string evaluation of ``wait_for_function``)."""
-    async with asyncio.timeout(timeout):
-        while not await check():
-            await asyncio.sleep(0.05)
-
-
-async def shot(page: Page, name: str) -> None:
-    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-async def first_visit(page: Page, url: str, name: str) -> None:
-    """Open ``url`` and answer the name prompt of a first visit."""
-    await page.goto(url)
-    await page.fill("input[name=name]", name)
-    await page.click("form.name-form button[type=submit]")
-    await expect(page.locator("#who .me-name")).to_have_text(name)
-
-
-def destination(board: str, move: str) -> str:
-    """Where the card of ``move`` shows once the server accepted it."""
-    card, places = move.split()
-    target = places.split(">")[1]
-    pile = "f" if target == "f" else target
-    return f'{board} [data-pile="{pile}"] [data-card="{card}"]'
-
-
-async def click_move(page: Page, board: str, move: str) -> None:
-    """Play ``move`` by clicking its card, then its destination pile; wait until the server acknowledged it."""
-    card, places = move.split()
-    await page.click(f'{board} [data-card="{card}"]')
-    await page.click(f'{board} [data-pile="{places.split(">")[1]}"]')
-    await expect(page.locator(destination(board, move))).to_be_visible()
-    await expect(page.locator(f"{board} .card.pending")).to_have_count(0)
 
 
 async def drag_move(page: Page, board: str, move: str) -> None:

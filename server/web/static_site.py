@@ -39,7 +39,10 @@ CONTENT_TYPES = {
 
 _RACE_ID = r"[A-Za-z0-9]{1,32}"
 _INVITE_CODE = r"[A-Za-z0-9-]{1,16}"
-PAGE_PATHS = re.compile(rf"/|/race/{_RACE_ID}|/invite/{_INVITE_CODE}|/watch/{_RACE_ID}|/replay/{_RACE_ID}")
+_HANDLE = r"[A-Za-z0-9_-]{1,20}"
+PAGE_PATHS = re.compile(
+    rf"/|/race/{_RACE_ID}|/invite/{_INVITE_CODE}|/watch/{_RACE_ID}|/replay/{_RACE_ID}|/account|/leaderboard|/player/{_HANDLE}"
+)
 """The page URLs (docs/WEB.md); each answers the same shell, whose script picks the view from the path."""
 
 IMMUTABLE = "public, max-age=31536000, immutable"

@@ -141,6 +141,41 @@ export class Connection {
     if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(encode(message));
   }
 
+  // --- accounts, ratings, histories (docs/PROTOCOL.md "Accounts and ratings") ---------------------
+
+  /** Register a handle and log this session in to it (a bot: password null, the reply's key is its secret). */
+  async register(handle, password, bot = false) {
+    return this.loggedIn(await this.request({ type: "register", handle, password, bot }));
+  }
+
+  /** Log this session in to a registered account: its seats from now on belong to the account. */
+  async login(handle, password) {
+    return this.loggedIn(await this.request({ type: "login", handle, password }));
+  }
+
+  loggedIn(account) {
+    Object.assign(this.session, { account: account.handle, name: account.name, player: account.player, bot: account.bot });
+    return account;
+  }
+
+  leaderboard(profile = "classic", limit = 20, offset = 0) {
+    return this.request({ type: "leaderboard", profile, limit, offset });
+  }
+
+  /** A registered player's finished races, newest first (handle null: this session's own account). */
+  history(handle = null, offset = 0, limit = 20) {
+    return this.request({ type: "history", handle, offset, limit });
+  }
+
+  stats(handle = null) {
+    return this.request({ type: "stats", handle });
+  }
+
+  /** Ask the server to seat a practice bot of `level` (1–5) in this session's waiting race. */
+  summonBot(race, level) {
+    return this.request({ type: "summon_bot", race, level });
+  }
+
   async create(settings) {
     const seated = await this.request({ type: "create", settings });
     this.follow(seated.race.race, true);

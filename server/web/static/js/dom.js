@@ -50,6 +50,7 @@ export function ageText(ms) {
 /** The settings of a race in a few words: "classic · undo · 5 min · solvable". */
 export function settingsText(settings) {
   const parts = [settings.profile === "foundation-only" ? "foundation-only" : "classic"];
+  if (settings.rated) parts.push("rated");
   if (settings.undo) parts.push("undo");
   if (settings.redeal_once) parts.push("redeal");
   if (settings.time_limit) parts.push(`${clockText(settings.time_limit * 1000)} limit`);

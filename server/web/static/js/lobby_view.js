@@ -3,6 +3,7 @@
 
 import { errorText } from "./connection.js";
 import { ageText, fill, h, settingsText } from "./dom.js";
+import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";
 
 const LIVE_REFRESH_MS = 3000;
@@ -63,6 +64,7 @@ class LobbyView {
         h("option", { value: "link" }, "only who has the link"),
         h("option", { value: "nobody" }, "nobody"))),
       field("Time limit", h("select", { name: "time_limit" }, h("option", { value: "" }, "none"), ...[60, 180, 300, 600, 900].map((s) => h("option", { value: String(s), selected: s === 300 }, `${s / 60} min`)))),
+      this.ratedField(),
       h("div", { class: "checks" },
         h("label", {}, h("input", { type: "checkbox", name: "undo" }), " undo (counted)"),
         h("label", {}, h("input", { type: "checkbox", name: "redeal_once" }), " one redeal"),
@@ -82,6 +84,10 @@ class LobbyView {
       h("p", { class: "error-text", role: "alert" }),
     );
     this.form = form;
+    this.botLevel = botLevelSelect();
+    this.botOffer = h("div", { class: "bot-offer", hidden: true },
+      h("p", {}, "Nobody is waiting right now. Race a practice bot (labelled as a bot; it plays through the same protocol):"),
+      h("div", { class: "actions" }, this.botLevel, h("button", { type: "button", class: "primary", dataset: { action: "race-bot" }, onclick: () => this.raceBot() }, "Race a bot")));
     this.openList = h("div", { class: "race-list", id: "open-races" });
     this.liveList = h("div", { class: "race-list", id: "live-races" });
     this.finishedList = h("div", { class: "race-list", id: "finished-races" });
@@ -94,7 +100,7 @@ class LobbyView {
       this.root,
       h("div", { class: "lobby" },
         h("section", { class: "panel play" }, h("h2", {}, "Play"), form, h("h3", {}, "Have an invite code?"), invite),
-        h("section", { class: "panel" }, h("h2", {}, "Open races"), this.openList),
+        h("section", { class: "panel" }, h("h2", {}, "Open races"), this.openList, this.botOffer),
         h("section", { class: "panel" }, h("h2", {}, "Being played now"), this.liveList),
         h("section", { class: "panel" }, h("h2", {}, "Recently finished"), this.finishedList),
       ),
@@ -109,8 +115,41 @@ class LobbyView {
     settings.seed = parseSeed(form.seed.value);
     if (form.spectators.value) settings.spectators = form.spectators.value;
     if (!forQuickMatch) settings.private = form.private.checked;
+    if (form.rated.checked) settings.rated = true;
     for (const name of ["spectator_delay", "grace"]) if (form[name].value !== "") settings[name] = Number(form[name].value);
     return settings;
+  }
+
+  /** "rated": only for a logged-in session; it excludes a chosen seed and undo (the server refuses both). */
+  ratedField() {
+    const account = this.conn.session.account;
+    const box = h("input", { type: "checkbox", name: "rated", disabled: !account, onchange: () => this.ratedChanged() });
+    const hint = account
+      ? "both players must be registered; the server deals (no chosen seed) and there is no undo"
+      : "log in to race rated: ratings belong to registered accounts";
+    return h("div", { class: "rated-field" },
+      h("label", { class: account ? "" : "disabled", title: hint }, box, " rated"),
+      h("span", { class: "hint rated-hint" }, account ? hint : h("a", { href: "/account", dataset: { link: "" } }, hint)));
+  }
+
+  ratedChanged() {
+    const rated = this.form.rated.checked;
+    for (const name of ["undo", "seed"]) {
+      const control = this.form[name];
+      control.disabled = rated;
+      if (rated) control.type === "checkbox" ? (control.checked = false) : (control.value = "");
+    }
+  }
+
+  /** Open a race with the form's settings and have the server seat a practice bot in it. */
+  async raceBot() {
+    let seated;
+    try {
+      seated = await this.conn.create({ ...this.settings({ forQuickMatch: false }), private: true }); // nobody else takes the seat
+    } catch (error) {
+      return this.error(error);
+    }
+    this.app.navigate(`/race/${seated.race.race}`, { seated, botLevel: Number(this.botLevel.value) });
   }
 
   async create() {
@@ -163,7 +202,7 @@ class LobbyView {
     const mine = this.conn.session && this.conn.session.player;
     const rows = [...this.open.values()].map((entry) =>
       h("div", { class: "race-row", dataset: { race: entry.race } },
-        h("div", { class: "who" }, h("strong", {}, entry.creator), h("span", { class: "settings-text" }, settingsText(entry.settings))),
+        h("div", { class: "who" }, h("strong", {}, playerLabel({ name: entry.creator, account: entry.creator_account, bot: entry.creator_bot })), h("span", { class: "settings-text" }, settingsText(entry.settings))),
         h("div", { class: "meta" }, `${entry.seats}/2 seats · ${ageText(now - entry.created_at)}`),
         entry.player === mine
           ? h("a", { class: "button", href: `/race/${entry.race}`, dataset: { link: "" } }, "Yours")
@@ -171,6 +210,8 @@ class LobbyView {
       ),
     );
     fill(this.openList, rows.length ? rows : h("p", { class: "empty" }, "No open race. Create one, or use quick match."));
+    const othersWaiting = [...this.open.values()].some((entry) => entry.status === "waiting" && entry.player !== mine);
+    this.botOffer.hidden = othersWaiting;
   }
 
   async refreshLive() {
@@ -185,7 +226,7 @@ class LobbyView {
     this.liveSeen = new Map(reply.races.map((race) => [race.race, race]));
     const rows = reply.races.map((race) =>
       h("div", { class: "race-row", dataset: { race: race.race } },
-        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => `${p.name} ${p.count}`).join(" – ")), h("span", { class: "settings-text" }, settingsText(race.settings))),
+        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => [playerLabel(p), ` ${p.count}`]).flatMap((part, index) => (index ? [" – ", ...part] : part))), h("span", { class: "settings-text" }, settingsText(race.settings))),
         h("div", { class: "meta" }, `${race.status} · ${race.watchers ?? 0} watching`),
         h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, "Watch"),
       ),

@@ -3,9 +3,11 @@
 
 import { Connection } from "./connection.js";
 import { fill, h } from "./dom.js";
+import { playerLabel, playerText, ratingBadge } from "./players.js";
 import { RACE_EVENTS } from "./protocol.js";
 
 const NAME_KEY = "fg.name";
+const GUEST_NAME_KEY = "fg.guest";
 const TOKEN_KEY = "fg.token";
 const FINISHED_KEY = "fg.finished";
 const FINISHED_KEPT = 20;
@@ -17,6 +19,9 @@ const ROUTES = [
   [/^\/invite\/([A-Za-z0-9-]+)$/, async () => (await import("./race_view.js")).mountRace, (m) => ({ code: decodeURIComponent(m[1]) })],
   [/^\/watch\/([A-Za-z0-9]+)$/, async () => (await import("./watch_view.js")).mountWatch, (m) => ({ race: m[1] })],
   [/^\/replay\/([A-Za-z0-9]+)$/, async () => (await import("./replay_view.js")).mountReplay, (m) => ({ race: m[1] })],
+  [/^\/account$/, async () => (await import("./account_view.js")).mountAccount, () => ({})],
+  [/^\/leaderboard$/, async () => (await import("./leaderboard_view.js")).mountLeaderboard, () => ({ profile: new URLSearchParams(location.search).get("profile") || "classic" })],
+  [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
 ];
 
 class App {
@@ -52,6 +57,7 @@ class App {
       return;
     }
     this.showWho();
+    this.refreshRating();
     this.route({});
   }
 
@@ -70,13 +76,59 @@ class App {
     });
   }
 
+  /** The top bar: who this session is (handle and classic rating, or a guest's name) and the account links. */
   showWho() {
-    fill(this.who, h("span", { class: "me-name" }, this.conn.session.name), " ", h("button", { class: "link", title: "a new name starts a new session", onclick: () => {
-      if (!confirm("Change your name? This starts a new session: races you sit in now stay with the old one.")) return;
-      localStorage.removeItem(NAME_KEY);
-      localStorage.removeItem(TOKEN_KEY);
-      location.assign("/");
-    } }, "change"));
+    const session = this.conn.session;
+    const leaderboard = h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, "Leaderboard");
+    if (session.account) {
+      fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
+        this.myRating === undefined ? null : ratingBadge(this.myRating), " ",
+        h("button", { class: "link", dataset: { action: "logout" }, title: "forget this session in this browser and continue as a guest", onclick: () => this.logOut() }, "log out"));
+      return;
+    }
+    fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, session.name), h("span", { class: "kind-tag guest", title: "not logged in" }, "guest"), " ",
+      h("a", { href: "/account", dataset: { link: "", action: "login" } }, "log in / register"), " ",
+      h("button", { class: "link", title: "a new name starts a new session", onclick: () => {
+        if (!confirm("Change your name? This starts a new session: races you sit in now stay with the old one.")) return;
+        localStorage.removeItem(NAME_KEY);
+        localStorage.removeItem(TOKEN_KEY);
+        location.assign("/");
+      } }, "change name"));
+  }
+
+  /** After register/login: the session now plays as the account (a reload resumes it logged in). */
+  async loggedIn() {
+    const session = this.conn.session;
+    if (!localStorage.getItem(GUEST_NAME_KEY)) localStorage.setItem(GUEST_NAME_KEY, localStorage.getItem(NAME_KEY) || "");
+    localStorage.setItem(NAME_KEY, session.name);
+    await this.refreshRating();
+  }
+
+  /** This session's classic rating for the top bar (from `stats`); null while it has none. */
+  async refreshRating() {
+    if (!this.conn.session.account) return;
+    try {
+      const stats = await this.conn.stats(null);
+      const classic = stats.profiles.find((profile) => profile.profile === "classic");
+      this.myRating = classic ? classic.rating : null;
+    } catch {
+      // the top bar keeps what it showed
+    }
+    this.showWho();
+  }
+
+  /**
+   * Log out: the protocol has no request for it, so the page forgets the session's token and starts a new
+   * anonymous session under the name used before logging in (docs/WEB.md).
+   */
+  logOut() {
+    if (!confirm("Log out? Races you sit in now stay with your account.")) return;
+    localStorage.removeItem(TOKEN_KEY);
+    const guest = localStorage.getItem(GUEST_NAME_KEY);
+    if (guest) localStorage.setItem(NAME_KEY, guest);
+    else localStorage.removeItem(NAME_KEY);
+    localStorage.removeItem(GUEST_NAME_KEY);
+    location.assign("/");
   }
 
   showStatus(status) {
@@ -145,7 +197,10 @@ class App {
       return;
     }
     if (!state.apply(event)) return;
-    if (event.type === "result") this.rememberFinished(state);
+    if (event.type === "result") {
+      this.rememberFinished(state);
+      if (event.players.some((player) => player.rating)) this.refreshRating();
+    }
     this.listeners.get(event.race)?.(event);
   }
 
@@ -156,7 +211,7 @@ class App {
   /** Keep a finished (or probably finished) race for the lobby's "recently finished" list. */
   rememberFinished(race) {
     const players = race.players || [];
-    const entry = { race: race.race, names: players.filter((p) => p.name).map((p) => p.name), settings: race.settings, seen: Date.now() };
+    const entry = { race: race.race, names: players.filter((p) => p.name).map((p) => playerText(p)), settings: race.settings, seen: Date.now() };
     const kept = this.finishedRaces().filter((item) => item.race !== entry.race);
     localStorage.setItem(FINISHED_KEY, JSON.stringify([entry, ...kept].slice(0, FINISHED_KEPT)));
   }

@@ -8,7 +8,7 @@ import { Board, parseMove, replayBoard } from "./engine.js";
 export const FULL = 52;
 
 function blankPlayer(slot) {
-  return { slot, player: null, name: null, count: 0, left: FULL, state: "playing", connected: true, grace_until: null };
+  return { slot, player: null, name: null, account: null, bot: false, count: 0, left: FULL, state: "playing", connected: true, grace_until: null };
 }
 
 export class RaceState {
@@ -75,7 +75,7 @@ export class RaceState {
   }
 
   on_player_joined(event) {
-    this.players[event.slot] = { ...blankPlayer(event.slot), player: event.player, name: event.name };
+    this.players[event.slot] = { ...blankPlayer(event.slot), player: event.player, name: event.name, account: event.account ?? null, bot: Boolean(event.bot) };
   }
 
   on_countdown(event) {

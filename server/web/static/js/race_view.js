@@ -5,6 +5,7 @@ import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
 import { ENDINGS, clockText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, moveText, parseCard, replayBoard } from "./engine.js";
+import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { FULL, RaceState } from "./race_state.js";
 
 const RESULT_REASONS = {
@@ -31,7 +32,7 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
   return h(
     "div",
     { class: `player${slot === state.mySlot ? " me" : ""}`, dataset: { slot: String(slot) } },
-    h("div", { class: "player-line" }, h("span", { class: "name" }, player.name), label ? h("span", { class: "tag" }, label) : null, presence),
+    h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player)), label ? h("span", { class: "tag" }, label) : null, presence),
     h("div", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
     h(
       "div",
@@ -61,33 +62,35 @@ export function clockLine(state, now) {
   );
 }
 
-/** The result: winner, reason, and per player count, time, moves and undos. */
+/** The result: winner, reason, and per player count, time, moves and undos (and the rating change of a rated race). */
 export function resultTable(state) {
   const result = state.result;
-  const winner = result.winner === null || result.winner === undefined ? null : state.players[result.winner].name;
+  const winner = result.winner === null || result.winner === undefined ? null : playerText(result.players.find((p) => p.slot === result.winner) || state.players[result.winner]);
   const headline = winner === null ? "Draw" : state.mySlot === null ? `${winner} wins` : result.winner === state.mySlot ? "You win!" : `${winner} wins`;
+  const rated = result.players.some((player) => player.rating);
   return h(
     "div",
     { class: "result" },
     h("h2", { class: "headline" }, headline),
-    h("p", { class: "reason" }, RESULT_REASONS[result.reason] || result.reason),
+    h("p", { class: "reason" }, RESULT_REASONS[result.reason] || result.reason, rated ? " · rated race" : null),
     h(
       "table",
       { class: "result-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards"), h("th", {}, "Time"), h("th", {}, "Moves"), h("th", {}, "Undos"), h("th", {}, "Ended"))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards"), h("th", {}, "Time"), h("th", {}, "Moves"), h("th", {}, "Undos"), h("th", {}, "Ended"), rated ? h("th", {}, "Rating") : null)),
       h(
         "tbody",
         {},
         result.players.map((player) =>
           h(
             "tr",
-            { class: player.slot === result.winner ? "winner" : "" },
-            h("td", {}, player.name),
+            { class: player.slot === result.winner ? "winner" : "", dataset: { slot: String(player.slot) } },
+            h("td", {}, playerLabel(player)),
             h("td", {}, `${player.count}/52`),
             h("td", {}, clockText(player.time_ms)),
             h("td", {}, String(player.moves)),
             h("td", {}, String(player.undos)),
             h("td", {}, ENDINGS[player.ended] || player.ended),
+            rated ? h("td", {}, ratingChangeCell(player.rating)) : null,
           ),
         ),
       ),
@@ -114,6 +117,7 @@ class RaceView {
     this.message = null;
     this.autoMove = localStorage.getItem("fg.automove") === "1";
     this.caughtUpSeq = 0;
+    this.botSelect = botLevelSelect();
     this.timer = setInterval(() => this.tick(), 250);
     this.keys = (event) => this.keyDown(event);
     window.addEventListener("keydown", this.keys);
@@ -122,11 +126,13 @@ class RaceView {
 
   async start() {
     fill(this.root, h("p", { class: "loading" }, "Loading the race…"));
-    const { race, code, seated } = this.params;
+    const { race, code, seated, botLevel } = this.params;
     try {
       const known = race && this.app.stateOf(race);
-      if (seated) this.adopt(seated);
-      else if (code) this.adopt(await this.conn.joinInvite(code), true);
+      if (seated) {
+        this.adopt(seated);
+        if (botLevel) await this.summonBot(botLevel);
+      } else if (code) this.adopt(await this.conn.joinInvite(code), true);
       else if (known && known.mySlot !== null) this.show(known); // opened again in this tab: already followed
       else await this.resume(race);
     } catch (error) {
@@ -181,6 +187,20 @@ class RaceView {
     this.app.track(state);
     this.offEvents = this.app.listen(state.race, (event) => this.onEvent(event));
     this.app.remember(state);
+  }
+
+  /** Have the server seat a practice bot in this waiting race (the creator's; docs/PROTOCOL.md `summon_bot`). */
+  async summonBot(level) {
+    this.botComing = level;
+    this.render();
+    try {
+      await this.conn.summonBot(this.state.race, level);
+    } catch (error) {
+      this.say(`No bot: ${errorText(error)}`, true);
+    } finally {
+      this.botComing = null;
+      if (!this.unmounted) this.render();
+    }
   }
 
   showEntryError(error, race) {
@@ -436,6 +456,11 @@ class RaceView {
           h("button", { onclick: (e) => this.copy(link, e.target) }, "Copy link"),
         ),
         state.invite ? h("p", { class: "invite-code" }, "Code ", h("code", {}, state.invite)) : null,
+        this.botComing
+          ? h("p", { class: "info bot-coming" }, `A level ${this.botComing} practice bot is taking the seat…`)
+          : state.mySlot === 0 && !this.params.queued
+            ? h("div", { class: "actions bot-call" }, h("span", {}, "Or race a practice bot:"), this.botSelect, h("button", { dataset: { action: "call-bot" }, onclick: () => this.summonBot(Number(this.botSelect.value)) }, "Call a bot"))
+            : null,
         this.params.queued
           ? h("button", { class: "ghost", onclick: () => this.action("cancel") }, "Stop looking")
           : state.mySlot === 0 ? h("button", { class: "ghost", onclick: () => this.action("leave") }, "Close this race") : null,
@@ -460,7 +485,7 @@ class RaceView {
           h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay"),
           h("a", { class: "button", href: "/", dataset: { link: "" } }, "Lobby"),
         ),
-        theirs ? h("p", { class: "info" }, `${state.players[1 - state.mySlot].name} wants a rematch.`) : null,
+        theirs ? h("p", { class: "info" }, `${playerText(state.players[1 - state.mySlot])} wants a rematch.`) : null,
         state.newRace ? h("p", {}, h("a", { href: `/race/${state.newRace}`, dataset: { link: "" } }, "Go to the rematch")) : null,
       );
     }

@@ -5,6 +5,7 @@ import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
 import { clockText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, parseMove } from "./engine.js";
+import { playerText } from "./players.js";
 import { RaceState } from "./race_state.js";
 import { playerPanel, resultTable } from "./race_view.js";
 
@@ -83,7 +84,7 @@ class ReplayView {
     this.playButton = h("button", { dataset: { action: "play" }, onclick: () => (this.playing ? this.pause() : this.play()) }, "▶ Play");
     const speed = h("select", { "aria-label": "speed", onchange: (e) => (this.speed = Number(e.target.value)) }, SPEEDS.map((s) => h("option", { value: String(s) }, `${s}×`)));
     this.list = h("ol", { class: "move-list" });
-    const names = (slot) => (this.info.players.find((p) => p.slot === slot) || { name: `player ${slot + 1}` }).name;
+    const names = (slot) => playerText(this.info.players.find((p) => p.slot === slot) || { name: `player ${slot + 1}`, account: `player ${slot + 1}` });
     this.moves.forEach((item, position) => {
       const event = item.event;
       this.list.append(h("li", { dataset: { position: String(position + 1), slot: String(event.slot) }, onclick: () => this.show(position + 1) },

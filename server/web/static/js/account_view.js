@@ -1,0 +1,77 @@
+// Log in and register (/account): a handle (3–20 of A–Z a–z 0–9 _ -, unique regardless of case) and a password
+// (8–128 characters). The session logs in to the account; its token, kept in localStorage, then carries it.
+
+import { errorText } from "./connection.js";
+import { fill, h } from "./dom.js";
+
+const HANDLE_PATTERN = "[A-Za-z0-9][A-Za-z0-9_\\-]{2,19}";
+
+export function mountAccount(root, app) {
+  const view = new AccountView(root, app);
+  view.start();
+  return view;
+}
+
+function field(label, control, hint) {
+  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint ? h("span", { class: "hint" }, hint) : null);
+}
+
+class AccountView {
+  constructor(root, app) {
+    this.root = root;
+    this.app = app;
+    this.conn = app.conn;
+  }
+
+  start() {
+    document.title = "Log in · Flower Garden Race";
+    const session = this.conn.session;
+    if (session.account) {
+      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, `Logged in as ${session.account}`),
+        h("p", {}, h("a", { href: `/player/${encodeURIComponent(session.account)}`, dataset: { link: "" } }, "Your races and stats"), " · ", h("a", { href: "/leaderboard", dataset: { link: "" } }, "Leaderboard")),
+        h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
+      return;
+    }
+    fill(
+      this.root,
+      h("div", { class: "account-page" },
+        this.form("login", "Log in", "Your races, rating and history follow your account on every device."),
+        this.form("register", "Register a handle", "Registered players can race rated, appear on the leaderboard and keep a history. Anonymous players can still race (shown as guests)."),
+      ),
+    );
+  }
+
+  form(kind, title, text) {
+    const handle = h("input", { name: "handle", required: true, autocomplete: "username", pattern: HANDLE_PATTERN, maxlength: "20", placeholder: "handle" });
+    const password = h("input", { name: "password", type: "password", required: true, minlength: "8", maxlength: "128", autocomplete: kind === "login" ? "current-password" : "new-password", placeholder: "password" });
+    const error = h("p", { class: "error-text", role: "alert" });
+    const form = h(
+      "form",
+      { class: `panel ${kind}-form`, dataset: { form: kind }, onsubmit: (event) => this.submit(event, kind, handle.value.trim(), password.value, error) },
+      h("h2", {}, title),
+      h("p", {}, text),
+      field("Handle", handle, kind === "register" ? "3–20 letters, digits, _ or -, starting with a letter or digit" : null),
+      field("Password", password, kind === "register" ? "8 to 128 characters; stored only as a salted slow hash" : null),
+      h("button", { type: "submit", class: "primary" }, title),
+      error,
+    );
+    return form;
+  }
+
+  async submit(event, kind, handle, password, error) {
+    event.preventDefault();
+    error.textContent = "";
+    const button = event.target.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      if (kind === "login") await this.conn.login(handle, password);
+      else await this.conn.register(handle, password);
+      await this.app.loggedIn();
+      this.app.navigate("/");
+    } catch (failure) {
+      error.textContent = errorText(failure);
+    } finally {
+      button.disabled = false;
+    }
+  }
+}

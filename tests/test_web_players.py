@@ -1,0 +1,169 @@
+"""The players' side of the web client in a real headless Chromium: two players register, race rated to a result
+by clicking and see their rating changes on the result screen, the leaderboard and their history page (whose
+replay link opens); a guest alone in the lobby races a practice bot the server seats, labelled a bot throughout.
+
+Screenshots land in tmp/artifacts/web/ (players-*.png).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import deque
+
+from browser_helpers import click_move, first_visit, http_url, launched_browser, shot
+from playwright.async_api import Page, ViewportSize, expect
+from race_helpers import server_config
+
+from server.app import RaceServer
+from shared import Board, Move, action_text, parse_card
+
+DESKTOP = ViewportSize(width=1280, height=900)
+BOARD = ".race-page .table"
+PASSWORD = "correct horse battery"
+
+
+async def register(page: Page, site: str, handle: str) -> None:
+    """A first visit as a guest, then register ``handle`` on /account: the top bar then shows the handle."""
+    await first_visit(page, site + "/", f"{handle} guest")
+    await expect(page.locator("#who .kind-tag.guest")).to_be_visible()
+    await page.click("#who [data-action=login]")
+    form = page.locator("form[data-form=register]")
+    await form.locator("input[name=handle]").fill(handle)
+    await form.locator("input[name=password]").fill(PASSWORD)
+    await form.locator("button[type=submit]").click()
+    await expect(page.locator("#who .me-name")).to_have_text(handle)
+    await expect(page.locator("#who .rating")).to_have_text("unrated")
+
+
+async def shown_board(page: Page) -> Board:
+    """The player's board as the page draws it (columns top to bottom, the bouquet), for planning moves."""
+    columns = []
+    for column in range(1, 7):
+        cards = await page.locator(f'{BOARD} [data-pile="{column}"] [data-card]').evaluate_all("nodes => nodes.map(n => n.dataset.card)")
+        columns.append([parse_card(text) for text in cards])
+    bouquet = await page.locator(f'{BOARD} [data-pile="b"] [data-card]').evaluate_all("nodes => nodes.map(n => n.dataset.card)")
+    return Board(columns, [parse_card(text) for text in bouquet])
+
+
+def line_to_a_foundation(board: Board) -> list[Move]:
+    """The shortest line of card moves that puts a card on a foundation (breadth first)."""
+    queue: deque[tuple[Board, list[Move]]] = deque([(board, [])])
+    while queue:
+        position, line = queue.popleft()
+        for move in position.legal_moves():
+            after = position.copy()
+            after.play(move)
+            if after.foundation_count > 0:
+                return [*line, move]
+            if len(line) < 6:
+                queue.append((after, [*line, move]))
+    raise AssertionError("no card reaches a foundation within 7 moves")
+
+
+async def test_two_registered_players_race_rated_and_see_ratings_leaderboard_history_and_replay(redis_url: str) -> None:
+    ann_handle, bob_handle = f"Ann{secrets.token_hex(3)}", f"Bob{secrets.token_hex(3)}"
+    # Every rating is listed (two new players are provisional for 14 races at the default threshold).
+    async with RaceServer(server_config(redis_url, provisional_deviation=400.0)) as server, launched_browser() as browser:
+        site = http_url(server.url)
+        ann = await (await browser.new_context(viewport=DESKTOP)).new_page()
+        bob = await (await browser.new_context(viewport=DESKTOP)).new_page()
+        errors: list[str] = []
+        for page in (ann, bob):
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("dialog", lambda dialog: dialog.accept())
+
+        # A guest cannot pick "rated"; the lobby says why.
+        await first_visit(bob, site + "/", "Bob guest")
+        await expect(bob.locator("input[name=rated]")).to_be_disabled()
+        await expect(bob.locator(".rated-hint")).to_contain_text("log in to race rated")
+        await shot(bob, "players-01-lobby-guest")
+        await bob.context.clear_cookies()
+        await bob.evaluate("localStorage.clear()")
+
+        await register(ann, site, ann_handle)
+        await shot(ann, "players-02-registered")
+        await register(bob, site, bob_handle)
+
+        # Ann opens a rated race; Bob joins it from the lobby, where Ann shows as a registered player.
+        await ann.click("a.brand")
+        await ann.check("input[name=rated]")
+        await expect(ann.locator("input[name=undo]")).to_be_disabled()
+        await ann.click("button[data-action=create]")
+        await expect(ann.locator(".overlay.waiting")).to_be_visible()
+        race = ann.url.rsplit("/", 1)[1]
+        await bob.click("a.brand")
+        row = bob.locator(f'#open-races [data-race="{race}"]')
+        await expect(row.locator(".pname.account")).to_have_text(ann_handle)
+        await expect(row).to_contain_text("rated")
+        await row.locator("button").click()
+        await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()
+        await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
+
+        # Ann puts a card on a foundation by clicking; Bob resigns: Ann wins the rated race.
+        for move in line_to_a_foundation(await shown_board(ann)):
+            await click_move(ann, BOARD, action_text(move))
+        await bob.click("button[data-action=resign]")
+        await expect(ann.locator(".result .headline")).to_have_text("You win!")
+        await expect(bob.locator(".result .headline")).to_have_text(f"{ann_handle} wins")
+        ann_change = ann.locator('.result-table tr[data-slot="0"] .rating-change')
+        bob_change = ann.locator('.result-table tr[data-slot="1"] .rating-change')
+        await expect(ann_change).to_have_text("1500 → 1662 (+162)")
+        await expect(bob_change).to_have_text("1500 → 1338 (−162)")
+        await expect(bob.locator('.result-table tr[data-slot="1"] .rating-change')).to_have_attribute("data-delta", "-162")
+        await expect(ann.locator("#who .rating")).to_have_text("1662")
+        await shot(ann, "players-03-result-rated")
+        await shot(bob, "players-04-result-rated-loser")
+
+        # The leaderboard lists both, Ann first, with Ann's own rank.
+        await ann.click("#who a.nav")
+        table = ann.locator("table.leaderboard tbody tr")
+        await expect(table).to_have_count(2)
+        await expect(table.nth(0)).to_contain_text(ann_handle)
+        await expect(table.nth(0).locator("td.rating")).to_have_text("1662")
+        await expect(table.nth(1).locator("td.rating")).to_have_text("1338")
+        await expect(ann.locator(".own-rank")).to_have_attribute("data-rank", "1")
+        await shot(ann, "players-05-leaderboard")
+
+        # Bob's history page (from the leaderboard) lists the race with the loss and its rating change; its replay opens.
+        await table.nth(1).locator(".pname a").click()
+        history = ann.locator(f'#history [data-race="{race}"]')
+        await expect(history).to_contain_text("lost")
+        await expect(history.locator(".rating-change")).to_have_text("1500 → 1338 (−162)")
+        await expect(ann.locator('table.stats tr[data-profile="classic"]')).to_contain_text("1338")
+        await shot(ann, "players-06-history")
+        await history.locator("[data-action=replay]").click()
+        await expect(ann.locator(".replay-page")).to_be_visible()
+        await ann.click("button[data-action=end]")
+        await expect(ann.locator(".result .headline")).to_have_text(f"{ann_handle} wins")
+        await shot(ann, "players-07-replay")
+
+        # Logging out continues as a guest.
+        await ann.click("#who [data-action=logout]")
+        await expect(ann.locator("#who .kind-tag.guest")).to_be_visible()
+        assert errors == []
+
+
+async def test_a_lone_guest_races_a_labelled_bot_from_the_lobby(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, bot_pace=0.0)) as server, launched_browser() as browser:
+        site = http_url(server.url)
+        cid = await (await browser.new_context(viewport=DESKTOP)).new_page()
+        errors: list[str] = []
+        cid.on("pageerror", lambda error: errors.append(str(error)))
+        cid.on("dialog", lambda dialog: dialog.accept())
+        await first_visit(cid, site + "/", "Cid")
+        await expect(cid.locator(".bot-offer")).to_be_visible()
+        await shot(cid, "players-08-lobby-bot-offer")
+        await cid.select_option(".bot-offer select[name=bot_level]", "5")
+        await cid.click("button[data-action=race-bot]")
+        bot_panel = cid.locator('.player[data-slot="1"]')
+        await expect(bot_panel.locator('.pname[data-kind="bot"]')).to_contain_text("FlowerBot5_")
+        await expect(cid.locator('.player[data-slot="0"] .pname[data-kind="guest"]')).to_contain_text("Cid")
+        await expect(cid.locator(".race-page [data-status=running]")).to_be_visible()
+        await shot(cid, "players-09-race-bot")
+        # Resign: the bot wins once it has a card on a foundation. (A fast bot may have cleared the board already:
+        # the button is then disabled and the click does nothing; the result is the same.)
+        await cid.locator("button[data-action=resign]").dispatch_event("click")
+        await expect(cid.locator(".result .headline")).to_contain_text("(bot) wins")
+        await expect(cid.locator('.result-table tr[data-slot="1"] .kind-tag.bot')).to_be_visible()
+        await shot(cid, "players-10-result-bot")
+        assert errors == []
