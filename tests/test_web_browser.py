@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import msgpack
-from browser_helpers import ARTIFACTS, click_move, destination, first_visit, http_url, launched_browser, shot, until
+from browser_helpers import click_move, destination, first_visit, http_url, launched_browser, shot, until
 from playwright.async_api import Page, ViewportSize, expect
 from websockets.asyncio.server import ServerConnection, serve
 from winning_lines import winning_deal
