@@ -239,6 +239,14 @@ class RaceView {
       this.rebuild().catch((error) => this.say(errorText(error), true)); // an action was missed
       return;
     }
+    if (event.type === "race_closed" && event.reason === "paired" && event.new_race) {
+      // Rated quick match seated this waiting player in another player's race: the server already sends its events.
+      this.conn.follow(event.new_race, true);
+      this.conn.playing.delete(this.state.race);
+      this.app.forget(this.state.race);
+      this.app.navigate(`/race/${event.new_race}`);
+      return;
+    }
     if (event.type === "rematch" && event.seq > this.caughtUpSeq) {
       this.app.navigate(`/race/${event.new_race}`);
       return;
