@@ -11,8 +11,9 @@ import secrets
 from collections import deque
 
 from browser_helpers import click_move, first_visit, http_url, launched_browser, shot
+from lobby_helpers import wait_until
 from playwright.async_api import Page, ViewportSize, expect
-from race_helpers import server_config
+from race_helpers import player, server_config
 
 from server.app import RaceServer
 from shared import Board, Move, action_text, parse_card
@@ -114,22 +115,37 @@ async def test_two_registered_players_race_rated_and_see_ratings_leaderboard_his
         await shot(ann, "players-03-result-rated")
         await shot(bob, "players-04-result-rated-loser")
 
-        # The leaderboard lists both, Ann first, with Ann's own rank.
-        await ann.click("#who a.nav")
-        table = ann.locator("table.leaderboard tbody tr")
-        await expect(table).to_have_count(2)
-        await expect(table.nth(0)).to_contain_text(ann_handle)
-        await expect(table.nth(0).locator("td.rating")).to_have_text("1662")
-        await expect(table.nth(1).locator("td.rating")).to_have_text("1338")
-        await expect(ann.locator(".own-rank")).to_have_attribute("data-rank", "1")
-        await shot(ann, "players-05-leaderboard")
+        # The server books a result right after it (ratings, leaderboard, histories): wait for it like a reader would.
+        async def booked() -> bool:
+            stats = await observer.stats(bob_handle)
+            return any(profile.races for profile in stats.profiles)
 
-        # Bob's history page (from the leaderboard) lists the race with the loss and its rating change; its replay opens.
-        await table.nth(1).locator(".pname a").click()
+        observer = await player(server.url, "observer")
+        try:
+            await wait_until(booked, what="the race booked in Bob's stats")
+        finally:
+            await observer.close()
+
+        # The leaderboard lists Ann with her new rating and her own rank; Bob sees his, below hers. (Other tests'
+        # players share this Redis, so only the order of the two is known.)
+        await ann.click("#who a.nav")
+        ann_row = ann.locator("table.leaderboard tbody tr", has_text=ann_handle)
+        await expect(ann_row.locator("td.rating")).to_have_text("1662")
+        ann_rank = await ann_row.get_attribute("data-rank")
+        await expect(ann.locator(".own-rank")).to_have_attribute("data-rank", ann_rank or "?")
+        await shot(ann, "players-05-leaderboard")
+        await bob.click("#who a.nav")
+        await expect(bob.locator(".own-rank .rating")).to_have_text("1338")
+        bob_rank = await bob.locator(".own-rank").get_attribute("data-rank")
+        assert ann_rank is not None and bob_rank is not None and int(bob_rank) > int(ann_rank)
+
+        # Ann's history page (from the leaderboard) lists the race with the win and its rating change; its replay opens.
+        await ann_row.locator(".pname a").click()
         history = ann.locator(f'#history [data-race="{race}"]')
-        await expect(history).to_contain_text("lost")
-        await expect(history.locator(".rating-change")).to_have_text("1500 → 1338 (−162)")
-        await expect(ann.locator('table.stats tr[data-profile="classic"]')).to_contain_text("1338")
+        await expect(history).to_contain_text("won")
+        await expect(history.locator('.pname[data-kind="account"]')).to_have_text(bob_handle)
+        await expect(history.locator(".rating-change")).to_have_text("1500 → 1662 (+162)")
+        await expect(ann.locator('table.stats tr[data-profile="classic"]')).to_contain_text("1662")
         await shot(ann, "players-06-history")
         await history.locator("[data-action=replay]").click()
         await expect(ann.locator(".replay-page")).to_be_visible()

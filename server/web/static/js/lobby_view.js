@@ -85,8 +85,9 @@ class LobbyView {
     );
     this.form = form;
     this.botLevel = botLevelSelect();
-    this.botOffer = h("div", { class: "bot-offer", hidden: true },
-      h("p", {}, "Nobody is waiting right now. Race a practice bot (labelled as a bot; it plays through the same protocol):"),
+    this.botOfferText = h("p", {}, "Or race a practice bot:");
+    this.botOffer = h("div", { class: "bot-offer" },
+      this.botOfferText,
       h("div", { class: "actions" }, this.botLevel, h("button", { type: "button", class: "primary", dataset: { action: "race-bot" }, onclick: () => this.raceBot() }, "Race a bot")));
     this.openList = h("div", { class: "race-list", id: "open-races" });
     this.liveList = h("div", { class: "race-list", id: "live-races" });
@@ -211,7 +212,10 @@ class LobbyView {
     );
     fill(this.openList, rows.length ? rows : h("p", { class: "empty" }, "No open race. Create one, or use quick match."));
     const othersWaiting = [...this.open.values()].some((entry) => entry.status === "waiting" && entry.player !== mine);
-    this.botOffer.hidden = othersWaiting;
+    this.botOffer.classList.toggle("alone", !othersWaiting);
+    this.botOfferText.textContent = othersWaiting
+      ? "Or race a practice bot (always labelled as a bot):"
+      : "Nobody else is waiting right now. Race a practice bot (always labelled as a bot):";
   }
 
   async refreshLive() {

@@ -12,6 +12,7 @@ const TOKEN_KEY = "fg.token";
 const FINISHED_KEY = "fg.finished";
 const FINISHED_KEPT = 20;
 const UNCLAIMED_KEPT = 2000;
+const RATING_REFRESH_MS = 1500;
 
 const ROUTES = [
   [/^\/$/, async () => (await import("./lobby_view.js")).mountLobby, () => ({})],
@@ -110,11 +111,29 @@ class App {
     try {
       const stats = await this.conn.stats(null);
       const classic = stats.profiles.find((profile) => profile.profile === "classic");
-      this.myRating = classic ? classic.rating : null;
+      const fresh = classic ? classic.rating : null;
+      // The result's rating is shown until the stats have booked that race too (they follow it closely).
+      if (!(this.myRating && (!fresh || fresh.games < this.myRating.games))) this.myRating = fresh;
     } catch {
       // the top bar keeps what it showed
     }
     this.showWho();
+  }
+
+  /**
+   * A rated result changes this player's rating: shown at once from the result (in its profile's terms, the
+   * classic one is the top bar's), then read again from `stats`, which the server updates right after.
+   */
+  ratedResult(result) {
+    const me = result.players.find((player) => player.player === this.conn.session.player);
+    if (!me || !me.rating) return;
+    const state = this.states.get(result.race);
+    if (state && state.settings.profile === "classic") {
+      const games = this.myRating ? this.myRating.games + 1 : 1;
+      this.myRating = { rating: me.rating.after, deviation: me.rating.deviation, provisional: me.rating.provisional, games };
+      this.showWho();
+    }
+    setTimeout(() => this.refreshRating(), RATING_REFRESH_MS);
   }
 
   /**
@@ -199,7 +218,7 @@ class App {
     if (!state.apply(event)) return;
     if (event.type === "result") {
       this.rememberFinished(state);
-      if (event.players.some((player) => player.rating)) this.refreshRating();
+      this.ratedResult(event);
     }
     this.listeners.get(event.race)?.(event);
   }
