@@ -103,7 +103,7 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
                 await shot(ann, "04-race-midway")
                 await shot(cid, "05-watch-midway")
         await expect(ann.locator(".result .headline")).to_have_text("You win!")
-        await expect(bob.locator(".result .headline")).to_have_text("Ann wins")
+        await expect(bob.locator(".result .headline")).to_have_text("Ann (guest) wins")
         await shot(ann, "06-result-winner")
         await shot(bob, "07-result-phone")
 
@@ -116,7 +116,7 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
         for column, cards in enumerate(bob_final.columns, start=1):
             shown = cid.locator(f'.side[data-slot="1"] [data-pile="{column}"] [data-card]')
             assert await shown.evaluate_all("nodes => nodes.map(n => n.dataset.card)") == [card_name(card) for card in cards]
-        await expect(cid.locator(".watch-footer .result .headline")).to_have_text("Ann wins")
+        await expect(cid.locator(".watch-footer .result .headline")).to_have_text("Ann (guest) wins")
         await shot(cid, "08-watch-final")
 
         # Rematch: Ann offers, Bob accepts; both land in the same new race.
@@ -262,7 +262,7 @@ async def test_a_private_race_is_joined_from_its_invite_link_and_quick_match_pai
         await expect(bob.locator(f'{board} [data-pile="f"] [data-card="2S"]')).to_be_visible()
 
         await ann.click("button[data-action=resign]")  # Bob is ahead: the race is decided at once
-        await expect(ann.locator(".result .headline")).to_have_text("Bob wins")
+        await expect(ann.locator(".result .headline")).to_have_text("Bob (guest) wins")
         await expect(bob.locator(".result .headline")).to_have_text("You win!")
 
         # Quick match: two pages asking for the same settings (undo allowed, seed 15) are paired in one race.
