@@ -88,6 +88,8 @@ FLAG_KEYS = {
     "drain_timeout": "limits.drain_timeout",
     "rated_record_days": "rated_record_ttl_seconds",
     "provisional_deviation": "provisional_deviation",
+    "max_bots": "max_summoned_bots",
+    "bot_pace": "bot_pace",
 }
 """Flag destinations -> the config keys they set (a flag not given leaves the key to the file or environment)."""
 
@@ -208,6 +210,14 @@ def register(subparsers: Any) -> None:
         "--provisional-deviation", type=float, metavar="RD",
         help="ratings whose deviation is above this are provisional and not on the leaderboard (default 110)",
     )
+    parser.add_argument(
+        "--max-bots", type=_non_negative_int, metavar="N",
+        help="practice bots this process plays at once when players call one from the lobby (summon_bot; 0: never; default 4)",
+    )
+    parser.add_argument(
+        "--bot-pace", type=_non_negative_float, metavar="FACTOR",
+        help="scale the called bots' waits between moves (0: none; default 1)",
+    )
     parser.set_defaults(handler=run_serve)
 
 
@@ -251,6 +261,16 @@ def _non_negative_int(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 100, got {text}")
     return value
 
 

@@ -90,6 +90,7 @@ from shared.protocol import (
     Stats,
     StatsRequest,
     Stuck,
+    SummonBot,
     Sync,
     Synced,
     Unwatch,
@@ -376,6 +377,10 @@ class RaceClient:
         reply = await self.request(Login(id=self._id(), token=self.token, handle=handle, password=password), AccountReply)
         self._logged_in(reply)
         return reply
+
+    async def summon_bot(self, race: str, level: int = 3) -> Ok:
+        """Have the server seat a practice bot of ``level`` (1–5) in this connection's waiting race; returns once it sits there."""
+        return await self.request(SummonBot(id=self._id(), token=self.token, race=race, level=level), Ok)
 
     def _logged_in(self, reply: AccountReply) -> None:
         assert self.session is not None

@@ -18,6 +18,7 @@ from redis.exceptions import RedisError
 
 from server import logs, metrics
 from server.admin import AdminExecutor
+from server.bot_host import MAX_SUMMONED_BOTS, BotHost
 from server.dispatch import Dispatcher, LobbyServices, PlayerServices
 from server.logs import LogFormat
 from server.operations import Operations
@@ -154,6 +155,10 @@ class ServerConfig:
     """How far apart rated quick-match partners may be, widening with the wait."""
     quick_match_retry_seconds: float = 1.0
     """How often waiting rated quick-match entries are tried again (as their windows widen)."""
+    max_summoned_bots: int = MAX_SUMMONED_BOTS
+    """Practice bots this process plays at once on request (``summon_bot``; 0: never)."""
+    bot_pace: float = 1.0
+    """Scales the summoned bots' waits between moves (0: no wait, for tests and demos)."""
 
     def rating_policy(self) -> RatingPolicy:
         """How ratings and rated records behave."""
@@ -204,6 +209,7 @@ class RaceServer:
         self.lobby_feed: LobbyFeed | None = None
         self.seed_pool: SeedPool | None = None
         self.transport: Transport | None = None
+        self.bots: BotHost | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []
         self.hub: EventHub | None = None
@@ -319,7 +325,9 @@ class RaceServer:
             players=PlayerServices(
                 accounts=AccountService(player_store, sessions, config.login), views=player_views
             ),
+            bots=BotHost(lambda: self.url, max_bots=config.max_summoned_bots, pace=config.bot_pace),
         )
+        self.bots = dispatcher.bots
         self.transport = Transport(
             dispatcher, config.limits, self._healthy, gate=operations.gate, peers=PeerResolver(config.trusted_proxies)
         )
@@ -377,6 +385,8 @@ class RaceServer:
             self.operations.accepting = False
         if self.transport is not None:
             await self.transport.stop()
+        if self.bots is not None:
+            await self.bots.stop()
         for stop in self._stoppers:
             stop()
         for task in self._tasks:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from server import metrics
+from server.bot_host import BotHost
 from server.metrics import Role
 from server.ratelimit import TokenBucket
 from server.services import race_journal
@@ -69,6 +70,7 @@ from shared.protocol import (
     Stats,
     StatsRequest,
     Stuck,
+    SummonBot,
     Sync,
     Synced,
     Unwatch,
@@ -205,6 +207,7 @@ class Dispatcher:
         clock: ServerClock,
         lobby: LobbyServices,
         players: PlayerServices,
+        bots: BotHost,
         door: Door | None = None,
     ) -> None:
         self.sessions = sessions
@@ -217,6 +220,7 @@ class Dispatcher:
         self._background: set[asyncio.Task[None]] = set()
         self.door = door
         self.players = players
+        self.bots = bots
 
     def connect(self, send: Send, address: str, room: Room = always_room) -> ConnectionState:
         """The state of a new connection from client ``address`` whose messages go to ``send``; ``room`` paces its
@@ -456,6 +460,14 @@ class Dispatcher:
         account = await self._whose(session, request.handle)
         profiles = await self.players.views.stats(account.player)
         state.send(Stats(id=request.id, handle=account.handle, bot=account.bot, profiles=profiles))
+
+    @handles(SummonBot)
+    async def _summon_bot(self, state: ConnectionState, session: Session, request: SummonBot) -> None:
+        """Seat a practice bot in a race this connection opened and holds waiting (see server/bot_host.py)."""
+        if request.race not in state.owner.races:
+            raise ServiceError(ErrorCode.NOT_SEATED, "only the creator of a waiting race, on the connection that opened it, may call a bot into it")
+        await self.bots.summon(session.player, request.race, request.level)
+        state.send(Ok(id=request.id, race=request.race))
 
     # --- helpers ---------------------------------------------------------------------------------------
 

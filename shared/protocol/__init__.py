@@ -103,6 +103,7 @@ from shared.protocol.replies import (
     Welcome,
 )
 from shared.protocol.requests import (
+    BOT_LEVELS,
     REQUEST_TYPES,
     CancelQuickMatch,
     Create,
@@ -122,6 +123,7 @@ from shared.protocol.requests import (
     Resign,
     StatsRequest,
     Stuck,
+    SummonBot,
     Sync,
     Unwatch,
     UnwatchLobby,
@@ -142,6 +144,7 @@ from shared.protocol.states import (
 )
 
 __all__ = [
+    "BOT_LEVELS",
     "ENGINE_CODES",
     "ERROR_CODES",
     "EVENT_TYPES",
@@ -249,6 +252,7 @@ __all__ = [
     "Stats",
     "StatsRequest",
     "Stuck",
+    "SummonBot",
     "Sync",
     "Synced",
     "Unwatch",

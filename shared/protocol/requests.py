@@ -221,10 +221,23 @@ class StatsRequest(SessionRequest):
     """Whose; nil: this session's account."""
 
 
+BOT_LEVELS = range(1, 6)
+"""The practice bot's levels (docs/PLAYERS.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummonBot(RaceRequest):
+    """Have the server seat one of its practice bots in the asker's waiting race (the creator's, on this connection)."""
+
+    TYPE: ClassVar[str] = "summon_bot"
+    level: int = bounded(low=BOT_LEVELS.start, high=BOT_LEVELS.stop - 1, default=3)
+
+
 REQUEST_TYPES: Final[dict[str, type[Request]]] = {
     cls.TYPE: cls
     for cls in (
         Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
         UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch, Register, Login, LeaderboardRequest, HistoryRequest, StatsRequest,
+        SummonBot,
     )
 }  # fmt: skip
