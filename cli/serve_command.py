@@ -215,7 +215,7 @@ def register(subparsers: Any) -> None:
         help="practice bots this process plays at once when players call one from the lobby (summon_bot; 0: never; default 4)",
     )
     parser.add_argument(
-        "--bot-pace", type=_non_negative_float, metavar="FACTOR",
+        "--bot-pace", type=_pace_factor, metavar="FACTOR",
         help="scale the called bots' waits between moves (0: none; default 1)",
     )
     parser.set_defaults(handler=run_serve)
@@ -229,12 +229,17 @@ def _port(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
+    return _number(text, "seconds", 86400)
+
+
+def _number(text: str, what: str, high: float) -> float:
+    """A number from 0 to ``high``, else a usage error naming ``what`` it is."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 <= value <= 86400:
-        raise argparse.ArgumentTypeError(f"seconds must be from 0 to 86400, got {text}")
+        raise argparse.ArgumentTypeError(f"not a number: {text!r} ({what})") from None
+    if not 0 <= value <= high:
+        raise argparse.ArgumentTypeError(f"{what} must be from 0 to {high:g}, got {text}")
     return value
 
 
@@ -264,14 +269,9 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
-def _non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 100, got {text}")
-    return value
+def _pace_factor(text: str) -> float:
+    """A factor from 0 to 100 (the bots' waits between moves)."""
+    return _number(text, "the pace factor", 100)
 
 
 def _days_as_seconds(text: str) -> int:

@@ -2,7 +2,7 @@
 // (8–128 characters). The session logs in to the account; its token, kept in localStorage, then carries it.
 
 import { errorText } from "./connection.js";
-import { fill, h } from "./dom.js";
+import { field, fill, h } from "./dom.js";
 
 const HANDLE_PATTERN = "[A-Za-z0-9][A-Za-z0-9_\\-]{2,19}";
 
@@ -10,10 +10,6 @@ export function mountAccount(root, app) {
   const view = new AccountView(root, app);
   view.start();
   return view;
-}
-
-function field(label, control, hint) {
-  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint ? h("span", { class: "hint" }, hint) : null);
 }
 
 class AccountView {

@@ -23,6 +23,11 @@ function append(element, children) {
   }
 }
 
+/** A form field: its label, the control, and a hint below it. */
+export function field(label, control, hint) {
+  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint ? h("span", { class: "hint" }, hint) : null);
+}
+
 /** Replace an element's content. */
 export function fill(element, ...children) {
   element.replaceChildren();

@@ -2,7 +2,7 @@
 // invite code, races being played (to watch) and recently finished races (to replay).
 
 import { errorText } from "./connection.js";
-import { ageText, fill, h, settingsText } from "./dom.js";
+import { ageText, field, fill, h, settingsText } from "./dom.js";
 import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";
 
@@ -12,10 +12,6 @@ export function mountLobby(root, app) {
   const view = new LobbyView(root, app);
   view.start();
   return view;
-}
-
-function field(label, control, hint) {
-  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint ? h("span", { class: "hint" }, hint) : null);
 }
 
 class LobbyView {
