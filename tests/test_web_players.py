@@ -14,9 +14,11 @@ from browser_helpers import click_move, first_visit, http_url, launched_browser,
 from lobby_helpers import wait_until
 from playwright.async_api import Page, ViewportSize, expect
 from race_helpers import player, server_config
+from winning_lines import WINNABLE_SEED
 
 from server.app import RaceServer
 from shared import Board, Move, action_text, parse_card
+from shared.solver import Budget, Verdict, solve
 
 DESKTOP = ViewportSize(width=1280, height=900)
 BOARD = ".race-page .table"
@@ -47,24 +49,42 @@ async def shown_board(page: Page) -> Board:
 
 
 def line_to_a_foundation(board: Board) -> list[Move]:
-    """The shortest line of card moves that puts a card on a foundation (breadth first)."""
+    """A short line of card moves that puts a card on a foundation: breadth first (50,000 positions at most), else
+    the solver's."""
     queue: deque[tuple[Board, list[Move]]] = deque([(board, [])])
-    while queue:
+    seen = {(board.columns, board.bouquet)}
+    while queue and len(seen) < 50_000:
         position, line = queue.popleft()
         for move in position.legal_moves():
             after = position.copy()
             after.play(move)
             if after.foundation_count > 0:
                 return [*line, move]
-            if len(line) < 6:
+            if (after.columns, after.bouquet) not in seen:
+                seen.add((after.columns, after.bouquet))
                 queue.append((after, [*line, move]))
-    raise AssertionError("no card reaches a foundation within 7 moves")
+    solved = solve(board, Budget(seconds=20))
+    assert solved.verdict is Verdict.SOLVED, "no short line puts a card on a foundation and the solver found no win"
+    replay = board.copy()
+    for index, move in enumerate(solved.moves):
+        replay.play(move)
+        if replay.foundation_count > 0:
+            return list(solved.moves[: index + 1])
+    raise AssertionError("a winning line that puts no card on a foundation")
 
 
 async def test_two_registered_players_race_rated_and_see_ratings_leaderboard_history_and_replay(redis_url: str) -> None:
     ann_handle, bob_handle = f"Ann{secrets.token_hex(3)}", f"Bob{secrets.token_hex(3)}"
-    # Every rating is listed (two new players are provisional for 14 races at the default threshold).
-    async with RaceServer(server_config(redis_url, provisional_deviation=400.0)) as server, launched_browser() as browser:
+    # Every rating is listed (two new players are provisional for 14 races at the default threshold). The race is
+    # solvable-only (a deal the server proved winnable: about 1 deal in 300 lets no card reach a foundation at all).
+    config = server_config(redis_url, provisional_deviation=400.0, seed_pool_target=1, seed_pool_seconds=2.0)
+    async with RaceServer(config) as server, launched_browser() as browser:
+        pool = server.seed_pool
+        assert pool is not None
+
+        async def pool_ready() -> bool:
+            return await pool.size("classic") >= 1
+
         site = http_url(server.url)
         ann = await (await browser.new_context(viewport=DESKTOP)).new_page()
         bob = await (await browser.new_context(viewport=DESKTOP)).new_page()
@@ -83,12 +103,17 @@ async def test_two_registered_players_race_rated_and_see_ratings_leaderboard_his
 
         await register(ann, site, ann_handle)
         await shot(ann, "players-02-registered")
+        await ann.reload()  # the session token carries the account: still logged in
+        await expect(ann.locator("#who .me-name")).to_have_text(ann_handle)
+        await expect(ann.locator("input[name=rated]")).to_be_enabled()
         await register(bob, site, bob_handle)
 
         # Ann opens a rated race; Bob joins it from the lobby, where Ann shows as a registered player.
         await ann.click("a.brand")
         await ann.check("input[name=rated]")
         await expect(ann.locator("input[name=undo]")).to_be_disabled()
+        await ann.check("input[name=solvable_only]")
+        await wait_until(pool_ready, timeout=90, what="a proven deal in the seed pool")
         await ann.click("button[data-action=create]")
         await expect(ann.locator(".overlay.waiting")).to_be_visible()
         race = ann.url.rsplit("/", 1)[1]
@@ -169,6 +194,9 @@ async def test_a_lone_guest_races_a_labelled_bot_from_the_lobby(redis_url: str) 
         await first_visit(cid, site + "/", "Cid")
         await expect(cid.locator(".bot-offer")).to_be_visible()
         await shot(cid, "players-08-lobby-bot-offer")
+        # A winnable deal (seed 15), so the level-5 bot surely gets ahead (on a random deal both might end on 0: a draw).
+        await cid.click("details.more summary")
+        await cid.fill("input[name=seed]", str(WINNABLE_SEED))
         await cid.select_option(".bot-offer select[name=bot_level]", "5")
         await cid.click("button[data-action=race-bot]")
         bot_panel = cid.locator('.player[data-slot="1"]')
