@@ -1,0 +1,155 @@
+"""Post-race analysis: was the deal winnable, and at which move did a player's position stop being winnable.
+
+A player's line is the sequence of positions its actions went through, with
+undone moves taken out (an undo returns to an earlier position of the line).
+Along such a line winnability can only be lost, never regained: every way to
+win from a later position is also a way to win from an earlier one. So the
+winnable positions form a prefix of the line, and a bisection with the solver
+finds where it ends in a logarithmic number of solves: the move from the last
+winnable position to the first proven-lost one is the move that lost the win.
+
+A position whose one redeal is still unused is never counted as lost: the
+solver searches plain moves only (docs/SOLVER.md), and redealing might save it.
+An UNKNOWN verdict (budget spent) narrows nothing: the answer then names the
+range of moves in which the win was lost, or says the question stayed open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from shared.board import Board
+from shared.moves import Action, Move, Special, action_text, parse_action
+from shared.rules import Rules
+from shared.solver.api import solve
+from shared.solver.results import Budget, Verdict
+
+
+class LineVerdict(str, Enum):
+    """What the analysis could say about one player's line."""
+
+    DEAL_NOT_WINNABLE = "deal_not_winnable"
+    """The deal itself was proven unwinnable: no move lost anything."""
+    STILL_WINNABLE = "still_winnable"
+    """The position the player stopped in could still be won; ``continuation`` wins it."""
+    WON = "won"
+    """The player cleared the board."""
+    LOST_AT = "lost_at"
+    """``fatal_action`` is the move after which the position was proven unwinnable."""
+    LOST_BETWEEN = "lost_between"
+    """The win was lost somewhere from action ``first_action`` to ``last_action``; the budget did not narrow it."""
+    UNKNOWN = "unknown"
+    """The budget did not decide enough positions to say anything."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineAnalysis:
+    """The analysis of one player's line.
+
+    Action numbers are 0-based indexes into the player's own action list (the
+    ``seq`` of its moves), so a client can point at the action in a replay.
+    """
+
+    verdict: LineVerdict
+    fatal_action: int | None = None
+    fatal_move: str | None = None
+    first_action: int | None = None
+    last_action: int | None = None
+    continuation: list[str] = field(default_factory=list)
+    """A winning line from the last position known winnable (``still_winnable``: from where the player stopped;
+    ``lost_at``: from the position before the fatal move)."""
+    solves: int = 0
+    """How many positions the solver was asked about."""
+
+
+@dataclass(frozen=True, slots=True)
+class _LinePosition:
+    """One position of a line: the board, and the player's action number that reached it (-1 for the deal)."""
+
+    board: Board
+    action_index: int
+
+
+def line_positions(seed: int, rules: Rules, actions: list[str]) -> list[_LinePosition]:
+    """The positions of the player's line after ``actions`` (stored notation), undone moves taken out.
+
+    Raises the engine's error if an action does not replay (a corrupt record).
+    """
+    board = Board.deal(seed, rules)
+    line = [_LinePosition(board.copy(), -1)]
+    for index, text in enumerate(actions):
+        action: Action = parse_action(text)
+        board.play(action)
+        if action is Special.UNDO:
+            line.pop()
+        else:
+            line.append(_LinePosition(board.copy(), index))
+    return line
+
+
+def _proven_lost(board: Board, verdict: Verdict) -> bool:
+    """UNSOLVABLE proves a position lost unless an unused redeal could still change it."""
+    return verdict is Verdict.UNSOLVABLE and not (board.rules.redeal_once and not board.redeal_used)
+
+
+def analyse_line(seed: int, rules: Rules, actions: list[str], budget: Budget) -> LineAnalysis:
+    """Where the player's line lost the win (see the module docstring); ``budget`` is per solved position."""
+    line = line_positions(seed, rules, actions)
+    last = line[-1].board
+    if last.is_won():
+        return LineAnalysis(LineVerdict.WON)
+    solves = 0
+
+    def judge(index: int) -> tuple[bool | None, list[Move]]:
+        """True: winnable (with a line), False: proven lost, None: undecided."""
+        nonlocal solves
+        solves += 1
+        board = line[index].board
+        result = solve(board, budget)
+        if result.verdict is Verdict.SOLVED:
+            return True, result.moves
+        return (False if _proven_lost(board, result.verdict) else None), []
+
+    at_end, end_line = judge(len(line) - 1)
+    if at_end:
+        return LineAnalysis(LineVerdict.STILL_WINNABLE, continuation=[action_text(m) for m in end_line], solves=solves)
+    at_start, start_line = judge(0) if len(line) > 1 else (at_end, end_line)
+    if at_start is False:
+        return LineAnalysis(LineVerdict.DEAL_NOT_WINNABLE, solves=solves)
+    if at_start is None or at_end is None:
+        return LineAnalysis(LineVerdict.UNKNOWN, solves=solves)
+    winnable, winnable_line, lost = 0, start_line, len(line) - 1
+    undecided: list[int] = []
+    while lost - winnable > 1:
+        candidates = [i for i in range(winnable + 1, lost) if i not in undecided]
+        if not candidates:
+            return LineAnalysis(
+                LineVerdict.LOST_BETWEEN,
+                first_action=line[winnable + 1].action_index,
+                last_action=line[lost].action_index,
+                continuation=[action_text(m) for m in winnable_line],
+                solves=solves,
+            )
+        middle = candidates[len(candidates) // 2]
+        verdict, found = judge(middle)
+        if verdict is True:
+            winnable, winnable_line = middle, found
+        elif verdict is False:
+            lost = middle
+        else:
+            undecided.append(middle)
+    fatal = line[lost].action_index
+    return LineAnalysis(
+        LineVerdict.LOST_AT,
+        fatal_action=fatal,
+        fatal_move=actions[fatal],
+        continuation=[action_text(m) for m in winnable_line],
+        solves=solves,
+    )
+
+
+def winning_line(seed: int, rules: Rules, budget: Budget) -> tuple[Verdict, list[str]]:
+    """Whether the deal can be won (by plain moves) and, when the solver finds one, a winning line from the start."""
+    result = solve(Board.deal(seed, rules), budget)
+    return result.verdict, [action_text(move) for move in result.moves]
