@@ -18,6 +18,7 @@ from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json
 from shared import Board, Profile, Rules, parse_seed
 from shared.solver import Budget, Verdict, solve
 from shared.solver import search as solver_search
+from shared.solver.difficulty import Difficulty, difficulty_of
 
 Z_95 = 1.959963984540054
 BAR_WIDTH = 30
@@ -69,12 +70,13 @@ def engine_name(choice: str) -> str:
     return "native" if choice == "auto" and solver_search.native_available() else "python"
 
 
-def solve_seed(task: tuple[int, str, float, str]) -> tuple[int, str, float, int, int]:
+def solve_seed(task: tuple[int, str, float, str]) -> tuple[int, str, float, int, int, str]:
     """Solve one seed in a worker: (seed, verdict, seconds, nodes, peak RSS of this process in KiB)."""
     seed, profile, seconds, engine = task
     solver_search.PREFER_NATIVE = engine == "native"
     result = solve(Board.deal(seed, Rules(Profile(profile))), Budget(seconds=seconds))
-    return seed, result.verdict.value, result.seconds, result.nodes, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tier = difficulty_of(result).value
+    return seed, result.verdict.value, result.seconds, result.nodes, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, tier
 
 
 def wilson(successes: int, trials: int) -> tuple[float, float]:
@@ -96,7 +98,7 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return sorted_values[rank - 1]
 
 
-def summarize(results: list[tuple[int, str, float, int, int]], budget: float, profile: str, jobs: int, engine: str) -> dict[str, Any]:
+def summarize(results: list[tuple[int, str, float, int, int, str]], budget: float, profile: str, jobs: int, engine: str) -> dict[str, Any]:
     """The benchmark report from per-seed results."""
     decks = len(results)
     count = {verdict.value: sum(1 for r in results if r[1] == verdict.value) for verdict in Verdict}
@@ -132,6 +134,7 @@ def summarize(results: list[tuple[int, str, float, int, int]], budget: float, pr
             "median_solved": round(percentile(solved_times, 0.5), 4),
         },
         "peak_memory_mib": round(max((r[4] for r in results), default=0) / 1024, 1),
+        "difficulty": {tier.value: sum(1 for r in results if r[5] == tier.value) for tier in Difficulty},
         "unsolvable_seeds": sorted(r[0] for r in results if r[1] == "unsolvable"),
         "unknown_seeds": sorted(r[0] for r in results if r[1] == "unknown"),
     }
@@ -163,7 +166,7 @@ def run_bench(args: argparse.Namespace) -> int:
     engine = engine_name(args.engine)
     tasks = [(seed, args.profile, args.budget, engine) for seed in range(low, high + 1)]
     counts = {verdict.value: 0 for verdict in Verdict}
-    results: list[tuple[int, str, float, int, int]] = []
+    results: list[tuple[int, str, float, int, int, str]] = []
     started = time.perf_counter()
     with multiprocessing.Pool(args.jobs) as pool:
         for result in pool.imap_unordered(solve_seed, tasks, chunksize=1):
@@ -199,4 +202,5 @@ def format_report(report: dict[str, Any]) -> str:
         (f"Time per deal:    median {seconds['median']:.3f} s, p90 {seconds['p90']:.3f} s, p99 {seconds['p99']:.3f} s, "
         f"max {seconds['max']:.3f} s (solved median {seconds['median_solved']:.3f} s)"),
         f"Peak memory:      {report['peak_memory_mib']} MiB (largest solver process)",
+        "Difficulty:       " + ", ".join(f"{tier} {count}" for tier, count in report["difficulty"].items()),
     ])

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from shared import Board, Rules, action_text, parse_action
-from shared.solver import Budget, Verdict, solve
+from shared.solver import Budget, SolveResult, Verdict, solve
 from shared.solver.analysis import LineVerdict, analyse_line, line_positions, winning_line
+from shared.solver.difficulty import EASY_MAX_NODES, MEDIUM_MAX_NODES, WINNABLE_TIERS, Difficulty, difficulty_of
 
 BUDGET = Budget(nodes=200_000)
 SEED = 7
@@ -69,3 +70,12 @@ def test_a_winning_line_from_the_start_replays_to_a_win() -> None:
     verdict, line = winning_line(SEED, Rules(), BUDGET)
     assert verdict is Verdict.SOLVED
     assert analyse_line(SEED, Rules(), line, BUDGET).verdict is LineVerdict.WON
+
+
+def test_a_deal_is_tiered_by_the_positions_its_first_win_took() -> None:
+    assert difficulty_of(SolveResult(Verdict.SOLVED, nodes=EASY_MAX_NODES)) is Difficulty.EASY
+    assert difficulty_of(SolveResult(Verdict.SOLVED, nodes=EASY_MAX_NODES + 1)) is Difficulty.MEDIUM
+    assert difficulty_of(SolveResult(Verdict.SOLVED, nodes=MEDIUM_MAX_NODES + 1)) is Difficulty.HARD
+    assert difficulty_of(SolveResult(Verdict.UNSOLVABLE, nodes=5)) is Difficulty.UNWINNABLE
+    assert difficulty_of(SolveResult(Verdict.UNKNOWN, nodes=5)) is Difficulty.UNKNOWN
+    assert difficulty_of(solve(Board.deal(SEED), BUDGET)) in WINNABLE_TIERS
