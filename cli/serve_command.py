@@ -66,6 +66,9 @@ FLAG_KEYS = {
     "countdown": "countdown_seconds",
     "spectator_delay": "spectator_delay_seconds",
     "min_spectator_delay": "min_spectator_delay_seconds",
+    "rated_min_spectator_delay": "rated_min_spectator_delay_seconds",
+    "analysis": "analysis",
+    "analysis_budget": "analysis_budget.seconds",
     "grace": "grace_seconds",
     "rematch_window": "rematch_window_seconds",
     "presence_lease": "presence_lease_seconds",
@@ -134,10 +137,17 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--countdown", type=_seconds, metavar="SECONDS", help="countdown before a race starts (default 3)")
     parser.add_argument(
         "--spectator-delay", type=_seconds, metavar="SECONDS",
-        help="how far spectators lag behind a race that does not choose its own delay (default 10; fair play)",
+        help="how far spectators lag behind a race that does not choose its own delay (default 60; fair play)",
     )
     parser.add_argument(
-        "--min-spectator-delay", type=_seconds, metavar="SECONDS", help="the least delay of any race, whatever it chose (default 0)",
+        "--min-spectator-delay", type=_seconds, metavar="SECONDS",
+        help=(
+            "the least delay of any public race, whatever it chose (default 60: docs/FAIRPLAY.md says why); "
+            "a private race may choose less, and its joiner must accept it"
+        ),
+    )
+    parser.add_argument(
+        "--rated-min-spectator-delay", type=_seconds, metavar="SECONDS", help="the least delay of a rated race (default 180)",
     )
     parser.add_argument(
         "--grace", type=_positive_seconds, metavar="SECONDS",
@@ -166,6 +176,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--lobby-size", type=_non_negative_int, metavar="N",
         help="open public races the lobby lists at most; more are refused with lobby_full (default 500)",
+    )
+    parser.add_argument(
+        "--no-analysis", dest="analysis", action="store_const", const=False,
+        help="do not analyse finished races in this process (another process sharing the Redis does; docs/FAIRPLAY.md)",
+    )
+    parser.add_argument(
+        "--analysis-budget", type=_positive_seconds, metavar="SECONDS",
+        help="post-race analysis: solver time per position of a player's line (default 2)",
     )
     parser.add_argument(
         "--record-retention", type=_positive_seconds_or_days, metavar="SECONDS",

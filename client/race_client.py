@@ -46,6 +46,8 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from shared.protocol import (
     PROTOCOL_VERSION,
     AccountReply,
+    AnalysisReport,
+    GetAnalysis,
     CancelQuickMatch,
     Create,
     Error,
@@ -260,15 +262,16 @@ class RaceClient:
         self._follow(seated.race.race, playing=True)
         return seated
 
-    async def join(self, race: str) -> Seated:
-        """Take seat 1 of a waiting race."""
-        seated = await self.request(Join(id=self._id(), token=self.token, race=race), Seated)
+    async def join(self, race: str, *, accept_delay: int | None = None) -> Seated:
+        """Take seat 1 of a waiting race (``accept_delay``: the spectator delay, in seconds, accepted in a private
+        race below the server's minimum; ``delay_not_accepted`` otherwise, its ``expected`` the race's delay)."""
+        seated = await self.request(Join(id=self._id(), token=self.token, race=race, accept_delay=accept_delay), Seated)
         self._follow(race, playing=True)
         return seated
 
-    async def join_invite(self, code: str) -> Seated:
-        """Take seat 1 of a private race by its invite code (case and dashes do not matter)."""
-        seated = await self.request(JoinInvite(id=self._id(), token=self.token, code=code), Seated)
+    async def join_invite(self, code: str, *, accept_delay: int | None = None) -> Seated:
+        """Take seat 1 of a private race by its invite code (case and dashes do not matter); ``accept_delay`` as in :meth:`join`."""
+        seated = await self.request(JoinInvite(id=self._id(), token=self.token, code=code, accept_delay=accept_delay), Seated)
         self._follow(seated.race.race, playing=True)
         return seated
 
@@ -424,6 +427,11 @@ class RaceClient:
             id=self._id(), token=self.token, race=race, after=after, limit=limit
         )
         return await self.request(request, ReplayPage)
+
+    async def analysis(self, race: str) -> AnalysisReport:
+        """The post-race analysis of a finished race (``analysis`` nil while the server computes it; an ``analysis``
+        event follows on a connection that follows the race). ``not_finished`` while the race runs."""
+        return await self.request(GetAnalysis(id=self._id(), token=self.token, race=race), AnalysisReport)
 
     async def replay(self, race: str, *, speed: float | None = None) -> AsyncIterator[RaceEvent]:
         """Every event of a finished race in order, with every move of both players and its time (``at``).

@@ -25,13 +25,14 @@ from server.operations import Operations
 from server.peers import PeerResolver
 from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
+from server.services.analysis import AnalysisBudget, RaceAnalyst
 from server.services.clock import ServerClock
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
 from server.services.lobby import LobbyLimits, LobbyService
 from server.services.lobby_feed import LobbyFeed
 from server.services.player_views import PlayerViews
-from server.services.policy import RacePolicy
+from server.services.policy import DEFAULT_MIN_SPECTATOR_DELAY_MS, DEFAULT_RATED_MIN_SPECTATOR_DELAY_MS, RacePolicy
 from server.services.presence import PresenceService
 from server.services.quick_match import QuickMatchService, RatingWindow
 from server.services.race import RaceService
@@ -43,6 +44,7 @@ from server.services.spectate import SpectateService
 from server.services.timers import TimerSweeper
 from server.store import (
     UNDECODABLE_EVENTS,
+    AnalysisStore,
     LobbyFeedReader,
     LobbyStore,
     OpsStore,
@@ -103,10 +105,12 @@ class ServerConfig:
     redis_pool_size: int = 64
     """Connections for commands (scripts, reads) per process; a request waits for a free one (up to 10 s, then
     ``unavailable`` before anything was done) rather than failing at once: pool exhaustion is back-pressure."""
-    spectator_delay_seconds: float = 10.0
+    spectator_delay_seconds: float = DEFAULT_MIN_SPECTATOR_DELAY_MS / 1000
     """Spectator delay of races that do not choose one (fair play)."""
-    min_spectator_delay_seconds: float = 0.0
-    """No race's spectators get events sooner than this."""
+    min_spectator_delay_seconds: float = DEFAULT_MIN_SPECTATOR_DELAY_MS / 1000
+    """No public race's spectators get events sooner than this (docs/FAIRPLAY.md); private races may accept less."""
+    rated_min_spectator_delay_seconds: float = DEFAULT_RATED_MIN_SPECTATOR_DELAY_MS / 1000
+    """The least delay of a rated race."""
     grace_seconds: float = 30.0
     """How long a disconnected player keeps its seat (races may choose their own)."""
     rematch_window_seconds: float = 60.0
@@ -119,6 +123,7 @@ class ServerConfig:
         return RacePolicy(
             spectator_delay_ms=round(self.spectator_delay_seconds * 1000),
             min_spectator_delay_ms=round(self.min_spectator_delay_seconds * 1000),
+            rated_min_spectator_delay_ms=round(self.rated_min_spectator_delay_seconds * 1000),
             grace_ms=round(self.grace_seconds * 1000),
             rematch_window_ms=round(self.rematch_window_seconds * 1000),
         )
@@ -159,6 +164,11 @@ class ServerConfig:
     """Practice bots this process plays at once on request (``summon_bot``; 0: never)."""
     bot_pace: float = 1.0
     """Scales the summoned bots' waits between moves (0: no wait, for tests and demos)."""
+    analysis: bool = True
+    """Analyse finished races in a background worker process (``flowergarden serve --no-analysis``: leave it to
+    other processes sharing the Redis)."""
+    analysis_budget: AnalysisBudget = field(default_factory=AnalysisBudget)
+    """What one race's post-race analysis may spend (docs/FAIRPLAY.md)."""
 
     def rating_policy(self) -> RatingPolicy:
         """How ratings and rated records behave."""
@@ -208,6 +218,7 @@ class RaceServer:
         self.lobby: LobbyService | None = None
         self.lobby_feed: LobbyFeed | None = None
         self.seed_pool: SeedPool | None = None
+        self.analyst: RaceAnalyst | None = None
         self.transport: Transport | None = None
         self.bots: BotHost | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -307,8 +318,14 @@ class RaceServer:
             now_ms=store.now_ms,
         )
         self.admin.drain_timeout = config.admin_drain_timeout_seconds
+        self.analyst = RaceAnalyst(
+            AnalysisStore(self.redis, record_ttl_ms=config.record_ttl_seconds * 1000),
+            store,
+            budget=config.analysis_budget,
+            enabled=config.analysis,
+        )
         background: tuple[BackgroundService, ...] = (
-            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match,
+            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst,
         )  # fmt: skip
         self._stoppers = [service.stop for service in background]
         self.hub = hub
@@ -326,6 +343,7 @@ class RaceServer:
                 accounts=AccountService(player_store, sessions, config.login), views=player_views
             ),
             bots=BotHost(lambda: self.url, max_bots=config.max_summoned_bots, pace=config.bot_pace),
+            analyst=self.analyst,
         )
         self.bots = dispatcher.bots
         self.transport = Transport(
@@ -400,6 +418,8 @@ class RaceServer:
             await self.seed_pool.close()
         if self.admin is not None:
             await self.admin.close()
+        if self.analyst is not None:
+            await self.analyst.close()
         for client in (self.redis, self.reader_redis):
             if client is not None:
                 await client.aclose()

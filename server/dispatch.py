@@ -19,6 +19,7 @@ from server.metrics import Role
 from server.ratelimit import TokenBucket
 from server.services import race_journal
 from server.services.accounts import AccountService, LoginGuard
+from server.services.analysis import RaceAnalyst
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription, always_room
@@ -36,11 +37,13 @@ from server.store import AccountRecord, StoreError, StoreUnavailable
 from shared.protocol import (
     PROTOCOL_VERSION,
     AccountReply,
+    AnalysisReport,
     AttemptState,
     CancelQuickMatch,
     Create,
     Error,
     ErrorCode,
+    GetAnalysis,
     Hello,
     History,
     HistoryRequest,
@@ -209,6 +212,7 @@ class Dispatcher:
         players: PlayerServices,
         bots: BotHost,
         door: Door | None = None,
+        analyst: RaceAnalyst,
     ) -> None:
         self.sessions = sessions
         self.races = races
@@ -221,6 +225,7 @@ class Dispatcher:
         self.door = door
         self.players = players
         self.bots = bots
+        self.analyst = analyst
 
     def connect(self, send: Send, address: str, room: Room = always_room) -> ConnectionState:
         """The state of a new connection from client ``address`` whose messages go to ``send``; ``room`` paces its
@@ -294,11 +299,13 @@ class Dispatcher:
 
     @handles(Join)
     async def _join(self, state: ConnectionState, session: Session, request: Join) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.join(request.race, session.identity))
+        seated = await self.lobby.lobby.join(request.race, session.identity, accept_delay=request.accept_delay)
+        await self._seat(state, request.id, seated)
 
     @handles(JoinInvite)
     async def _join_invite(self, state: ConnectionState, session: Session, request: JoinInvite) -> None:
-        await self._seat(state, request.id, await self.lobby.lobby.join_invite(request.code, session.identity, state.address))
+        seated = await self.lobby.lobby.join_invite(request.code, session.identity, state.address, accept_delay=request.accept_delay)
+        await self._seat(state, request.id, seated)
 
     @handles(Leave)
     async def _leave(self, state: ConnectionState, session: Session, request: Leave) -> None:
@@ -372,6 +379,7 @@ class Dispatcher:
                 status=outcome.status,
                 undos=outcome.undos,
                 duplicate=outcome.duplicate,
+                columns=outcome.columns,
             )
         )
         metrics.move_stored(outcome.duplicate)
@@ -390,9 +398,11 @@ class Dispatcher:
 
     @handles(Sync)
     async def _sync(self, state: ConnectionState, session: Session, request: Sync) -> None:
-        seated, moves = await self.races.sync(session, request.race)
+        seated, line = await self.races.sync(session, request.race)
         await self._keep_session(state)
-        reply = Synced(id=request.id, race=seated.info, slot=seated.slot, moves=moves)
+        reply = Synced(
+            id=request.id, race=seated.info, slot=seated.slot, moves=line.actions, redeal_columns=line.redeal_columns, deal=line.deal
+        )
         await self._subscribe(state, request.race, seated.slot, request.after, seated_at=seated.info.event_seq, reply=reply)
         await self.lobby.lobby.adopt(state.owner, seated.record, session.player)
 
@@ -410,7 +420,9 @@ class Dispatcher:
         if current is None and watched >= MAX_WATCHED_PER_CONNECTION:
             raise ServiceError(ErrorCode.WATCH_LIMIT, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
         snapshot = await self.spectate.watch(request.race)
-        reply = Watching(id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms)
+        reply = Watching(
+            id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms, deal=snapshot.deal
+        )
         after = snapshot.info.event_seq if request.after is None else request.after
         await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms, reply=reply)
 
@@ -421,6 +433,11 @@ class Dispatcher:
         if watching is not None and watching.viewer_slot is SPECTATOR:
             await self._unsubscribe(state, request.race)
         state.send(Ok(id=request.id, race=request.race))
+
+    @handles(GetAnalysis)
+    async def _get_analysis(self, state: ConnectionState, session: Session, request: GetAnalysis) -> None:
+        analysis = await self.analyst.analysis(request.race)
+        state.send(AnalysisReport(id=request.id, race=request.race, analysis=analysis))
 
     @handles(Replay)
     async def _replay(self, state: ConnectionState, session: Session, request: Replay) -> None:

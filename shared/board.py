@@ -275,24 +275,37 @@ class Board:
         self.undos += 1
         return action
 
-    def check_redeal(self) -> IllegalMoveError | None:
-        """None if the redeal house rule may be used now, else the refusal."""
+    def check_redeal(self, *, columns_given: bool = False) -> IllegalMoveError | None:
+        """None if the redeal house rule may be used now, else the refusal (``columns_given``: the caller has the
+        dealt columns, so no seed is needed)."""
         if not self.rules.redeal_once:
             return IllegalMoveError(IllegalMoveCode.REDEAL_NOT_ALLOWED, "this game does not allow a redeal")
         if self.redeal_used:
             return IllegalMoveError(IllegalMoveCode.REDEAL_ALREADY_USED, "the one redeal of this game has been used")
-        if self.seed is None:
+        if self.seed is None and not columns_given:
             return IllegalMoveError(IllegalMoveCode.REDEAL_NEEDS_SEED, "this position has no seed to redeal from")
         return None
 
-    def redeal(self) -> None:
-        """Gather, shuffle from the seed and deal back the column cards, once; it cannot be undone."""
-        error = self.check_redeal()
+    def redeal(self, dealt: Sequence[Sequence[Card]] | None = None) -> None:
+        """Gather, shuffle from the seed and deal back the column cards, once; it cannot be undone.
+
+        ``dealt`` gives the columns the redeal produced instead (a race client does not know the seed until the
+        result: the server sends them); ValueError unless they hold exactly the cards of the columns now.
+        """
+        error = self.check_redeal(columns_given=dealt is not None)
         if error is not None:
             raise error
-        assert self.seed is not None
         before = self.columns
-        self._columns = [list(column) for column in redeal_columns(self.seed, before)]
+        if dealt is None:
+            assert self.seed is not None
+            after = redeal_columns(self.seed, before)
+        else:
+            after = tuple(tuple(column) for column in dealt)
+            if len(after) != COLUMN_COUNT or sorted(card for column in after for card in column) != sorted(
+                card for column in before for card in column
+            ):
+                raise ValueError("the dealt columns do not hold the cards of the columns")
+        self._columns = [list(column) for column in after]
         self._stack.append(_Pushed(Special.REDEAL, columns_before=before, undo_floor_before=self._undo_floor))
         self._undo_floor = len(self._stack)
         self.redeal_used = True

@@ -12,7 +12,7 @@ from server.app import RaceServer, ServerConfig
 from server.services.accounts import LoginLimits
 from server.services.lobby import LobbyLimits
 from server.services.sessions import SessionLimits
-from server.store import InviteLimits, RaceStore
+from server.store import InviteLimits, RaceStore, deal_texts
 from server.transport import TransportLimits
 from shared.protocol import Countdown, RaceEvent, RaceSettings, Started
 
@@ -21,7 +21,8 @@ GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
 
 
 def server_config(redis_url: str, **overrides: object) -> ServerConfig:
-    """Server settings for tests: a free port, a short countdown, fast timers, no solver filling the seed pool."""
+    """Server settings for tests: a free port, a short countdown, fast timers, no solver filling the seed pool, no
+    minimum spectator delay (the fair-play tests set one)."""
     settings: dict[str, object] = {
         "redis_url": "" if isinstance(redis_url, ClusterUrl) else redis_url,
         "redis_cluster_url": redis_url if isinstance(redis_url, ClusterUrl) else "",
@@ -34,6 +35,8 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         "lobby": LobbyLimits(max_open_per_owner=64, max_open_per_player=64, max_open_per_address=0, invites=GENEROUS_INVITE_LIMITS),
         "sessions": SessionLimits(max_new_per_address=0),
         "login": LoginLimits(registrations_per_address=0),  # every test registers from 127.0.0.1 too
+        "spectator_delay_seconds": 10.0,  # the suite's races pick their own delays; FAIRPLAY tests set the minimums
+        "min_spectator_delay_seconds": 0.0,
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]
@@ -106,6 +109,11 @@ async def events_until_each(client: RaceClient, *kinds: type[RaceEvent], timeout
 def drop(client: RaceClient) -> None:
     """Cut the client's TCP connection without a closing handshake, as a network failure would."""
     client.connection.transport.abort()
+
+
+def deals(countdown: Countdown, seed: int) -> bool:
+    """Whether the countdown dealt the layout of ``seed`` (its seed itself is hidden until the result)."""
+    return (countdown.columns, countdown.bouquet) == deal_texts(seed)
 
 
 def store_of(server: RaceServer) -> RaceStore:

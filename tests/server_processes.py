@@ -80,7 +80,7 @@ LISTENING = re.compile(r"serving races on ws://[^:\s]+:(\d+)")
 """The line ``flowergarden serve`` prints once it listens."""
 
 FAST_FLAGS = (
-    "--countdown", "0.05", "--spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING",
+    "--countdown", "0.05", "--spectator-delay", "0", "--min-spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING",
     "--max-new-sessions-per-address", "0", "--max-open-races-per-address", "0",
 )  # fmt: skip
 """Short countdown, no spectator delay and no solver filling the seed pool by default, so the tests stay fast; every

@@ -55,7 +55,7 @@ async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServe
         result, rest = await resign_and_read(ann, seated.race.race, bob)
         output = started + played + rest
     assert result.players[1].moves == 1
-    assert "Deal 15" in output and "Column 1" in output
+    assert "The deal was seed 15" in output and "Column 1" in output
     assert "3S b>5" in output  # listed by 'moves'
     assert "(bad_place)" in output  # a source that is no place, explained before anything is sent
     assert result.winner is None and "Draw: both have 0/52 on foundations." in output  # neither put a card on a foundation

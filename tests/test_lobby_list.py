@@ -93,7 +93,8 @@ async def test_leaving_before_the_start_frees_the_seat_or_closes_the_race(redis_
         seated = await cid.join(race_id)
         assert [p.name for p in seated.race.players] == ["Ann", "Cid"]
         second_deal = await ann.wait_for(Countdown)
-        assert second_deal.seed != first_deal.seed  # the revealed deal is not dealt again
+        assert second_deal.columns != first_deal.columns  # the shown deal is not dealt again
+        assert second_deal.commitment != first_deal.commitment  # and the new one is sealed anew
         assert isinstance(await next_lobby_event(watcher, race_id), LobbyChanged)
 
         await ann.leave(race_id)

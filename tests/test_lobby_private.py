@@ -26,7 +26,7 @@ async def test_a_private_race_is_never_listed_and_is_joined_by_its_invite_code(r
         typed = f"{code[:3].lower()}-{code[3:]}"  # as a person might type it
         joined = await bob.join_invite(typed)
         assert (joined.race.race, joined.slot, joined.race.invite) == (seated.race.race, 1, None)  # shown only while waiting
-        assert (await ann.wait_for(Countdown)).seed == (await bob.wait_for(Countdown)).seed
+        assert (await ann.wait_for(Countdown)).columns == (await bob.wait_for(Countdown)).columns
         await ann.wait_for(Started)
         await no_lobby_event(watcher, seated.race.race)
         # The code is freed once the race has started.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from lobby_helpers import refused
-from race_helpers import Race, player, seated_race, server_config
+from race_helpers import Race, deals, player, seated_race, server_config
 
 from server.app import RaceServer
-from server.store import SeedPoolStore, keys
+from server.store import PooledSeed, SeedPoolStore, keys
 from shared.protocol import Countdown, Ok, RaceResult, RaceSettings, RematchOffered, RematchStarted, Seated, Started
 
 
@@ -46,7 +46,7 @@ async def test_both_players_agree_and_get_a_new_race_with_a_new_deal_and_the_sam
         synced = await race.ann.sync(new_race)  # the offering player subscribes to the new race
         assert synced.slot == 0 and [p.name for p in synced.race.players] == ["Ann", "Bob"]
         old_settings, new_settings = race.countdown, await race.ann.wait_for(Countdown)
-        assert new_settings.race == new_race and new_settings.seed != old_settings.seed  # a new deal, not the fixed one
+        assert new_settings.race == new_race and new_settings.seed_chosen is False  # a new deal, not the fixed one
         expected = RaceSettings(
             profile="classic", undo=True, redeal_once=True, time_limit=300, seed=None, spectator_delay=5, grace=20, spectators="link"
         )
@@ -69,18 +69,18 @@ async def test_a_solvable_only_rematch_gets_another_proven_seed(redis_url: str) 
         assert server.redis is not None
         await server.redis.delete(keys.seed_pool("classic"))
         pool = SeedPoolStore(server.redis)
-        await pool.add("classic", 15, 5)  # proven winnable (tests/winning_lines.py solves it)
+        await pool.add("classic", PooledSeed(15, None, ()), 5)  # proven winnable (tests/winning_lines.py solves it)
         race = await seated_race(server.url, RaceSettings(solvable_only=True))
         try:
-            assert race.countdown.seed == 15
+            assert deals(race.countdown, 15)
             await finish(race)
             await race.ann.rematch(race.race_id)
             with refused("seed_pool_empty"):  # the pool is empty: the offer stands, accepting can be retried
                 await race.bob.rematch(race.race_id)
-            await pool.add("classic", 42, 5)
+            await pool.add("classic", PooledSeed(42, None, ()), 5)
             accepted = await race.bob.rematch(race.race_id)
             assert isinstance(accepted, Seated) and accepted.race.settings.solvable_only
-            assert (await race.bob.wait_for(Countdown)).seed == 42
+            assert deals(await race.bob.wait_for(Countdown), 42)
         finally:
             await race.close()
 

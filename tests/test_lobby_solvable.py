@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from lobby_helpers import players, refused, wait_until
-from race_helpers import server_config
+from race_helpers import deals, server_config
 from redis.asyncio import Redis
 
 from server.app import RaceServer
-from server.store import SeedPoolStore, keys
+from server.store import PooledSeed, SeedPoolStore, keys
 from shared import Board
 from shared.protocol import Countdown, RaceSettings
 from shared.solver import Budget, Verdict, solve
@@ -29,16 +29,17 @@ async def test_a_solvable_only_race_is_dealt_a_seed_the_solver_proved_winnable(r
             return await pool.size("classic") >= 2
 
         await wait_until(pool_filled, timeout=90, what="the seed pool to fill")
-        ready = {int(seed) for seed in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
+        ready = {PooledSeed.parse(seed.decode()).seed for seed in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
         assert pool.stats.proven >= 2 and pool.stats.tried >= pool.stats.proven
 
         async with players(server.url, "Ann", "Bob") as (ann, bob):
             seated = await ann.create(RaceSettings(solvable_only=True, undo=True))
             assert seated.race.settings.solvable_only and seated.race.seed is None
             await bob.join(seated.race.race)
-            seed = (await ann.wait_for(Countdown)).seed
+            countdown = await ann.wait_for(Countdown)
+            seed = next(seed for seed in ready if deals(countdown, seed))
             assert seed in ready
-            assert seed not in {int(s) for s in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
+            assert seed not in {PooledSeed.parse(s.decode()).seed for s in await server.redis.smembers(keys.seed_pool("classic"))}  # type: ignore[union-attr]
 
             board = Board.deal(seed)
             result = solve(board, Budget(seconds=30))
@@ -67,7 +68,7 @@ async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_ba
     async with RaceServer(server_config(redis_url, seed_pool_target=0, lobby_max_listed=0)) as server:
         await empty_pool(server)
         store = SeedPoolStore(server.redis)  # type: ignore[arg-type]
-        assert await store.add("classic", 15, 5) == 1  # seed 15 is winnable (tests/winning_lines.py solves it)
+        assert await store.add("classic", PooledSeed(15, None, ()), 5) == 1  # seed 15 is winnable (tests/winning_lines.py solves it)
         async with players(server.url, "Ann", "Bob") as (ann, bob):
             with refused("lobby_full"):  # the list holds no public race: the seed goes back into the pool
                 await ann.create(RaceSettings(solvable_only=True))
@@ -75,7 +76,7 @@ async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_ba
             seated = await ann.create(RaceSettings(solvable_only=True, private=True))
             assert await store.size("classic") == 0
             await bob.join(seated.race.race)
-            assert (await bob.wait_for(Countdown)).seed == 15
+            assert deals(await bob.wait_for(Countdown), 15)
             with refused("seed_pool_empty"):
                 await bob.create(RaceSettings(solvable_only=True, private=True))
 
@@ -84,7 +85,7 @@ async def test_the_pool_never_grows_past_its_target_whoever_adds(redis_url: str)
     async with RaceServer(server_config(redis_url)) as server:
         await empty_pool(server)
         store = SeedPoolStore(server.redis)  # type: ignore[arg-type]
-        sizes = [await store.add("classic", seed, 3) for seed in range(100, 106)]
+        sizes = [await store.add("classic", PooledSeed(seed, None, ()), 3) for seed in range(100, 106)]
         assert sizes == [1, 2, 3, 3, 3, 3]
         assert await store.size("classic") == 3
         await empty_pool(server)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from shared.board import Status
 from shared.protocol import (
     EVENT_TYPES,
+    AnalysisReady,
     AttemptEnded,
     AttemptState,
     Back,
@@ -40,7 +41,9 @@ def joined() -> list[RaceEvent]:
 
 
 def counted_down() -> list[RaceEvent]:
-    return [*joined(), Countdown(race=R, seq=3, at=30, seed=42, start_at=3030, deadline=9000, columns=[], bouquet=[])]
+    return [*joined(), Countdown(
+        race=R, seq=3, at=30, commitment="c0ffee", seed_chosen=False, difficulty=None, start_at=3030, deadline=9000, columns=[], bouquet=[]
+    )]
 
 
 def running() -> list[RaceEvent]:
@@ -65,9 +68,9 @@ def test_player_joined_seats_a_player_playing_with_no_cards_home() -> None:
     assert race.actions == {0: 0, 1: 0} and race.event_seq == 2
 
 
-def test_countdown_reveals_the_seed_and_the_times() -> None:
+def test_countdown_publishes_the_commitment_and_the_times_but_never_the_seed() -> None:
     race = fold_events(counted_down())
-    assert (race.status, race.seed, race.start_at, race.deadline) == (RaceStatus.COUNTDOWN, 42, 3030, 9000)
+    assert (race.status, race.seed, race.commitment, race.start_at, race.deadline) == (RaceStatus.COUNTDOWN, None, "c0ffee", 3030, 9000)
 
 
 def test_started_opens_the_race() -> None:
@@ -93,8 +96,10 @@ def test_result_finishes_the_race_with_every_standing() -> None:
         FinalStanding(slot=0, player="pa", name="Ann", count=52, left=0, ended=AttemptState.CLEARED, time_ms=1, moves=60, undos=0),
         FinalStanding(slot=1, player="pb", name="Bob", count=9, left=43, ended=AttemptState.RACE_OVER, time_ms=1, moves=20, undos=0),
     ]
-    race = fold_events([*running(), RaceResult(race=R, seq=5, at=6000, winner=0, reason=ResultReason.CLEARED, players=standings)])
-    assert race.status is RaceStatus.FINISHED
+    race = fold_events([*running(), RaceResult(
+        race=R, seq=5, at=6000, winner=0, reason=ResultReason.CLEARED, players=standings, seed=42, salt="00" * 16
+    )])
+    assert race.status is RaceStatus.FINISHED and race.seed == 42  # the result reveals the seed
     assert [p.state for p in race.seats()] == [AttemptState.CLEARED, AttemptState.RACE_OVER]
 
 
@@ -113,7 +118,7 @@ def test_watchers_sets_the_spectator_count() -> None:
 
 def test_the_second_player_leaving_the_countdown_returns_the_race_to_waiting_without_a_deal() -> None:
     race = fold_events([*counted_down(), PlayerLeft(race=R, seq=4, at=40, slot=1, player="pb")])
-    assert (race.status, race.seed, race.start_at, race.deadline) == (RaceStatus.WAITING, None, None, None)
+    assert (race.status, race.commitment, race.start_at, race.deadline) == (RaceStatus.WAITING, None, None, None)
     assert [p.slot for p in race.seats()] == [0] and race.actions == {0: 0}
 
 
@@ -132,12 +137,12 @@ def test_progress_and_rematch_events_change_nothing_but_the_sequence() -> None:
             RematchOffered(race=R, seq=6, at=2, slot=0, until=99),
             RematchStarted(race=R, seq=7, at=3, new_race="raceFold002"),
         ],
-        RaceSnapshot(status=before.status, seed=before.seed, start_at=before.start_at, deadline=before.deadline,
+        RaceSnapshot(status=before.status, commitment=before.commitment, start_at=before.start_at, deadline=before.deadline,
                      players=dict(before.players), actions=dict(before.actions)),
     )  # fmt: skip
     assert (after.status, after.seats(), after.actions, after.event_seq) == (before.status, before.seats(), before.actions, 7)
 
 
 def test_every_event_type_either_folds_or_is_known_to_change_nothing() -> None:
-    silent = {Progress, RematchOffered, RematchStarted}
+    silent = {Progress, RematchOffered, RematchStarted, AnalysisReady}
     assert set(FOLDS) | silent == set(EVENT_TYPES.values()) and not set(FOLDS) & silent

@@ -1,4 +1,10 @@
-"""Settings checked and seeds chosen for new races: fixed, random, or a solver-proven seed from the pool."""
+"""Settings checked and deals fixed for new races: a fixed, random or solver-proven seed, sealed by a commitment.
+
+A deal is sealed when it is fixed (creation, or a new deal after the second
+player left the countdown): a fresh 16-byte salt, and the commitment over seed,
+profile, salt and the proving line (shared/commitment.py) that ``countdown``
+publishes and the result lets anyone check.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,11 @@ from dataclasses import replace
 from server.services.errors import ServiceError
 from server.services.seed_pool import SeedPool
 from server.services.views import settings_of
-from server.store import NewRace, RaceRecord
+from server.store import NewRace, PooledSeed, RaceRecord, SealedDeal
 from shared import Profile
+from shared.commitment import NO_LINE, SALT_BYTES, deal_commitment, line_digest
 from shared.protocol import ErrorCode, RaceSettings, Spectators
+from shared.solver.difficulty import WINNABLE_TIERS
 
 
 def checked_profile(settings: RaceSettings, seeds: SeedPool) -> Profile:
@@ -20,6 +28,9 @@ def checked_profile(settings: RaceSettings, seeds: SeedPool) -> Profile:
     except ValueError:
         choices = ", ".join(p.value for p in Profile)
         raise ServiceError(ErrorCode.BAD_FIELD, f"profile must be one of {choices}", field="settings.profile") from None
+    if settings.difficulty is not None and (not settings.solvable_only or settings.difficulty not in WINNABLE_TIERS):
+        tiers = ", ".join(tier.value for tier in WINNABLE_TIERS)
+        raise ServiceError(ErrorCode.BAD_FIELD, f"difficulty needs solvable_only and is one of {tiers}", field="settings.difficulty")
     if settings.solvable_only:
         if settings.seed is not None:
             raise ServiceError(ErrorCode.BAD_FIELD, "choose a seed or solvable_only, not both", field="settings.solvable_only")
@@ -44,9 +55,10 @@ def settings_key(settings: RaceSettings) -> str:
     """What two quick-match requests must share to be paired: the rules, the deal and who may watch (not ``private``,
     nor the spectator delay and grace: the race takes those of the player who waited)."""
     seed = "-" if settings.seed is None else str(settings.seed)
+    tier = "" if settings.difficulty is None else f"/difficulty={settings.difficulty.value}"
     return (
         f"{settings.profile}/undo={int(settings.undo)}/redeal={int(settings.redeal_once)}/limit={settings.time_limit or 0}"
-        f"/solvable={int(settings.solvable_only)}/seed={seed}/spectators={spectators_of(settings, 'quick_match')}"
+        f"/solvable={int(settings.solvable_only)}/seed={seed}/spectators={spectators_of(settings, 'quick_match')}{tier}"
         + ("/rated" if settings.rated else "")
     )
 
@@ -54,6 +66,14 @@ def settings_key(settings: RaceSettings) -> str:
 def settings_key_of(record: RaceRecord) -> str:
     """The quick-match settings key ``record`` was dealt for (its seed counts only when the request fixed it)."""
     return settings_key(replace(settings_of(record), seed=record.seed if record.seed_fixed else None))
+
+
+def sealed(profile: Profile, seed: int, pooled: PooledSeed | None = None) -> SealedDeal:
+    """The deal of ``seed`` with a fresh salt and its commitment (a pooled deal's tier and proving line included)."""
+    salt = secrets.token_bytes(SALT_BYTES)
+    line = pooled.line if pooled is not None else ()
+    commitment = deal_commitment(seed, profile, salt, line_digest(line) if line else NO_LINE)
+    return SealedDeal(seed, salt.hex(), commitment, None if pooled is None else pooled.difficulty, line)
 
 
 class Dealer:
@@ -66,15 +86,16 @@ class Dealer:
         """A new race for ``settings``: its seed fixed, random, or popped from the pool (``seed_pool_empty``)."""
         profile = checked_profile(settings, self.seeds)
         if settings.solvable_only:
-            seed = await self.seeds.take(profile.value)
+            pooled = await self.seeds.take(profile.value, settings.difficulty)
+            deal = sealed(profile, pooled.seed, pooled)
         else:
-            seed = settings.seed if settings.seed is not None else secrets.randbits(64)
+            deal = sealed(profile, settings.seed if settings.seed is not None else secrets.randbits(64))
         return NewRace(
             profile=profile.value,
             undo=settings.undo,
             redeal_once=settings.redeal_once,
             time_limit=settings.time_limit,
-            seed=seed,
+            deal=deal,
             solvable_only=settings.solvable_only,
             private=settings.private,
             seed_fixed=settings.seed is not None,
@@ -83,25 +104,32 @@ class Dealer:
             grace=settings.grace,
             spectators=spectators_of(settings, origin),
             rated=settings.rated,
+            asked_difficulty=settings.difficulty,
         )
 
     async def rematch_of(self, record: RaceRecord) -> NewRace:
         """The same settings as ``record`` with a new deal (random, or proven when solvable-only)."""
         return replace(await self.deal(settings_of(record), origin="rematch"), rematch_of=record.race_id)
 
-    async def next_seed(self, record: RaceRecord) -> int:
-        """The deal of a race that waits again after its revealed deal: the fixed seed, a new proven one, or random.
+    async def next_deal(self, record: RaceRecord) -> SealedDeal:
+        """The deal of a race that waits again after its shown layout: the fixed seed (same commitment), a new proven
+        one (of the race's tier), or random; each new one sealed with a fresh salt.
 
-        When the pool is empty the revealed deal stays (rather than refusing to let a player leave).
+        When the pool is empty the shown deal stays (rather than refusing to let a player leave).
         """
+        profile = Profile(record.profile)
         if record.seed_fixed:
-            return record.seed
+            return record.deal
         if record.solvable_only:
-            seed = await self.seeds.take_if_any(record.profile)
-            return record.seed if seed is None else seed
-        return secrets.randbits(64)
+            pooled = await self.seeds.take_if_any(record.profile, record.asked_difficulty)
+            return record.deal if pooled is None else sealed(profile, pooled.seed, pooled)
+        return sealed(profile, secrets.randbits(64))
 
     async def give_back(self, race: NewRace) -> None:
-        """Return a pool seed taken for a race that was never dealt."""
+        """Return a pool deal taken for a race that was never dealt."""
         if race.solvable_only:
-            await self.seeds.give_back(race.profile, race.seed)
+            await self.give_back_deal(race.profile, race.deal, tiered=race.asked_difficulty is not None)
+
+    async def give_back_deal(self, profile: str, deal: SealedDeal, *, tiered: bool) -> None:
+        """Return a pooled deal that was taken but never dealt (to its tier's pool when the race asked for a tier)."""
+        await self.seeds.give_back(profile, PooledSeed(deal.seed, deal.difficulty, deal.proving_line), tiered=tiered)

@@ -155,20 +155,22 @@ class LobbyService:
             raise
         record = seated.record
         if not await self.store.open(race_id, self._entry(record) if is_listed(record) else None, record.created_at):
-            await self.races.leave(race_id, who.player, next_seed=race.seed, reason=CloseReason.LOBBY_FULL)
+            await self.races.leave(race_id, who.player, next_deal=race.deal, reason=CloseReason.LOBBY_FULL)
             await self._undo_deal(race)
             raise ServiceError(ErrorCode.LOBBY_FULL, "the lobby is full; create a private race or try again later")
         self.track(owner, race_id)
         return seated
 
-    async def join(self, race_id: str, who: Identity) -> SeatedRace:
-        """Take seat 1 of a waiting race (the countdown starts); the lobby shows the race as full."""
-        seated = await self.races.join(race_id, who)
+    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None) -> SeatedRace:
+        """Take seat 1 of a waiting race (the countdown starts); the lobby shows the race as full.
+
+        ``accept_delay``: the spectator delay (s) the joiner accepts in a private race below the server's minimum."""
+        seated = await self.races.join(race_id, who, accept_delay=accept_delay)
         if is_listed(seated.record):
             await self.store.change(race_id, self._entry(seated.record))
         return seated
 
-    async def join_invite(self, code: str, who: Identity, address: str) -> SeatedRace:
+    async def join_invite(self, code: str, who: Identity, address: str, *, accept_delay: int | None = None) -> SeatedRace:
         """Join the private race of an invite code; wrong codes are limited per player, per client ``address`` (see
         ``transport.client_address``) and overall, so that guessing a code stays hopeless (docs/PROTOCOL.md "Invite
         codes")."""
@@ -182,7 +184,7 @@ class LobbyService:
         if race_id is None:
             raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code")
         await self.store.invite_refund(player, address)
-        return await self.join(race_id, who)
+        return await self.join(race_id, who, accept_delay=accept_delay)
 
     async def leave(self, race_id: str, player: str, owner: Owner) -> None:
         """Give up a seat before the start: the creator closes the race, the second player frees its seat."""
@@ -196,12 +198,12 @@ class LobbyService:
                 await self.queue.cancel(entry)
             if owner.queue is not None and owner.queue.race_id == race_id:
                 owner.queue = None
-        next_seed = await self.dealer.next_seed(record) if slot == 1 else record.seed
+        next_deal = await self.dealer.next_deal(record) if slot == 1 else record.deal
         try:
-            outcome = await self.races.leave(race_id, player, next_seed=next_seed, reason=CloseReason.LEFT)
+            outcome = await self.races.leave(race_id, player, next_deal=next_deal, reason=CloseReason.LEFT)
         except ServiceError:
-            if next_seed != record.seed and record.solvable_only:
-                await self.dealer.seeds.give_back(record.profile, next_seed)
+            if next_deal.seed != record.seed and record.solvable_only:
+                await self.dealer.give_back_deal(record.profile, next_deal, tiered=record.asked_difficulty is not None)
             raise
         if slot == 1 and self.races.books is not None:
             await self.races.books.seat_freed(record)
@@ -266,7 +268,7 @@ class LobbyService:
         if record is None:
             return
         with contextlib.suppress(ServiceError):
-            await self.races.leave(race_id, player, next_seed=record.seed, reason=reason, only_waiting=True)
+            await self.races.leave(race_id, player, next_deal=record.deal, reason=reason, only_waiting=True)
             await self.store.close(race_id, record.invite)
 
     async def race_ticked(self, race_id: str) -> None:

@@ -179,7 +179,7 @@ class QuickMatchService:
                 await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
                 owner.queue = entry
                 continue
-            await self.races.leave(entry.race_id, who.player, next_seed=record.seed, reason=CloseReason.PAIRED, new_race=joined.info.race)
+            await self.races.leave(entry.race_id, who.player, next_deal=record.deal, reason=CloseReason.PAIRED, new_race=joined.info.race)
             await self.lobby.store.close(entry.race_id, None)
             await tell(joined)
             paired += 1

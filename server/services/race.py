@@ -30,9 +30,9 @@ from server.services.policy import RacePolicy
 from server.services.ratings import PlayerBooks
 from server.services.sessions import Session
 from server.services.views import race_info
-from server.store import Identity, NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, StaleEpoch, StoreRefusal
-from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Status, action_text, parse_action
-from shared.protocol import AttemptState, CloseReason, ErrorCode, RaceInfo, RaceStatus, Spectators
+from server.store import Identity, NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, SealedDeal, StaleEpoch, StoreRefusal, deal_texts
+from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Special, Status, action_text, card_text, parse_action
+from shared.protocol import AttemptState, CloseReason, DealLayout, ErrorCode, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
 
 log = logging.getLogger(__name__)
@@ -53,6 +53,17 @@ class MoveOutcome:
     status: Status
     undos: int
     duplicate: bool
+    columns: list[list[str]] | None = None
+    """For a redeal: the columns it dealt (clients cannot compute them: the seed is hidden until the result)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLine:
+    """A player's actions as a client replays them: on ``deal``, with the columns its redeal dealt."""
+
+    actions: list[str]
+    redeal_columns: list[list[str]] | None
+    deal: DealLayout | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +106,23 @@ class _Game:
 def rules_of(record: RaceRecord) -> Rules:
     """The engine rules a race was created with."""
     return Rules(Profile(record.profile), undo=record.undo, redeal_once=record.redeal_once)
+
+
+def column_texts(board: Board) -> list[list[str]]:
+    """The board's six columns in notation."""
+    return [[card_text(card) for card in column] for column in board.columns]
+
+
+def redealt_columns(seed: int, rules: Rules, actions: list[str]) -> list[list[str]] | None:
+    """The columns the player's redeal dealt, if ``actions`` include one (what a client needs to replay them)."""
+    if Special.REDEAL.value not in actions:
+        return None
+    board = Board.deal(seed, rules)
+    for text in actions:
+        board.play(parse_action(text))
+        if text == Special.REDEAL.value:
+            return column_texts(board)
+    return None
 
 
 RACE_ID_ALPHABET = string.ascii_letters + string.digits
@@ -161,7 +189,7 @@ class RaceService:
                 race_id,
                 who,
                 race,
-                spectator_delay_ms=self.policy.delay_for(race.spectator_delay),
+                spectator_delay_ms=self.policy.delay_for(race.spectator_delay, private=race.private and race.origin != "quick_match"),
                 grace_ms=self.policy.grace_for(race.grace),
             )
         except RaceIdTaken:  # a 64-bit id drawn twice
@@ -169,11 +197,25 @@ class RaceService:
         race_journal.race_created(race_id, who.player, race)
         return self._seated(await self.record(race_id), 0)
 
-    async def join(self, race_id: str, who: Identity) -> SeatedRace:
+    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins (and the race is listed among
         the live races if anyone may watch it). A rated race claims both players and fixes their rating changes now
-        (``account_required``, ``rated_busy``)."""
+        (``account_required``, ``rated_busy``).
+
+        A private race whose spectator delay is below the server's minimum is refused ``delay_not_accepted`` unless
+        ``accept_delay`` (seconds) is at most its delay: the joiner has seen the delay and accepts it.
+        """
         waiting = await self.record(race_id)
+        if self.policy.needs_acceptance(waiting):
+            delay_ms = self.policy.delay_of(waiting)
+            if accept_delay is None or accept_delay * 1000 > delay_ms:
+                seconds = delay_ms // 1000
+                raise ServiceError(
+                    ErrorCode.DELAY_NOT_ACCEPTED,
+                    f"spectators of this private race lag only {seconds} s behind (the server's minimum is "
+                    f"{self.policy.min_spectator_delay_ms // 1000} s); join with accept_delay {seconds} to accept",
+                    expected=seconds,
+                )
         keep = {} if self.books is None or waiting.slot_of(who.player) is not None else await self.books.before_join(waiting, who)
         # Indexed before the script runs so that a crash right after it cannot lose the deadline; never later than
         # a deadline already indexed (a held-back presence announcement of the creator).
@@ -188,6 +230,7 @@ class RaceService:
         await self.store.schedule_earlier(race_id, start_at)
         if waiting.spectators is Spectators.ANYONE:
             await self.store.index_live(race_id, start_at)
+        await self.store.queue_for_analysis(race_id, start_at)
         record = await self.record(race_id)
         if self.books is not None:
             await self.books.joined(race_id, start_at, [seat.identity for seat in record.seats])
@@ -198,18 +241,18 @@ class RaceService:
         race_id: str,
         player: str,
         *,
-        next_seed: int,
+        next_deal: SealedDeal,
         reason: CloseReason,
         only_waiting: bool = False,
         new_race: str | None = None,
     ) -> RaceStatus:
         """Give up ``player``'s seat before the start: ``closed`` (seat 0 closes the race) or ``waiting`` (seat 1 freed).
 
-        ``next_seed`` deals the race when it waits again; ``only_waiting`` refuses once a second player sits.
+        ``next_deal`` deals the race when it waits again; ``only_waiting`` refuses once a second player sits.
         """
         try:
             outcome = await self.store.leave_race(
-                race_id, player, next_seed=next_seed, reason=reason, only_waiting=only_waiting, new_race=new_race
+                race_id, player, next_deal=next_deal, reason=reason, only_waiting=only_waiting, new_race=new_race
             )
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
@@ -241,10 +284,18 @@ class RaceService:
             raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         return self._seated(record, slot)
 
-    async def sync(self, session: Session, race_id: str) -> tuple[SeatedRace, list[str]]:
-        """The race, the player's seat and its stored actions (to rebuild its board after a reconnect)."""
+    async def sync(self, session: Session, race_id: str) -> tuple[SeatedRace, PlayerLine]:
+        """The race, the player's seat and its line (to rebuild its board after a reconnect)."""
         seated = await self.seated(race_id, session.player)
-        return seated, await self.store.actions(race_id, seated.slot)
+        return seated, await self.line(seated.record, seated.slot)
+
+    async def line(self, record: RaceRecord, slot: int, limit: int | None = None) -> PlayerLine:
+        """A seat's stored actions (the first ``limit``), the columns of its redeal and the layout dealt (nil while
+        the race waits): what a client replays without knowing the seed."""
+        actions = await self.store.actions(record.race_id, slot, limit)
+        dealt = record.status not in (RaceStatus.WAITING, RaceStatus.CLOSED)
+        layout = DealLayout(*deal_texts(record.seed)) if dealt else None
+        return PlayerLine(actions, redealt_columns(record.seed, rules_of(record), actions), layout)
 
     # --- playing -----------------------------------------------------------------------------
 
@@ -286,6 +337,7 @@ class RaceService:
             elif status is Status.BLOCKED and attempt_can_end_by_position(trial):
                 ends = AttemptState.BLOCKED
             canonical = action_text(action)
+            dealt = column_texts(trial) if action is Special.REDEAL else None
             try:
                 result = await self.store.apply_action(
                     race_id,
@@ -300,6 +352,7 @@ class RaceService:
                     status=status,
                     undos=trial.undos,
                     ends=ends,
+                    dealt=dealt,
                 )
             except StaleEpoch:
                 raise _StaleView from None
@@ -314,7 +367,7 @@ class RaceService:
             game.board, game.actions = trial, result.move_seq
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, facts.epoch, slot, trial.copy(), result.move_seq))
-        return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False, status=status)
+        return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False, status=status, columns=dealt)
 
     @staticmethod
     def _try_action(game: _Game, seq: int, text: str) -> tuple[Action, Board]:
@@ -433,8 +486,18 @@ class RaceService:
         game.board, game.actions = replay(facts.seed, facts.rules, actions), len(actions)
 
     @staticmethod
-    def _outcome(race_id: str, move: str, move_seq: int, board: Board, *, duplicate: bool, status: Status | None = None) -> MoveOutcome:
-        """The reply's view of ``board``; ``status`` when the caller computed it already (once per move is enough)."""
+    def _outcome(
+        race_id: str,
+        move: str,
+        move_seq: int,
+        board: Board,
+        *,
+        duplicate: bool,
+        status: Status | None = None,
+        columns: list[list[str]] | None = None,
+    ) -> MoveOutcome:
+        """The reply's view of ``board``; ``status`` when the caller computed it already (once per move is enough);
+        ``columns``: what a redeal dealt."""
         return MoveOutcome(
             race_id=race_id,
             move=move,
@@ -444,6 +507,7 @@ class RaceService:
             status=board.status() if status is None else status,
             undos=board.undos,
             duplicate=duplicate,
+            columns=columns,
         )
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:

@@ -1,4 +1,4 @@
-"""Solvable deals: a pool of seeds the solver proved winnable, kept full in the background.
+"""Solvable deals: pools of seeds the solver proved winnable, with their tier and winning line, kept full in the background.
 
 Creating a race with ``solvable_only`` pops a seed from the pool in Redis and
 never waits on the solver; an empty pool is answered ``seed_pool_empty``.
@@ -7,76 +7,48 @@ Every server process runs a filler that deals random seeds and keeps those
 separate worker process at low priority (``seed_prover``; the solver is pure
 Python: in a thread it would hold the GIL against the event loop). The pool's add script
 caps it at the target, so several processes fill one pool without
-over-filling it, and SPOP hands each seed out once.
+over-filling it, and SPOP hands each seed out once. Besides the pool of any tier there is one pool
+per winnable tier (``easy``/``medium``/``hard``, for races that ask for one),
+each kept at the target; a proven deal fills its tier's pool first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import os
 import secrets
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
-from server.store import SeedPoolStore, StoreError
+from server.services.worker_process import WorkerFailed, WorkerProcess
+from server.store import PooledSeed, SeedPoolStore, StoreError
 from shared import Profile
-from shared.protocol import ErrorCode
+from shared.protocol import Difficulty, ErrorCode
 from shared.solver import Verdict
+from shared.solver.difficulty import WINNABLE_TIERS
 
 log = logging.getLogger(__name__)
 
 
-class ProverFailed(Exception):
-    """The worker process died or answered nonsense; it is restarted for the next seed."""
-
-
-class ProverProcess:
+class ProverProcess(WorkerProcess):
     """One ``python -m server.services.seed_prover`` worker, started on first use."""
 
     def __init__(self) -> None:
-        self._process: asyncio.subprocess.Process | None = None
+        super().__init__("server.services.seed_prover")
 
-    async def verdict(self, profile: str, seed: int, seconds: float) -> Verdict:
-        """The solver's verdict on ``seed`` (ProverFailed if the worker failed)."""
-        process = await self._running()
-        assert process.stdin is not None and process.stdout is not None
+    async def prove(self, profile: str, seed: int, seconds: float) -> tuple[Verdict, PooledSeed]:
+        """The solver's verdict on ``seed``, and the deal with its tier and winning line (WorkerFailed if the worker failed)."""
+        raw = await self.ask(f"{profile} {seed} {seconds}")
         try:
-            process.stdin.write(f"{profile} {seed} {seconds}\n".encode())
-            await process.stdin.drain()
-            answer = (await process.stdout.readline()).split()
-        except (OSError, ValueError) as error:
-            await self.close()
-            raise ProverFailed(f"seed prover: {error}") from None
-        if len(answer) != 2 or answer[0] != str(seed).encode():
-            await self.close()
-            raise ProverFailed(f"seed prover answered {answer!r}")
-        return Verdict(answer[1].decode())
-
-    async def close(self) -> None:
-        """Stop the worker (at once: a solve in progress is abandoned)."""
-        process, self._process = self._process, None
-        if process is None or process.returncode is not None:
-            return
-        process.kill()
-        await process.wait()
-
-    async def _running(self) -> asyncio.subprocess.Process:
-        if self._process is None or self._process.returncode is not None:
-            source_root = str(Path(__file__).resolve().parents[2])  # the worker imports this checkout's engine
-            path = os.pathsep.join(filter(None, [source_root, os.environ.get("PYTHONPATH")]))
-            self._process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "server.services.seed_prover",
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                env={**os.environ, "PYTHONPATH": path},
-            )
-        return self._process
+            answer = json.loads(raw)
+            if answer["seed"] != str(seed):
+                raise ValueError("another seed")
+            pooled = PooledSeed(seed, Difficulty(answer["difficulty"]), tuple(str(move) for move in answer["line"]))
+            return Verdict(answer["verdict"]), pooled
+        except (ValueError, KeyError, TypeError):
+            raise await self.fail(f"answered {raw[:200]!r}") from None
 
 
 @dataclass(slots=True)
@@ -115,26 +87,29 @@ class SeedPool:
         """Whether ``solvable_only`` is offered for ``profile`` (foundation-only deals are almost never winnable)."""
         return profile in self.profiles
 
-    async def take_if_any(self, profile: str) -> int | None:
-        """A proven seed, removed from the pool, or None when none is ready."""
-        return await self.store.take(profile)
+    async def take_if_any(self, profile: str, difficulty: Difficulty | None = None) -> PooledSeed | None:
+        """A proven deal (of the tier, if given), removed from the pool, or None when none is ready."""
+        return await self.store.take(profile, difficulty)
 
-    async def take(self, profile: str) -> int:
-        """A proven seed, removed from the pool; ServiceError ``seed_pool_empty`` when none is ready."""
-        seed = await self.store.take(profile)
+    async def take(self, profile: str, difficulty: Difficulty | None = None) -> PooledSeed:
+        """A proven deal (of the tier, if given), removed from the pool; ServiceError ``seed_pool_empty`` when none is ready."""
+        seed = await self.store.take(profile, difficulty)
         if seed is None:
+            tier = "" if difficulty is None else f" {difficulty.value}"
             raise ServiceError(
-                ErrorCode.SEED_POOL_EMPTY, f"no proven {profile} deal is ready yet; try again in a few seconds", field="settings.solvable_only"
+                ErrorCode.SEED_POOL_EMPTY,
+                f"no proven{tier} {profile} deal is ready yet; try again in a few seconds",
+                field="settings.solvable_only" if difficulty is None else "settings.difficulty",
             )
         return seed
 
-    async def give_back(self, profile: str, seed: int) -> None:
-        """Return a seed that was taken but never dealt (a race creation that failed after the pop)."""
-        await self.store.add(profile, seed, max(self.target, 1))
+    async def give_back(self, profile: str, seed: PooledSeed, *, tiered: bool = False) -> None:
+        """Return a deal that was taken but never dealt (a race creation that failed after the pop) to its pool."""
+        await self.store.add(profile, seed, max(self.target, 1), tiered=tiered)
 
-    async def size(self, profile: str) -> int:
-        """Proven seeds ready for ``profile``."""
-        return await self.store.size(profile)
+    async def size(self, profile: str, difficulty: Difficulty | None = None) -> int:
+        """Proven deals ready for ``profile`` (of the tier, if given)."""
+        return await self.store.size(profile, difficulty)
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
@@ -156,21 +131,26 @@ class SeedPool:
         async def step() -> None:
             busy = False
             for profile in self.profiles:
-                if await self.store.size(profile) < self.target:
+                if any([await self.store.size(profile, tier) < self.target for tier in (None, *WINNABLE_TIERS)]):
                     busy = True
                     await self._try_one(prover, profile)
             if not busy:
                 await asyncio.sleep(self.idle_seconds)
 
-        await self._loop.run(step, retry_seconds=self.idle_seconds, recoverable=(StoreError, OSError, ProverFailed))
+        await self._loop.run(step, retry_seconds=self.idle_seconds, recoverable=(StoreError, OSError, WorkerFailed))
 
     async def _try_one(self, prover: ProverProcess, profile: str) -> None:
-        seed = secrets.randbits(64)
-        verdict = await prover.verdict(profile, seed, self.budget_seconds)
+        """Prove one random deal; a winnable one goes to its tier's pool while that is below the target, else to the
+        pool of any tier."""
+        verdict, seed = await prover.prove(profile, secrets.randbits(64), self.budget_seconds)
         self.stats.tried += 1
         if verdict is not Verdict.SOLVED:
             return
         self.stats.proven += 1
+        assert seed.difficulty is not None
+        if await self.store.size(profile, seed.difficulty) < self.target:
+            await self.store.add(profile, seed, self.target, tiered=True)
+            return
         size = await self.store.add(profile, seed, self.target)
         if size >= self.target:
             log.info("seed pool %s: full with %d proven deals (%d of %d seeds proven so far)", profile, size, self.stats.proven, self.stats.tried)

@@ -1,29 +1,39 @@
-"""The seed pool's worker process: asks the solver whether deals are winnable, one request per line.
+"""The seed pool's worker process: asks the solver whether deals are winnable, and how hard, one request per line.
 
     python -m server.services.seed_prover
     stdin:  classic 1234 1.0        (profile, seed, budget in seconds)
-    stdout: 1234 solved             (the solver's verdict: solved, unsolvable or unknown)
+    stdout: {"seed": "1234", "verdict": "solved", "difficulty": "easy", "line": ["5D b>3", ...]}
 
-It imports only the engine, lowers its own priority so that moves are never
-slowed down by it, and exits at the end of its input. A separate program (not
-a multiprocessing worker) so that it never re-imports the embedding
+The verdict is the solver's (solved, unsolvable or unknown), the difficulty its
+tier (shared/solver/difficulty.py) and the line the winning line it found (empty
+unless solved). It imports only the engine, lowers its own priority so that moves
+are never slowed down by it, and exits at the end of its input. A separate program
+(not a multiprocessing worker) so that it never re-imports the embedding
 program's main module and can be stopped at once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
+from typing import Any
 
-from shared import Board, Profile, Rules
+from shared import Board, Profile, Rules, action_text
 from shared.solver import Budget, solve
+from shared.solver.difficulty import difficulty_of
 
 
-def verdict(profile: str, seed: int, seconds: float) -> str:
-    """The solver's verdict on the deal of ``seed`` under ``profile`` within ``seconds``."""
-    board = Board.deal(seed, Rules(Profile(profile)))
-    return solve(board, Budget(seconds=seconds)).verdict.value
+def proof(profile: str, seed: int, seconds: float) -> dict[str, Any]:
+    """The solver's verdict, tier and winning line for the deal of ``seed`` under ``profile`` within ``seconds``."""
+    result = solve(Board.deal(seed, Rules(Profile(profile))), Budget(seconds=seconds))
+    return {
+        "seed": str(seed),
+        "verdict": result.verdict.value,
+        "difficulty": difficulty_of(result).value,
+        "line": [action_text(move) for move in result.moves],
+    }
 
 
 def main() -> int:
@@ -32,7 +42,7 @@ def main() -> int:
         os.nice(10)
     for line in sys.stdin:
         profile, seed, seconds = line.split()
-        print(seed, verdict(profile, int(seed), float(seconds)), flush=True)
+        print(json.dumps(proof(profile, int(seed), float(seconds))), flush=True)
     return 0
 
 

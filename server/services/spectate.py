@@ -17,7 +17,7 @@ from server.services.errors import ServiceError
 from server.services.race import RaceService, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceStore
-from shared.protocol import LIVE_STATUSES, BoardView, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
+from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
 
 
@@ -29,6 +29,7 @@ class WatchSnapshot:
     boards: list[BoardView]
     as_of: int
     delay_ms: int
+    deal: DealLayout | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,12 +77,14 @@ class SpectateService:
         shown = list(takewhile(lambda event: event.at <= as_of, history))
         info, action_counts = race_as_of(record, shown, spectator_delay_ms=delay_ms)
         boards: list[BoardView] = []
-        if info.seed is not None:
+        deal: DealLayout | None = None
+        if info.status not in (RaceStatus.WAITING, RaceStatus.CLOSED):  # the countdown has dealt
             rules = rules_of(record)
             for slot, count in sorted(action_counts.items()):
-                actions = await self.store.actions(race_id, slot, count)
-                boards.append(board_view(slot, actions, replay(record.seed, rules, actions)))
-        return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms)
+                line = await self.races.line(record, slot, count)
+                deal = line.deal
+                boards.append(board_view(slot, line.actions, replay(record.seed, rules, line.actions), line.redeal_columns))
+        return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms, deal=deal)
 
     async def replay_page(self, race_id: str, after: int, limit: int, player: str) -> EventPage:
         """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time); a

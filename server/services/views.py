@@ -58,11 +58,14 @@ def settings_of(record: RaceRecord, *, spectator_delay_ms: int | None = None) ->
         private=record.private,
         spectators=record.spectators,
         rated=record.rated,
+        difficulty=record.asked_difficulty,
     )
 
 
 def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceInfo:
-    """The race as its players see it; a random seed stays hidden until the countdown starts."""
+    """The race as its players see it: the seed (with the salt and proving line) stays hidden until the result,
+    the commitment is shown from the countdown on."""
+    finished = record.status is RaceStatus.FINISHED
     return RaceInfo(
         race=record.race_id,
         status=record.status,
@@ -82,12 +85,17 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
             )
             for seat in record.seats
         ],
-        seed=None if record.status in (RaceStatus.WAITING, RaceStatus.CLOSED) else record.seed,
+        seed=record.seed if finished else None,
         start_at=record.start_at,
         deadline=record.deadline,
         event_seq=record.event_seq,
         watchers=record.watchers,
         invite=record.invite if record.status is RaceStatus.WAITING else None,  # only while it is of use: to be shared
+        commitment=(record.commitment or None) if record.status not in (RaceStatus.WAITING, RaceStatus.CLOSED) else None,
+        seed_chosen=record.seed_fixed,
+        difficulty=record.difficulty,
+        salt=(record.salt or None) if finished else None,
+        proving_line=list(record.proving_line) if finished and record.proving_line else None,
     )
 
 
@@ -98,11 +106,15 @@ def race_as_of(record: RaceRecord, history: list[RaceEvent], *, spectator_delay_
     """
     info = race_info(record, spectator_delay_ms=spectator_delay_ms)
     race = fold_events(history)
+    revealed = race.status is RaceStatus.FINISHED
     as_of = replace(
         info,
         status=race.status,
         players=race.seats(),
         seed=race.seed,
+        commitment=race.commitment,
+        salt=info.salt if revealed else None,
+        proving_line=info.proving_line if revealed else None,
         start_at=race.start_at,
         deadline=race.deadline,
         event_seq=race.event_seq,
@@ -111,8 +123,8 @@ def race_as_of(record: RaceRecord, history: list[RaceEvent], *, spectator_delay_
     return as_of, race.actions
 
 
-def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
-    """A player's position as spectators receive it."""
+def board_view(slot: int, actions: list[str], board: Board, redeal_columns: list[list[str]] | None = None) -> BoardView:
+    """A player's position as spectators receive it (``redeal_columns``: what its redeal dealt, if any)."""
     return BoardView(
         slot=slot,
         moves=actions,
@@ -123,6 +135,7 @@ def board_view(slot: int, actions: list[str], board: Board) -> BoardView:
         status=board.status(),
         undos=board.undos,
         redeal_used=board.redeal_used,
+        redeal_columns=redeal_columns,
     )
 
 
@@ -139,6 +152,8 @@ def lobby_entry(record: RaceRecord, *, spectator_delay_ms: int | None = None) ->
         created_at=record.created_at,
         creator_account=creator.account,
         creator_bot=creator.bot,
+        seed_chosen=record.seed_fixed,
+        difficulty=record.difficulty,
     )
 
 

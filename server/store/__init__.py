@@ -1,5 +1,6 @@
 """The Redis store: the only package that knows key names and Lua scripts (docs/STORAGE.md)."""
 
+from server.store.analysis_store import AnalysisStore
 from server.store.connection import connect_redis
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
@@ -16,17 +17,20 @@ from server.store.race_store import (
     RaceRecord,
     RaceStore,
     RematchOffer,
+    SealedDeal,
     SeatRecord,
     StaleEpoch,
     StoredEvent,
     StoreRefusal,
     UndecodableEvent,
+    deal_texts,
     presence_member,
 )
-from server.store.seed_pool_store import SeedPoolStore
+from server.store.seed_pool_store import PooledSeed, SeedPoolStore
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
+    "AnalysisStore",
     "UNDECODABLE_EVENTS",
     "AccountRecord",
     "ApplyResult",
@@ -44,6 +48,7 @@ __all__ = [
     "OpsStore",
     "Partner",
     "PlayerStore",
+    "PooledSeed",
     "QueueEntry",
     "QuickMatchStore",
     "RaceChannels",
@@ -51,6 +56,7 @@ __all__ = [
     "RaceRecord",
     "RaceStore",
     "RematchOffer",
+    "SealedDeal",
     "SeatBooking",
     "SeatRecord",
     "SeedPoolStore",
@@ -66,6 +72,7 @@ __all__ = [
     "Subscribed",
     "UndecodableEvent",
     "connect_redis",
+    "deal_texts",
     "presence_member",
     "rating_of",
     "sharded_channels_supported",

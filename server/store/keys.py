@@ -97,9 +97,20 @@ def quick_match_queue(settings_key: str) -> str:
 # --- solvable deals ----------------------------------------------------------------------------------
 
 
-def seed_pool(profile: str) -> str:
-    """Set of seeds (decimal) the solver proved winnable under ``profile``, not handed out yet."""
-    return f"{PREFIX}:seeds:{profile}"
+def seed_pool(profile: str, difficulty: str | None = None) -> str:
+    """Set of deals the solver proved winnable under ``profile``, not handed out yet: one pool for races asking for
+    no tier, one per tier (``easy``, ``medium``, ``hard``). Members are JSON ``{"seed", "difficulty", "line"}``."""
+    return f"{PREFIX}:seeds:{profile}" if difficulty is None else f"{PREFIX}:seeds:{profile}:{difficulty}"
+
+
+def analysis_queue() -> str:
+    """Sorted set: race id -> when the analysis worker should look at it next (ms); entries leave once analysed."""
+    return f"{PREFIX}:analysis:queue"
+
+
+def race_analysis(race_id: str) -> str:
+    """The post-race analysis of a race (JSON: the analysis and the operators' signals), in the race's hash tag; kept as long as its record."""
+    return f"{PREFIX}:{{race:{race_id}}}:analysis"
 
 
 # --- operations (docs/OPERATIONS.md "Administration") ------------------------------------------------

@@ -9,6 +9,7 @@ move that decides the race).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,10 +30,13 @@ from shared.protocol import (
     AttemptState,
     CloseReason,
     Countdown,
+    Difficulty,
     ErrorCode,
+    MoveMade,
     ProtocolError,
     RaceEvent,
     RaceStatus,
+    RaceResult,
     ResultReason,
     Spectators,
     event_from_map,
@@ -108,14 +112,27 @@ class SeatRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SealedDeal:
+    """A race's deal as fixed: the seed, the commitment published in ``countdown`` and what it hides until the result
+    (the salt and, for a pooled seed, the solver's proving line); the tier when the pool knew it."""
+
+    seed: int
+    salt: str
+    """16 bytes in hex."""
+    commitment: str
+    difficulty: Difficulty | None = None
+    proving_line: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class NewRace:
-    """What a race is created with: its settings, its seed and how it came to be."""
+    """What a race is created with: its settings, its sealed deal and how it came to be."""
 
     profile: str
     undo: bool
     redeal_once: bool
     time_limit: int | None
-    seed: int
+    deal: SealedDeal
     solvable_only: bool = False
     private: bool = False
     seed_fixed: bool = False
@@ -134,6 +151,13 @@ class NewRace:
     record_ttl_ms: int | None = None
     """How long the record is kept once the race finishes: None for the server's retention of casual records
     (``RaceStore.record_ttl_ms``), 0 for ever (rated races may be kept)."""
+    asked_difficulty: Difficulty | None = None
+    """The tier the creator asked for (solvable-only races), kept for rematches and new deals."""
+
+    @property
+    def seed(self) -> int:
+        """The seed of the deal."""
+        return self.deal.seed
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +199,18 @@ class RaceRecord:
     """Bumped by every script that changes the seats or the deal (join, leave): a view of the race built at one
     epoch (seats, seed, boards) is valid only while the epoch stays (0 for races stored before epochs)."""
     rated: bool = False
+    salt: str = ""
+    commitment: str = ""
+    """Empty for races stored before deals were committed."""
+    difficulty: Difficulty | None = None
+    """The deal's tier, when known (pooled deals)."""
+    proving_line: tuple[str, ...] = ()
+    asked_difficulty: Difficulty | None = None
+
+    @property
+    def deal(self) -> SealedDeal:
+        """The race's sealed deal."""
+        return SealedDeal(self.seed, self.salt, self.commitment, self.difficulty, self.proving_line)
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -321,7 +357,18 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         spectators=Spectators(fields.get("spectators") or Spectators.ANYONE),
         epoch=int(fields.get("epoch", 0)),
         rated=fields.get("rated") == "1",
+        salt=fields.get("salt", ""),
+        commitment=fields.get("commitment", ""),
+        difficulty=Difficulty(fields["difficulty"]) if fields.get("difficulty") else None,
+        proving_line=tuple(json.loads(fields["line"])) if fields.get("line") else (),
+        asked_difficulty=Difficulty(fields["asked_difficulty"]) if fields.get("asked_difficulty") else None,
     )
+
+
+def deal_arguments(deal: SealedDeal) -> list[str]:
+    """The script arguments that store a sealed deal: seed, salt, commitment, tier ('' none), proving line (JSON, '' none)."""
+    line = json.dumps(list(deal.proving_line)) if deal.proving_line else ""
+    return [str(deal.seed), deal.salt, deal.commitment, "" if deal.difficulty is None else deal.difficulty.value, line]
 
 
 def _event(race_id: str, entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
@@ -337,10 +384,13 @@ def decode_event(race_id: str, seq: int, packed: bytes) -> StoredEvent:
         if not isinstance(body, dict):
             raise TypeError("a stored event is one map")
         body.update(race=race_id, seq=seq)
-        if body.get("type") == Countdown.TYPE:
-            seed = int(body["seed"])
-            columns, bouquet = deal_texts(seed)
-            body.update(seed=seed, columns=columns, bouquet=bouquet)
+        if body.get("type") == Countdown.TYPE:  # the stored seed spells out the layout and is never sent
+            columns, bouquet = deal_texts(int(body.pop("seed")))
+            body.update(columns=columns, bouquet=bouquet)
+        elif body.get("type") == RaceResult.TYPE and "seed" in body:
+            body["seed"] = int(body["seed"])
+        elif body.get("type") == MoveMade.TYPE and "columns" in body:  # Lua packs an empty column as an empty map
+            body["columns"] = [list(column) if column else [] for column in body["columns"]]
         return event_from_map(body)
     except (ProtocolError, KeyError, ValueError, TypeError, msgpack.UnpackException) as error:
         return UNDECODABLE_EVENTS.record(race_id, seq, error)
@@ -431,6 +481,8 @@ class RaceStore:
             who.account or "",
             int(who.bot),
             int(race.rated),
+            *deal_arguments(race.deal)[1:],
+            "" if race.asked_difficulty is None else race.asked_difficulty.value,
         )
         return int(result[1])
 
@@ -444,16 +496,20 @@ class RaceStore:
         race_id: str,
         player: str,
         *,
-        next_seed: int,
+        next_deal: SealedDeal,
         reason: CloseReason,
         only_waiting: bool = False,
         new_race: str | None = None,
     ) -> RaceStatus:
-        """Give up ``player``'s seat before the start: ``closed`` (the creator left) or ``waiting`` (the seat freed).
+        """Give up ``player``'s seat before the start: ``closed`` (the creator left) or ``waiting`` (the seat freed,
+        the race dealt ``next_deal``).
 
         ``only_waiting`` refuses (``already_started``) once a second player sits: for leaving on a disconnect.
         """
-        result = await self._run(self.scripts.leave, race_id, player, str(next_seed), reason.value, int(only_waiting), new_race or "")
+        deal_args = deal_arguments(next_deal)
+        result = await self._run(
+            self.scripts.leave, race_id, player, deal_args[0], reason.value, int(only_waiting), new_race or "", *deal_args[1:]
+        )
         return RaceStatus(_text(result[1]))
 
     @repeatable
@@ -504,16 +560,19 @@ class RaceStore:
         status: Status,
         undos: int,
         ends: AttemptState | None = None,
+        dealt: list[list[str]] | None = None,
     ) -> ApplyResult:
         """Append an action the engine accepted, if ``player`` still holds seat ``slot``, the race is still at
         ``epoch`` (else :class:`StaleEpoch`) and ``seq`` is still the player's action count
-        (idempotent on ``move_id``).
+        (idempotent on ``move_id``). ``dealt``: the columns a redeal dealt, carried by its ``move`` event (clients
+        do not know the seed).
 
         Repeated once on a fresh connection if the first one was dead (:func:`repeatable`): if the first attempt was
         stored after all, the repeat finds its ``move_id`` at ``seq`` + 1 and that is this call's own action.
         """
         arguments = (
-            slot, seq, move_id, action, count, left, status.value, undos, "" if ends is None else ends.value, self.max_actions, player, epoch
+            slot, seq, move_id, action, count, left, status.value, undos, "" if ends is None else ends.value, self.max_actions, player, epoch,
+            "" if dealt is None else json.dumps(dealt),
         )  # fmt: skip
         try:
             result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
@@ -648,6 +707,10 @@ class RaceStore:
     async def index_live(self, race_id: str, start_at: int) -> None:
         """List the race among the races being played (once both seats are taken)."""
         await self.redis.zadd(keys.LIVE, {race_id: start_at})
+
+    async def queue_for_analysis(self, race_id: str, due_ms: int) -> None:
+        """Put the race in the post-race analysis queue (looked at from ``due_ms`` on, until it has a result)."""
+        await self.redis.zadd(keys.analysis_queue(), {race_id: due_ms})
 
     @repeatable
     async def live_race_ids(self, limit: int) -> list[str]:

@@ -50,3 +50,5 @@ class Scripts:
         self.rated_begin: AsyncScript = redis.register_script(_source("rated_begin"))
         self.rated_end: AsyncScript = redis.register_script(_source("rated_end"))
         self.book_race: AsyncScript = redis.register_script(_source("book_race"))
+        self.analysis_save: AsyncScript = redis.register_script(common + _source("analysis_save"))
+        self.analysis_claim: AsyncScript = redis.register_script(_source("analysis_claim"))

@@ -53,6 +53,7 @@ from shared.protocol.codes import (
 )
 from shared.protocol.events import (
     EVENT_TYPES,
+    AnalysisReady,
     AttemptEnded,
     Back,
     Countdown,
@@ -72,12 +73,15 @@ from shared.protocol.events import (
 from shared.protocol.lobby import LOBBY_EVENT_TYPES, LobbyAdded, LobbyChanged, LobbyEntry, LobbyEvent, LobbyRemoved, LobbyReset
 from shared.protocol.records import (
     BoardView,
+    DealLayout,
     FinalStanding,
     HistoryItem,
     LeaderboardEntry,
     Opponent,
+    PlayerAnalysis,
     PlayerInfo,
     ProfileStats,
+    RaceAnalysis,
     RaceInfo,
     RaceSettings,
     RatingChange,
@@ -85,6 +89,7 @@ from shared.protocol.records import (
 )
 from shared.protocol.replies import (
     AccountReply,
+    AnalysisReport,
     Error,
     History,
     Leaderboard,
@@ -107,6 +112,7 @@ from shared.protocol.requests import (
     REQUEST_TYPES,
     CancelQuickMatch,
     Create,
+    GetAnalysis,
     Hello,
     HistoryRequest,
     Join,
@@ -136,6 +142,8 @@ from shared.protocol.states import (
     OVER_STATUSES,
     AttemptState,
     CloseReason,
+    Difficulty,
+    LineVerdict,
     LobbyOp,
     Outcome,
     RaceStatus,
@@ -145,6 +153,14 @@ from shared.protocol.states import (
 
 __all__ = [
     "BOT_LEVELS",
+    "DealLayout",
+    "AnalysisReady",
+    "AnalysisReport",
+    "Difficulty",
+    "GetAnalysis",
+    "LineVerdict",
+    "PlayerAnalysis",
+    "RaceAnalysis",
     "ENGINE_CODES",
     "ERROR_CODES",
     "EVENT_TYPES",

@@ -17,6 +17,7 @@ from shared.protocol.events import EVENT_TYPES, RaceEvent
 from shared.protocol.lobby import LOBBY_EVENT_TYPES
 from shared.protocol.replies import (
     AccountReply,
+    AnalysisReport,
     Error,
     History,
     Leaderboard,
@@ -47,7 +48,7 @@ SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         cls.TYPE: cls
         for cls in (
             Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Notice, Queued, LobbySnapshot, Error,
-            AccountReply, Leaderboard, History, Stats,
+            AccountReply, Leaderboard, History, Stats, AnalysisReport,
         )
     },
     **EVENT_TYPES,

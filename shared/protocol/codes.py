@@ -113,6 +113,9 @@ class ErrorCode(StrEnum):
     """A rated race could not start: one of its players is playing another rated race."""
     UNKNOWN_ACCOUNT = "unknown_account"
     """``history``/``stats`` of a handle nobody registered."""
+    DELAY_NOT_ACCEPTED = "delay_not_accepted"
+    """A private race's spectator delay is below the server's minimum and the joiner did not accept it:
+    ``expected`` is the race's delay in seconds; join again with ``accept_delay`` set to it."""
 
 
 AnyErrorCode = ErrorCode | IllegalMoveCode | NotationErrorCode

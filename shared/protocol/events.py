@@ -7,8 +7,8 @@ from typing import ClassVar, Final
 
 from shared.board import Status
 from shared.protocol.base import Message
-from shared.protocol.records import FinalStanding
-from shared.protocol.states import AttemptState, CloseReason, ResultReason
+from shared.protocol.records import FinalStanding, RaceAnalysis
+from shared.protocol.states import AttemptState, CloseReason, Difficulty, ResultReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +34,16 @@ class PlayerJoined(RaceEvent):
 
 @dataclass(frozen=True, slots=True)
 class Countdown(RaceEvent):
-    """Both seats are taken: the deal and the common start time."""
+    """Both seats are taken: the deal's layout (never its seed: revealed with the result), its commitment and the
+    common start time."""
 
     TYPE: ClassVar[str] = "countdown"
-    seed: int
+    commitment: str
+    """SHA-256 (hex) over the seed, profile, a secret salt and the proving line (docs/PROTOCOL.md "Fair deals")."""
+    seed_chosen: bool
+    """The creator chose the seed: this deal may have been studied beforehand."""
+    difficulty: Difficulty | None
+    """The deal's tier, when the server knows it (solvable-only races); nil otherwise."""
     start_at: int
     deadline: int | None
     columns: list[list[str]]
@@ -64,6 +70,9 @@ class MoveMade(RaceEvent):
     count: int
     left: int
     status: Status
+    columns: list[list[str]] | None = None
+    """For a ``redeal``: the six columns it dealt (first-dealt card first); clients cannot compute them without
+    the seed. Nil for every other action."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +108,12 @@ class RaceResult(RaceEvent):
     """``cleared`` (first to clear), ``count`` (higher foundation count), ``reached_first`` (equal counts,
     reached earlier), ``abandoned`` (rated races: the opponent abandoned) or ``draw``."""
     players: list[FinalStanding]
+    seed: int | None = None
+    """The deal's seed, revealed (nil only in races stored before seeds were hidden)."""
+    salt: str | None = None
+    """The commitment's salt (32 hex digits): with ``seed`` it recomputes the countdown's ``commitment``."""
+    proving_line: list[str] | None = None
+    """Solvable-only races: the winning line whose digest the commitment includes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,10 +185,18 @@ class RematchStarted(RaceEvent):
     new_race: str
 
 
+@dataclass(frozen=True, slots=True)
+class AnalysisReady(RaceEvent):
+    """The post-race analysis of the finished race is ready (sent once, after the result)."""
+
+    TYPE: ClassVar[str] = "analysis"
+    analysis: RaceAnalysis
+
+
 EVENT_TYPES: Final[dict[str, type[RaceEvent]]] = {
     cls.TYPE: cls
     for cls in (
         PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult, Disconnected, Back, WatcherCount, PlayerLeft,
-        RaceClosed, RematchOffered, RematchStarted,
+        RaceClosed, RematchOffered, RematchStarted, AnalysisReady,
     )
 }  # fmt: skip

@@ -7,7 +7,7 @@ from typing import ClassVar, Final
 
 from shared.protocol.base import Message
 from shared.protocol.records import RaceSettings
-from shared.protocol.states import RaceStatus
+from shared.protocol.states import Difficulty, RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +30,10 @@ class LobbyEntry:
     creator_account: str | None = None
     """The creator's registered handle (nil: anonymous; see :attr:`PlayerInfo.account`)."""
     creator_bot: bool = False
+    seed_chosen: bool = False
+    """The creator chose the seed (the deal may have been studied; never rated)."""
+    difficulty: Difficulty | None = None
+    """The tier of the deal, when known (solvable-only races)."""
 
 
 @dataclass(frozen=True, slots=True)

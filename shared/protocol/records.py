@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from shared.board import Status
 from shared.protocol.base import bounded
 from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
-from shared.protocol.states import AttemptState, Outcome, RaceStatus, ResultReason, Spectators
+from shared.protocol.states import AttemptState, Difficulty, LineVerdict, Outcome, RaceStatus, ResultReason, Spectators
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,8 @@ class RaceSettings:
     seed: int | None = bounded(low=0, high=MAX_SEED, default=None)
     """A fixed deal; None lets the server draw one at random."""
     spectator_delay: int | None = bounded(low=0, high=MAX_SPECTATOR_DELAY_SECONDS, default=None)
-    """Seconds spectators lag behind the race (fair play); None: the server's default. Never below the server's minimum."""
+    """Seconds spectators lag behind the race (fair play); None: the server's default. Never below the server's minimum,
+    except in a private race whose joiner accepts the lower delay (``accept_delay`` of ``join_invite``)."""
     grace: int | None = bounded(low=1, high=MAX_GRACE_SECONDS, default=None)
     """Seconds a disconnected player keeps its seat before its attempt ends as abandoned; None: the server's default."""
     solvable_only: bool = False
@@ -34,6 +35,8 @@ class RaceSettings:
     """Who may watch; None: ``link`` for a private race, ``anyone`` otherwise. Replies carry the value in force."""
     rated: bool = False
     """Both players' ratings change with the result: registered accounts only, a server-chosen deal, no undo."""
+    difficulty: Difficulty | None = None
+    """With ``solvable_only``: deal a proven seed of this tier (``easy``, ``medium`` or ``hard``); None: any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +73,7 @@ class RaceInfo:
     settings: RaceSettings
     players: list[PlayerInfo]
     seed: int | None
-    """Revealed when the countdown starts (or given by the creator)."""
+    """Revealed with the result (nil before, even to the players: they get the layout, never the number)."""
     start_at: int | None
     """Server time (ms since the Unix epoch) at which moves open."""
     deadline: int | None
@@ -81,6 +84,16 @@ class RaceInfo:
     """How many connections watch the race."""
     invite: str | None = None
     """A private race's invite code, while the race waits for its second player (nil otherwise)."""
+    commitment: str | None = None
+    """From the countdown on: SHA-256 (hex) committing to the deal (docs/PROTOCOL.md "Fair deals")."""
+    seed_chosen: bool = False
+    """The creator chose the seed: the deal may have been rehearsed (never rated)."""
+    difficulty: Difficulty | None = None
+    """The deal's tier, when the server knows it (solvable-only races)."""
+    salt: str | None = None
+    """Revealed with the result: the commitment's 16-byte salt in hex."""
+    proving_line: list[str] | None = None
+    """Revealed with the result of a solvable-only race: the solver's winning line the commitment includes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +112,16 @@ class BoardView:
     status: Status
     undos: int
     redeal_used: bool
+    redeal_columns: list[list[str]] | None = None
+    """When ``moves`` include a ``redeal``: the columns it dealt (to replay ``moves`` without the seed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealLayout:
+    """A deal as dealt: six columns (first-dealt card first, the last available) and the bouquet, in notation."""
+
+    columns: list[list[str]]
+    bouquet: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,3 +237,38 @@ class ProfileStats:
     average_count: float
     """Cards on the foundations at the end, on average."""
     rating: RatingInfo | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerAnalysis:
+    """Where one player's line lost the win (or that it did not): action numbers index the player's own actions."""
+
+    slot: int
+    verdict: LineVerdict
+    fatal_action: int | None = None
+    """``lost_at``: the 0-based number of the action after which the position was proven unwinnable."""
+    fatal_move: str | None = None
+    """``lost_at``: that action in notation."""
+    first_action: int | None = None
+    """``lost_between``: the first action that may have lost the win."""
+    last_action: int | None = None
+    """``lost_between``: the last one."""
+    continuation: list[str] | None = None
+    """A winning line from the last position known winnable (``still_winnable``: where the player stopped;
+    ``lost_at``/``lost_between``: before the fatal range)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RaceAnalysis:
+    """The post-race analysis of a finished race (computed in the background after the result, never before)."""
+
+    race: str
+    deal: str
+    """The solver's verdict on the deal: ``solved`` (winnable), ``unsolvable`` (proven not) or ``unknown``."""
+    winning_line: list[str]
+    """A winning line from the start (empty unless ``deal`` is ``solved``)."""
+    players: list[PlayerAnalysis]
+    budget_ms: int
+    """The solver's time budget per position analysed (ms)."""
+    computed_at: int
+    """Server time (ms) at which the analysis was stored."""

@@ -9,7 +9,7 @@ from shared.board import Status
 from shared.protocol.base import Message
 from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
-from shared.protocol.records import BoardView, HistoryItem, LeaderboardEntry, ProfileStats, RaceInfo, RatingInfo
+from shared.protocol.records import BoardView, DealLayout, HistoryItem, LeaderboardEntry, ProfileStats, RaceAnalysis, RaceInfo, RatingInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,8 @@ class Moved(Message):
     undos: int
     duplicate: bool
     """True when this ``move_id`` had already been applied; nothing was applied again."""
+    columns: list[list[str]] | None = None
+    """For a ``redeal``: the six columns it dealt (the seed that decides them is hidden until the result)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,10 @@ class Synced(Message):
     race: RaceInfo
     slot: int
     moves: list[str]
+    redeal_columns: list[list[str]] | None = None
+    """When ``moves`` include a ``redeal``: the columns it dealt (replay needs them; the seed is hidden)."""
+    deal: DealLayout | None = None
+    """The layout dealt (nil before the countdown): replay ``moves`` on it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +127,8 @@ class Watching(Message):
     """Server time (ms) of the snapshot: now minus the delay."""
     delay_ms: int
     """Each later event reaches this connection no earlier than its ``at`` plus this delay."""
+    deal: DealLayout | None = None
+    """The layout dealt (nil before the countdown): each board's ``moves`` replay on it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +141,17 @@ class ReplayPage(Message):
     events: list[RaceEvent]
     complete: bool
     """True when the page reaches the race's last event (the ``result``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisReport(Message):
+    """Reply to ``get_analysis``: the finished race's analysis, or nil while the background worker computes it
+    (an ``analysis`` event follows when it is ready)."""
+
+    TYPE: ClassVar[str] = "analysis_report"
+    id: int
+    race: str
+    analysis: RaceAnalysis | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from shared.protocol.codes import (
     MAX_NAME_LEN,
     MAX_PASSWORD_LEN,
     MAX_REPLAY_PAGE,
+    MAX_SPECTATOR_DELAY_SECONDS,
     MAX_TOKEN_LEN,
 )
 from shared.protocol.records import RaceSettings
@@ -45,6 +46,8 @@ class Join(RaceRequest):
     """Take the second seat of a waiting race; the countdown starts at once."""
 
     TYPE: ClassVar[str] = "join"
+    accept_delay: int | None = bounded(low=0, high=MAX_SPECTATOR_DELAY_SECONDS, default=None)
+    """The spectator delay (seconds) the joiner accepts when a private race's is below the server's minimum."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,9 @@ class JoinInvite(SessionRequest):
 
     TYPE: ClassVar[str] = "join_invite"
     code: str = bounded(max_len=MAX_INVITE_LEN)
+    accept_delay: int | None = bounded(low=0, high=MAX_SPECTATOR_DELAY_SECONDS, default=None)
+    """The spectator delay (seconds) the joiner accepts when the race's is below the server's minimum; a race
+    with a lower delay is refused ``delay_not_accepted`` (its ``expected``: the race's delay in seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,11 +239,19 @@ class SummonBot(RaceRequest):
     level: int = bounded(low=BOT_LEVELS.start, high=BOT_LEVELS.stop - 1, default=3)
 
 
+@dataclass(frozen=True, slots=True)
+class GetAnalysis(RaceRequest):
+    """The post-race analysis of a finished race (``not_finished`` while it runs: never during a race)."""
+
+    TYPE: ClassVar[str] = "get_analysis"
+
+
 REQUEST_TYPES: Final[dict[str, type[Request]]] = {
     cls.TYPE: cls
     for cls in (
         Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
         UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch, Register, Login, LeaderboardRequest, HistoryRequest, StatsRequest,
         SummonBot,
+        GetAnalysis,
     )
 }  # fmt: skip

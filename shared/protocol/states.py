@@ -105,6 +105,35 @@ class Spectators(StrEnum):
     """Nobody may watch it (``no_spectators``); only its players may replay it."""
 
 
+class Difficulty(StrEnum):
+    """A deal's tier from the solver (shared/solver/difficulty.py computes it; docs/PROTOCOL.md "Fair deals")."""
+
+    EASY = "easy"
+    MEDIUM = "medium"
+    HARD = "hard"
+    UNWINNABLE = "unwinnable"
+    """Proven unwinnable by plain moves."""
+    UNKNOWN = "unknown"
+    """The budget ran out before the solver decided the deal."""
+
+
+class LineVerdict(StrEnum):
+    """What the post-race analysis could say about one player's line (shared/solver/analysis.py)."""
+
+    DEAL_NOT_WINNABLE = "deal_not_winnable"
+    """The deal itself was proven unwinnable: no move lost anything."""
+    STILL_WINNABLE = "still_winnable"
+    """The position the player stopped in could still be won; ``continuation`` wins it."""
+    WON = "won"
+    """The player cleared the board."""
+    LOST_AT = "lost_at"
+    """``fatal_action`` is the move after which the position was proven unwinnable."""
+    LOST_BETWEEN = "lost_between"
+    """The win was lost somewhere from action ``first_action`` to ``last_action``; the budget did not narrow it."""
+    UNKNOWN = "unknown"
+    """The budget did not decide enough positions to say anything."""
+
+
 class LobbyOp(StrEnum):
     """A change of the lobby list, as the lobby feed stores it (the type of the lobby event it becomes)."""
 

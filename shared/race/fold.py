@@ -36,6 +36,9 @@ class RaceSnapshot:
 
     status: RaceStatus = RaceStatus.WAITING
     seed: int | None = None
+    """Revealed by the result."""
+    commitment: str | None = None
+    """Published by the countdown."""
     start_at: int | None = None
     deadline: int | None = None
     watchers: int = 0
@@ -64,7 +67,7 @@ def _joined(race: RaceSnapshot, event: PlayerJoined) -> None:
 
 
 def _countdown(race: RaceSnapshot, event: Countdown) -> None:
-    race.status, race.seed, race.start_at, race.deadline = RaceStatus.COUNTDOWN, event.seed, event.start_at, event.deadline
+    race.status, race.commitment, race.start_at, race.deadline = RaceStatus.COUNTDOWN, event.commitment, event.start_at, event.deadline
 
 
 def _started(race: RaceSnapshot, event: Started) -> None:
@@ -81,7 +84,7 @@ def _attempt_ended(race: RaceSnapshot, event: AttemptEnded) -> None:
 
 
 def _result(race: RaceSnapshot, event: RaceResult) -> None:
-    race.status = RaceStatus.FINISHED
+    race.status, race.seed = RaceStatus.FINISHED, event.seed
     for standing in event.players:
         race.players[standing.slot] = replace(race.players[standing.slot], state=standing.ended)
 
@@ -102,11 +105,11 @@ def _player_left(race: RaceSnapshot, event: PlayerLeft) -> None:
     if event.slot == 1:  # back to waiting for a second player, with a new deal (seat 0 leaving closes the race)
         race.players.pop(event.slot, None)
         race.actions.pop(event.slot, None)
-        race.status, race.seed, race.start_at, race.deadline = RaceStatus.WAITING, None, None, None
+        race.status, race.commitment, race.start_at, race.deadline = RaceStatus.WAITING, None, None, None
 
 
 def _closed(race: RaceSnapshot, event: RaceClosed) -> None:
-    race.status, race.seed = RaceStatus.CLOSED, None
+    race.status, race.commitment = RaceStatus.CLOSED, None
 
 
 FOLDS: Final[dict[type[RaceEvent], Callable[[RaceSnapshot, Any], None]]] = {
@@ -122,7 +125,8 @@ FOLDS: Final[dict[type[RaceEvent], Callable[[RaceSnapshot, Any], None]]] = {
     PlayerLeft: _player_left,
     RaceClosed: _closed,
 }
-"""What each event changes; the others (``progress``, ``rematch_offered``, ``rematch``) change nothing a snapshot shows."""
+"""What each event changes; the others (``progress``, ``rematch_offered``, ``rematch``, ``analysis``) change nothing a
+snapshot shows."""
 
 
 def fold_events(history: Iterable[RaceEvent], race: RaceSnapshot | None = None) -> RaceSnapshot:

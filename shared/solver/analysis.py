@@ -17,30 +17,13 @@ range of moves in which the win was lost, or says the question stayed open.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 
 from shared.board import Board
+from shared.protocol.states import LineVerdict as LineVerdict
 from shared.moves import Action, Move, Special, action_text, parse_action
 from shared.rules import Rules
 from shared.solver.api import solve
 from shared.solver.results import Budget, Verdict
-
-
-class LineVerdict(str, Enum):
-    """What the analysis could say about one player's line."""
-
-    DEAL_NOT_WINNABLE = "deal_not_winnable"
-    """The deal itself was proven unwinnable: no move lost anything."""
-    STILL_WINNABLE = "still_winnable"
-    """The position the player stopped in could still be won; ``continuation`` wins it."""
-    WON = "won"
-    """The player cleared the board."""
-    LOST_AT = "lost_at"
-    """``fatal_action`` is the move after which the position was proven unwinnable."""
-    LOST_BETWEEN = "lost_between"
-    """The win was lost somewhere from action ``first_action`` to ``last_action``; the budget did not narrow it."""
-    UNKNOWN = "unknown"
-    """The budget did not decide enough positions to say anything."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,3 +136,47 @@ def winning_line(seed: int, rules: Rules, budget: Budget) -> tuple[Verdict, list
     """Whether the deal can be won (by plain moves) and, when the solver finds one, a winning line from the start."""
     result = solve(Board.deal(seed, rules), budget)
     return result.verdict, [action_text(move) for move in result.moves]
+
+
+@dataclass(frozen=True, slots=True)
+class LineSignals:
+    """Assistance signals of one attempt, for operators to review (never a verdict, never shown to players).
+
+    ``on_line`` counts the moves made from a winnable position that were exactly the next move of the winning line
+    the solver found from there; ``judged`` the moves made from positions the solver judged winnable. A player who
+    copies a solver follows its lines move for move; a person finds other winning moves as often as these.
+    """
+
+    judged: int
+    on_line: int
+    solves: int
+
+
+def line_signals(seed: int, rules: Rules, actions: list[str], budget: Budget, max_solves: int) -> LineSignals:
+    """How often the player's moves were the solver's next winning move, along its line (undone moves taken out).
+
+    One solve gives a whole winning line: while the player follows it no new solve is needed, so the cost is one
+    solve per departure from the solver's line, at most ``max_solves`` (the rest of the line stays unjudged).
+    """
+    line = line_positions(seed, rules, actions)
+    judged = on_line = solves = 0
+    expected: list[str] = []
+    for position, after in zip(line, line[1:]):
+        if after.board.redeal_used != position.board.redeal_used:
+            expected = []  # the redeal is not a solver move: the line from here is new
+            continue
+        if not expected:
+            if solves >= max_solves:
+                break
+            solves += 1
+            result = solve(position.board, budget)
+            if result.verdict is not Verdict.SOLVED:
+                continue
+            expected = [action_text(move) for move in result.moves]
+        judged += 1
+        if actions[after.action_index] == expected[0]:
+            on_line += 1
+            expected = expected[1:]
+        else:
+            expected = []
+    return LineSignals(judged=judged, on_line=on_line, solves=solves)

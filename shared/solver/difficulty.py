@@ -13,26 +13,13 @@ depend on which ran, as long as the budget did not cut the search short.
 
 from __future__ import annotations
 
-from enum import Enum
-
+from shared.protocol.states import Difficulty as Difficulty
 from shared.solver.results import SolveResult, Verdict
 
 EASY_MAX_NODES = 2_000
 """Winnable deals whose first win took at most this many expanded positions are easy (34 % of winnable deals)."""
 MEDIUM_MAX_NODES = 20_000
 """… at most this many: medium (35 %); more: hard (31 %)."""
-
-
-class Difficulty(str, Enum):
-    """A deal's tier, as stored with pooled seeds and shown in the lobby and the result."""
-
-    EASY = "easy"
-    MEDIUM = "medium"
-    HARD = "hard"
-    UNWINNABLE = "unwinnable"
-    """Proven unwinnable by plain moves."""
-    UNKNOWN = "unknown"
-    """The budget ran out before the solver decided the deal."""
 
 
 WINNABLE_TIERS = (Difficulty.EASY, Difficulty.MEDIUM, Difficulty.HARD)

@@ -1,7 +1,8 @@
 -- One player action, checked by the engine before this script runs.
 -- ARGV: 3 slot, 4 expected seq (the player's action count), 5 move id, 6 action text, 7 count, 8 left,
 --       9 board status, 10 undos, 11 reason that ends the attempt ('' for none), 12 max actions, 13 player,
---       14 epoch of the seats and deal the engine checked against
+--       14 epoch of the seats and deal the engine checked against, 15 the columns a redeal dealt (JSON, '' for
+--       other actions)
 -- Returns {1, move_seq, finished, lifecycle events} | {2, move_seq, stored action (duplicate move id)}
 -- | {0, code, expected or -1, lifecycle events}
 -- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
@@ -22,8 +23,10 @@ local count = tonumber(ARGV[7])
 local count_changed = count ~= geti(pf(slot, 'count'))
 redis.call('HSET', K_STATE, pf(slot, 'count'), count, pf(slot, 'left'), ARGV[8], pf(slot, 'status'), ARGV[9],
   pf(slot, 'undos'), ARGV[10], pf(slot, 'moves'), move_seq)
-local seq = emit({type = 'move', slot = slot, move = ARGV[6], move_seq = move_seq, count = count,
-                  left = tonumber(ARGV[8]), status = ARGV[9]}, now)
+local event = {type = 'move', slot = slot, move = ARGV[6], move_seq = move_seq, count = count,
+               left = tonumber(ARGV[8]), status = ARGV[9]}
+if ARGV[15] ~= '' then event['columns'] = cjson.decode(ARGV[15]) end
+local seq = emit(event, now)
 if count_changed then redis.call('HSET', K_STATE, pf(slot, 'count_seq'), seq) end
 if ARGV[11] ~= '' then end_attempt(slot, ARGV[11], now) end
 local finished = decide(now)

@@ -190,8 +190,11 @@ local function decide(now)
   end
   for slot = 0, 1 do announce_seat(slot, now, true) end  -- the stream ends with each seat's true presence
   redis.call('HSET', K_STATE, 'status', 'finished', 'finished_at', now, 'winner', winner, 'result_reason', reason)
-  local event = {type = 'result', reason = reason, players = players}
+  -- The reveal: seed and salt recompute the countdown's commitment (with the proving line of a pooled deal).
+  local event = {type = 'result', reason = reason, players = players, seed = get('seed'), salt = get('salt') or ''}
   if winner >= 0 then event['winner'] = winner end
+  local line = get('line')
+  if line and line ~= '' then event['proving_line'] = cjson.decode(line) end
   emit(event, now)
   redis.call('DEL', K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS)
   keep_record()

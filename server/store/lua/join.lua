@@ -20,8 +20,12 @@ local limit = geti('time_limit')
 local deadline = 0
 if limit > 0 then deadline = start_at + limit * 1000 end
 redis.call('HSET', K_STATE, 'status', 'countdown', 'start_at', start_at, 'deadline', deadline)
-local event = {type = 'countdown', seed = get('seed'), start_at = start_at}
+-- The stored seed lets readers spell out the layout; it is never sent (revealed by the result).
+local event = {type = 'countdown', seed = get('seed'), start_at = start_at, commitment = get('commitment') or '',
+               seed_chosen = get('seed_fixed') == '1'}
 if deadline > 0 then event['deadline'] = deadline end
+local tier = get('difficulty')
+if tier and tier ~= '' then event['difficulty'] = tier end
 emit(event, now)
 expire_all(LIVE_TTL)
 return {1, start_at, deadline}

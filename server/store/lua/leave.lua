@@ -1,7 +1,8 @@
 -- A player gives up its seat before the start.
 -- ARGV: 3 player, 4 seed of the next deal (when seat 1 leaves a countdown), 5 reason the race closes with
 --       (when seat 0 leaves: 'left', 'abandoned', 'cancelled', 'lobby_full', 'paired'), 6 only while waiting (0/1),
---       7 the race the player went on to ('' = none; with 'paired')
+--       7 the race the player went on to ('' = none; with 'paired'), 8-11 the next deal's salt, commitment, tier and
+--       proving line (as in create.lua)
 -- Returns {1, 'closed' | 'waiting'} | {0, code}
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
@@ -29,6 +30,7 @@ end
 redis.call('HDEL', K_STATE, unpack(seat_names(1)))
 redis.call('DEL', K_PRESENCE[2])
 -- A grace period the creator started in the countdown ends with it; the next countdown starts a fresh one.
-redis.call('HSET', K_STATE, 'status', 'waiting', 'start_at', 0, 'deadline', 0, 'seed', ARGV[4], 'p0_grace_until', 0)
+redis.call('HSET', K_STATE, 'status', 'waiting', 'start_at', 0, 'deadline', 0, 'seed', ARGV[4], 'p0_grace_until', 0,
+  'salt', ARGV[8], 'commitment', ARGV[9], 'difficulty', ARGV[10], 'line', ARGV[11])
 expire_all(LIVE_TTL)
 return {1, 'waiting'}

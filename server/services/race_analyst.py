@@ -1,0 +1,63 @@
+"""The post-race analysis worker process: the solver on finished races, one JSON request per line.
+
+    python -m server.services.race_analyst
+    stdin:  {"seed": "7", "profile": "classic", "undo": false, "redeal_once": false, "lines": [[...], [...]],
+             "seconds": 2.0, "signal_seconds": 0.25, "signal_solves": 40}
+    stdout: {"deal": "solved", "winning_line": [...], "players": [{...}, {...}], "signals": [{...}, {...}]}
+
+For each player: where its line lost the win (shared/solver/analysis.py); the deal's verdict and a winning line
+from the start; and the assistance signals (the share of moves on the solver's line). Like the seed prover it
+imports only the engine, runs at low priority and exits at the end of its input, so no analysis ever slows a move.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from typing import Any
+
+from shared import Profile, Rules
+from shared.solver import Budget
+from shared.solver.analysis import analyse_line, line_signals, winning_line
+
+
+def analyse(request: dict[str, Any]) -> dict[str, Any]:
+    """The analysis of one finished race (see the module docstring for the fields)."""
+    seed = int(request["seed"])
+    rules = Rules(Profile(request["profile"]), undo=bool(request["undo"]), redeal_once=bool(request["redeal_once"]))
+    budget = Budget(seconds=float(request["seconds"]))
+    signal_budget = Budget(seconds=float(request["signal_seconds"]))
+    verdict, line = winning_line(seed, rules, budget)
+    players: list[dict[str, Any]] = []
+    signals: list[dict[str, Any]] = []
+    for slot, actions in enumerate(request["lines"]):
+        analysis = analyse_line(seed, rules, list(actions), budget)
+        players.append(
+            {
+                "slot": slot,
+                "verdict": analysis.verdict.value,
+                "fatal_action": analysis.fatal_action,
+                "fatal_move": analysis.fatal_move,
+                "first_action": analysis.first_action,
+                "last_action": analysis.last_action,
+                "continuation": analysis.continuation or None,
+            }
+        )
+        found = line_signals(seed, rules, list(actions), signal_budget, int(request["signal_solves"]))
+        signals.append({"slot": slot, "judged_moves": found.judged, "on_line_moves": found.on_line, "solves": found.solves})
+    return {"deal": verdict.value, "winning_line": line, "players": players, "signals": signals}
+
+
+def main() -> int:
+    """Answer requests until the end of input."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(15)
+    for line in sys.stdin:
+        print(json.dumps(analyse(json.loads(line))), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

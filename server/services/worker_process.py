@@ -1,0 +1,69 @@
+"""A solver worker: a separate low-priority Python program that answers one request line with one answer line.
+
+The seed pool's prover and the post-race analyst are such programs: the solver is pure Python, and in a thread it
+would hold the GIL against the event loop; a separate program also never re-imports the embedding program's main
+module and can be stopped at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+
+class WorkerFailed(Exception):
+    """The worker process died or answered nonsense; it is restarted for the next request."""
+
+
+class WorkerProcess:
+    """One ``python -m <module>`` worker, started on first use."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self._process: asyncio.subprocess.Process | None = None
+
+    async def ask(self, request: str) -> bytes:
+        """Send one request line and return the answer line (WorkerFailed if the worker failed)."""
+        process = await self._running()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(request.encode() + b"\n")
+            await process.stdin.drain()
+            answer = await process.stdout.readline()
+        except (OSError, ValueError) as error:
+            await self.close()
+            raise WorkerFailed(f"{self.module}: {error}") from None
+        if not answer:
+            await self.close()
+            raise WorkerFailed(f"{self.module} exited")
+        return answer
+
+    async def fail(self, message: str) -> WorkerFailed:
+        """Stop a worker that answered nonsense; the error to raise."""
+        await self.close()
+        return WorkerFailed(f"{self.module}: {message}")
+
+    async def close(self) -> None:
+        """Stop the worker (at once: a request in progress is abandoned)."""
+        process, self._process = self._process, None
+        if process is None or process.returncode is not None:
+            return
+        process.kill()
+        await process.wait()
+
+    async def _running(self) -> asyncio.subprocess.Process:
+        if self._process is None or self._process.returncode is not None:
+            source_root = str(Path(__file__).resolve().parents[2])  # the worker imports this checkout's engine
+            path = os.pathsep.join(filter(None, [source_root, os.environ.get("PYTHONPATH")]))
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                self.module,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                env={**os.environ, "PYTHONPATH": path},
+                limit=1 << 22,
+            )
+        return self._process
