@@ -37,6 +37,7 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         "login": LoginLimits(registrations_per_address=0),  # every test registers from 127.0.0.1 too
         "spectator_delay_seconds": 10.0,  # the suite's races pick their own delays; FAIRPLAY tests set the minimums
         "min_spectator_delay_seconds": 0.0,
+        "analysis": False,  # a test that wants the post-race analysis turns it on (tests/test_fairplay_race.py)
     }
     settings.update(overrides)
     return ServerConfig(**settings)  # type: ignore[arg-type]
