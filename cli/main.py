@@ -12,6 +12,7 @@ from cli import (
     admin_command,
     bot_command,
     engine_commands,
+    fairplay_commands,
     lobby_command,
     player_commands,
     race_command,
@@ -23,7 +24,7 @@ from cli.output import CommandError, JsonAwareParser, report_error
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
-    player_commands, bot_command,
+    player_commands, bot_command, fairplay_commands,
 )  # fmt: skip
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 

@@ -3,8 +3,11 @@ flagged, deal tiers, the enforced spectator delay, and the post-race analysis af
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -12,6 +15,7 @@ import pytest
 from lobby_helpers import players, refused, wait_until
 from race_helpers import deals, play, player, seated_race, server_config, store_of
 from redis.asyncio import Redis
+from server_processes import flowergarden
 from test_fairplay_analysis import FATAL, WINNING_PREFIX
 from winning_lines import winning_deal
 
@@ -281,3 +285,39 @@ async def _fetch(url: str, race_id: str) -> Any:
 
         await wait_until(ready, timeout=30, what="the stored analysis")
         return (await cid.analysis(race_id)).analysis
+
+
+async def run_cli(*args: str) -> tuple[int, str]:
+    process = flowergarden(*args)
+    output, _ = await asyncio.to_thread(process.communicate, timeout=120)
+    return process.returncode, output
+
+
+async def test_verify_deal_and_analyse_commands_check_a_finished_race(redis_url: str, tmp_path: Path) -> None:
+    async with Redis.from_url(redis_url) as redis:
+        await redis.delete(keys.analysis_queue())
+    config = server_config(redis_url, analysis=True, analysis_budget=AnalysisBudget(seconds=30, signal_seconds=0.2, signal_solves=5))
+    async with RaceServer(config) as server:
+        race = await seated_race(server.url, RaceSettings(seed=7))
+        try:
+            await play(race.ann, race.race_id, [*WINNING_PREFIX, FATAL])
+            await race.ann.resign(race.race_id)
+            await race.bob.resign(race.race_id)
+            result = await race.ann.wait_for(RaceResult)
+        finally:
+            await race.close()
+        code, verified = await run_cli("verify-deal", race.race_id, "--server", server.url)
+        assert code == 0, verified
+        assert "ok     commitment" in verified and "ok     layout" in verified
+        code, analysed = await run_cli("analyse", race.race_id, "--server", server.url, "--wait", "100")
+        assert code == 0, analysed
+        assert f"Ann: you lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in analysed
+    assert result.salt is not None
+    code, tampered = await run_cli("verify-deal", "--commitment", race.countdown.commitment, "--seed", "8", "--salt", result.salt)
+    assert code == 1 and "FAILED commitment" in tampered
+    record = tmp_path / "race.json"
+    record.write_text(json.dumps({"seed": 7, "lines": [[*WINNING_PREFIX, FATAL], WINNING_PREFIX]}))
+    code, local = await run_cli("analyse", str(record), "--budget", "30")
+    assert code == 0, local
+    assert f"Player 1: you lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in local
+    assert "Player 2: your position was still winnable when you stopped" in local

@@ -1,0 +1,218 @@
+"""``flowergarden verify-deal`` and ``analyse``: check a race's deal commitment, and where each player lost the win.
+
+``verify-deal RACE`` replays a finished race from the server and checks its reveal: the seed and salt hash to the
+countdown's commitment (docs/PROTOCOL.md "Fair deals"), the layout played is that seed's deal, and a proving line
+wins it. ``verify-deal --commitment H --seed S --salt X`` checks values from anywhere. ``analyse RACE`` prints the
+server's post-race analysis; ``analyse FILE`` computes one locally from a JSON document
+(``{"seed": 7, "profile": "classic", "options": {...}, "lines": [[...], [...]]}``, or ``"moves"`` for one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from cli.connected import run_connected
+from cli.engine_commands import add_profile_argument, seed_argument
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json
+from client import RaceClient
+from shared import Board, EngineError, Profile, Rules, card_text, deal, parse_action, parse_seed
+from shared.commitment import NO_LINE, line_digest, verify_commitment
+from shared.protocol import Countdown, PlayerAnalysis, RaceAnalysis, RaceResult, plain
+from shared.solver import Budget
+from shared.solver.analysis import analyse_line, winning_line
+
+VERIFY_HELP = """Check a race's deal: the revealed seed and salt hash to the commitment published at the countdown, the
+layout played is the seed's deal, and (solvable-only races) the proving line wins it. Exit 0 when every check holds,
+1 when one fails (code commitment_mismatch, layout_mismatch or line_does_not_win)."""
+
+
+def register(subparsers: Any) -> None:
+    """Add ``verify-deal`` and ``analyse``."""
+    verify = subparsers.add_parser("verify-deal", help="check a finished race's deal commitment", description=VERIFY_HELP)
+    verify.add_argument("race", nargs="?", metavar="RACE", help="a finished race's id (read from --server)")
+    verify.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
+    verify.add_argument("--commitment", metavar="HEX", help="check these values instead of a race: the commitment …")
+    verify.add_argument("--seed", type=seed_argument, help="… the revealed seed …")
+    verify.add_argument("--salt", metavar="HEX", help="… the revealed salt (32 hex digits) …")
+    verify.add_argument("--line", metavar="MOVES", help="… and the proving line, moves separated by commas, if any")
+    add_profile_argument(verify)
+    verify.add_argument("--json", action="store_true", help="print JSON")
+    verify.set_defaults(handler=run_verify)
+
+    analyse = subparsers.add_parser(
+        "analyse",
+        help="where each player of a race lost the win",
+        description=(
+            "Print the post-race analysis of a finished race (RACE: from --server, waiting up to --wait seconds while "
+            "the server computes it) or compute one from a JSON file (FILE: seed, profile, options, lines or moves)."
+        ),
+    )
+    analyse.add_argument("target", metavar="RACE|FILE")
+    analyse.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
+    analyse.add_argument("--wait", type=float, default=30.0, metavar="SECONDS", help="wait this long for the server's analysis (default 30)")
+    analyse.add_argument("--budget", type=float, default=5.0, metavar="SECONDS", help="FILE: solver time per position (default 5)")
+    analyse.add_argument("--json", action="store_true", help="print JSON")
+    analyse.set_defaults(handler=run_analyse)
+
+
+# --- verify-deal -----------------------------------------------------------------------------------
+
+
+def check_deal(
+    commitment: str, seed: int, profile: Profile, salt_hex: str, line: list[str] | None, layout: Countdown | None = None
+) -> list[tuple[str, bool, str]]:
+    """Each check of a reveal: (name, passed, what it says)."""
+    try:
+        salt = bytes.fromhex(salt_hex)
+    except ValueError:
+        salt = b""
+    digest = line_digest(line) if line else NO_LINE
+    checks = [("commitment", verify_commitment(commitment, seed, profile, salt, digest), f"SHA-256 over seed {seed}, {profile.value}, salt, line")]
+    if layout is not None:
+        dealt = deal(seed)
+        same = layout.columns == [[card_text(card) for card in column] for column in dealt.columns]
+        same = same and layout.bouquet == [card_text(card) for card in dealt.bouquet]
+        checks.append(("layout", same, "the countdown's layout is the deal of the seed"))
+    if line:
+        board = Board.deal(seed, Rules(profile))
+        try:
+            for move in line:
+                board.play(parse_action(move))
+            wins = board.is_won()
+        except (EngineError, ValueError):
+            wins = False
+        checks.append(("proving line", wins, f"the {len(line)}-move proving line wins the deal"))
+    return checks
+
+
+async def _race_reveal(args: argparse.Namespace) -> list[tuple[str, bool, str]]:
+    async with await RaceClient.connect(args.server) as client:
+        await client.hello("verifier")
+        countdown: Countdown | None = None
+        result: RaceResult | None = None
+        first = await client.replay_page(args.race, limit=1)
+        async for event in client.replay(args.race):
+            if isinstance(event, Countdown):
+                countdown = event
+            elif isinstance(event, RaceResult):
+                result = event
+    if countdown is None or result is None or result.seed is None or result.salt is None:
+        raise CommandError("no_reveal", f"race {args.race} has no committed deal to check (stored before deals were committed?)")
+    return check_deal(countdown.commitment, result.seed, Profile(first.race.settings.profile), result.salt, result.proving_line, countdown)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Check a race's reveal, or given values."""
+    if args.race is None:
+        if args.commitment is None or args.seed is None or args.salt is None:
+            raise CommandError("bad_usage", "give a RACE, or --commitment, --seed and --salt", exit_code=EXIT_USAGE)
+        line = [move.strip() for move in args.line.split(",")] if args.line else None
+        checks = check_deal(args.commitment, args.seed, Profile(args.profile), args.salt, line)
+    else:
+        found: list[list[tuple[str, bool, str]]] = []
+
+        async def work(args: argparse.Namespace) -> None:
+            found.append(await _race_reveal(args))
+
+        run_connected(args, work)
+        checks = found[0]
+    if args.json:
+        emit_json({"checks": [{"check": name, "ok": ok, "what": what} for name, ok, what in checks], "ok": all(ok for _, ok, _ in checks)})
+    else:
+        for name, ok, what in checks:
+            print(f"{'ok    ' if ok else 'FAILED'} {name}: {what}")
+    failed = [name for name, ok, _ in checks if not ok]
+    if failed:
+        codes = {"commitment": "commitment_mismatch", "layout": "layout_mismatch", "proving line": "line_does_not_win"}
+        if args.json:
+            return 1
+        raise CommandError(codes[failed[0]], f"the deal does not verify: {', '.join(failed)}")
+    return EXIT_OK
+
+
+# --- analyse -----------------------------------------------------------------------------------------
+
+
+def analysis_text(analysis: RaceAnalysis, names: dict[int, str]) -> list[str]:
+    """The analysis for people: the deal, then one paragraph per player."""
+    deal_line = {"solved": "winnable", "unsolvable": "proven unwinnable", "unknown": "undecided within the budget"}.get(analysis.deal, analysis.deal)
+    lines = [f"Deal: {deal_line}."]
+    if analysis.winning_line:
+        lines.append(f"  A winning line ({len(analysis.winning_line)} moves): {', '.join(analysis.winning_line)}")
+    for player in sorted(analysis.players, key=lambda p: p.slot):
+        lines.append(f"{names.get(player.slot, f'Player {player.slot + 1}')}: {_verdict_text(player)}")
+        if player.continuation:
+            lines.append(f"  Winning continuation: {', '.join(player.continuation)}")
+    return lines
+
+
+def _verdict_text(player: PlayerAnalysis) -> str:
+    if player.verdict == "lost_at":
+        assert player.fatal_action is not None
+        return f"you lost the win at move {player.fatal_action + 1}: {player.fatal_move}"
+    if player.verdict == "lost_between" and player.first_action is not None and player.last_action is not None:
+        return f"the win was lost between moves {player.first_action + 1} and {player.last_action + 1}"
+    return {
+        "won": "cleared the board",
+        "still_winnable": "your position was still winnable when you stopped",
+        "deal_not_winnable": "the deal could not be won: no move lost it",
+        "unknown": "the budget did not decide your line",
+    }.get(player.verdict, player.verdict)
+
+
+def analyse_file(path: Path, budget_seconds: float) -> RaceAnalysis:
+    """A local analysis of a JSON document (see the module docstring)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        seed = parse_seed(document["seed"])
+        options = document.get("options", {})
+        rules = Rules(Profile(document.get("profile", "classic")), undo=bool(options.get("undo")), redeal_once=bool(options.get("redeal_once")))
+        lines = document["lines"] if "lines" in document else [document["moves"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise CommandError("bad_input", f"{path}: {error}", exit_code=EXIT_USAGE) from None
+    budget = Budget(seconds=budget_seconds)
+    verdict, line = winning_line(seed, rules, budget)
+    players = []
+    for slot, actions in enumerate(lines):
+        found = analyse_line(seed, rules, [str(action) for action in actions], budget)
+        players.append(
+            PlayerAnalysis(slot, found.verdict, found.fatal_action, found.fatal_move, found.first_action, found.last_action, found.continuation or None)
+        )
+    return RaceAnalysis(path.name, verdict.value, line, players, round(budget_seconds * 1000), 0)
+
+
+async def _server_analysis(args: argparse.Namespace, out: list[tuple[RaceAnalysis, dict[int, str]]]) -> None:
+    async with await RaceClient.connect(args.server) as client:
+        await client.hello("analyst")
+        names = {player.slot: player.name for player in (await client.replay_page(args.target, limit=1)).race.players}
+        loop = asyncio.get_running_loop()
+        until = loop.time() + args.wait
+        while True:
+            report = await client.analysis(args.target)
+            if report.analysis is not None:
+                out.append((report.analysis, names))
+                return
+            if loop.time() >= until:
+                raise CommandError("analysis_pending", f"the server has not finished analysing race {args.target}; try again later")
+            await asyncio.sleep(1.0)
+
+
+def run_analyse(args: argparse.Namespace) -> int:
+    """Print a race's analysis (from the server, or computed from a file)."""
+    path = Path(args.target)
+    names: dict[int, str] = {}
+    if path.is_file():
+        analysis = analyse_file(path, args.budget)
+    else:
+        found: list[tuple[RaceAnalysis, dict[int, str]]] = []
+        run_connected(args, lambda args: _server_analysis(args, found))
+        analysis, names = found[0]
+    if args.json:
+        emit_json(plain(analysis))
+    else:
+        print("\n".join(analysis_text(analysis, names)))
+    return EXIT_OK
