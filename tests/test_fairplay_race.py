@@ -229,19 +229,19 @@ async def test_a_fresh_connection_watching_a_public_race_never_sees_a_move_befor
 
 
 async def test_a_private_race_below_the_minimum_is_joined_only_by_a_joiner_who_accepts_its_delay(redis_url: str) -> None:
-    async with RaceServer(server_config(redis_url, min_spectator_delay_seconds=60.0)) as server:
-        async with players(server.url, "Ann", "Bob", "Eve") as (ann, bob, eve):
-            public = await ann.create(RaceSettings(spectator_delay=0))
-            assert public.race.settings.spectator_delay == 60  # a public race gets the minimum
-            private = await ann.create(RaceSettings(private=True, spectator_delay=5))
-            assert private.race.settings.spectator_delay == 5 and private.race.invite is not None
-            with refused("delay_not_accepted"):
-                await bob.join_invite(private.race.invite)
-            with refused("delay_not_accepted"):
-                await bob.join_invite(private.race.invite, accept_delay=10)  # accepts less lag than that, not 5 s
-            seated = await bob.join_invite(private.race.invite, accept_delay=5)
-            assert seated.race.settings.spectator_delay == 5
-            assert (await eve.watch(private.race.race)).delay_ms == 5000
+    config = server_config(redis_url, min_spectator_delay_seconds=60.0)
+    async with RaceServer(config) as server, players(server.url, "Ann", "Bob", "Eve") as (ann, bob, eve):
+        public = await ann.create(RaceSettings(spectator_delay=0))
+        assert public.race.settings.spectator_delay == 60  # a public race gets the minimum
+        private = await ann.create(RaceSettings(private=True, spectator_delay=5))
+        assert private.race.settings.spectator_delay == 5 and private.race.invite is not None
+        with refused("delay_not_accepted"):
+            await bob.join_invite(private.race.invite)
+        with refused("delay_not_accepted"):
+            await bob.join_invite(private.race.invite, accept_delay=10)  # accepts less lag than that, not 5 s
+        seated = await bob.join_invite(private.race.invite, accept_delay=5)
+        assert seated.race.settings.spectator_delay == 5
+        assert (await eve.watch(private.race.race)).delay_ms == 5000
 
 
 async def test_the_analysis_names_the_fatal_move_after_the_result_and_never_before(redis_url: str) -> None:

@@ -45,7 +45,7 @@ async def test_both_players_agree_and_get_a_new_race_with_a_new_deal_and_the_sam
 
         synced = await race.ann.sync(new_race)  # the offering player subscribes to the new race
         assert synced.slot == 0 and [p.name for p in synced.race.players] == ["Ann", "Bob"]
-        old_settings, new_settings = race.countdown, await race.ann.wait_for(Countdown)
+        new_settings = await race.ann.wait_for(Countdown)
         assert new_settings.race == new_race and new_settings.seed_chosen is False  # a new deal, not the fixed one
         expected = RaceSettings(
             profile="classic", undo=True, redeal_once=True, time_limit=300, seed=None, spectator_delay=5, grace=20, spectators="link"

@@ -30,9 +30,9 @@ from server.store.seed_pool_store import PooledSeed, SeedPoolStore
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
-    "AnalysisStore",
     "UNDECODABLE_EVENTS",
     "AccountRecord",
+    "AnalysisStore",
     "ApplyResult",
     "Ban",
     "BanKind",

@@ -17,13 +17,16 @@ range of moves in which the win was lost, or says the question stayed open.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from shared.board import Board
-from shared.protocol.states import LineVerdict as LineVerdict
 from shared.moves import Action, Move, Special, action_text, parse_action
+from shared.protocol.states import LineVerdict
 from shared.rules import Rules
 from shared.solver.api import solve
 from shared.solver.results import Budget, Verdict
+
+__all__ = ["LineAnalysis", "LineSignals", "LineVerdict", "analyse_line", "line_positions", "line_signals", "winning_line"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +164,7 @@ def line_signals(seed: int, rules: Rules, actions: list[str], budget: Budget, ma
     line = line_positions(seed, rules, actions)
     judged = on_line = solves = 0
     expected: list[str] = []
-    for position, after in zip(line, line[1:]):
+    for position, after in pairwise(line):
         if after.board.redeal_used != position.board.redeal_used:
             expected = []  # the redeal is not a solver move: the line from here is new
             continue

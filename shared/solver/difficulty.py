@@ -13,8 +13,10 @@ depend on which ran, as long as the budget did not cut the search short.
 
 from __future__ import annotations
 
-from shared.protocol.states import Difficulty as Difficulty
+from shared.protocol.states import Difficulty
 from shared.solver.results import SolveResult, Verdict
+
+__all__ = ["EASY_MAX_NODES", "MEDIUM_MAX_NODES", "WINNABLE_TIERS", "Difficulty", "difficulty_of"]
 
 EASY_MAX_NODES = 2_000
 """Winnable deals whose first win took at most this many expanded positions are easy (34 % of winnable deals)."""
