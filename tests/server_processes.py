@@ -80,12 +80,12 @@ LISTENING = re.compile(r"serving races on ws://[^:\s]+:(\d+)")
 """The line ``flowergarden serve`` prints once it listens."""
 
 FAST_FLAGS = (
-    "--countdown", "0.05", "--spectator-delay", "0", "--min-spectator-delay", "0", "--seed-pool-target", "0", "--log-level", "WARNING",
-    "--max-new-sessions-per-address", "0", "--max-open-races-per-address", "0",
+    "--countdown", "0.05", "--spectator-delay", "0", "--min-spectator-delay", "0", "--seed-pool-target", "0", "--no-analysis",
+    "--log-level", "WARNING", "--max-new-sessions-per-address", "0", "--max-open-races-per-address", "0",
 )  # fmt: skip
-"""Short countdown, no spectator delay and no solver filling the seed pool by default, so the tests stay fast; every
-client of the suite comes from 127.0.0.1, so the per-address session and open-race budgets are off (tests of those
-limits set their own)."""
+"""Short countdown, no spectator delay, no solver filling the seed pool or analysing races by default, so the tests
+stay fast; every client of the suite comes from 127.0.0.1, so the per-address session and open-race budgets are off
+(tests of those limits set their own)."""
 
 
 class ServerProcess:

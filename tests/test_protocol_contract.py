@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from lobby_helpers import players, refused
-from race_helpers import events_until, play, player, seated_race, server_config
+from race_helpers import deals, events_until, play, player, seated_race, server_config
 from winning_lines import first_foundation_prefix, winning_deal
 
 from client import RaceClient, ServerError, Unsolicited
@@ -120,7 +120,7 @@ async def test_a_players_own_move_event_matches_its_moved_reply(race_server: Rac
         event = (await events_until(race.ann, lambda event: isinstance(event, MoveMade)))[-1]
         assert isinstance(event, MoveMade)
         assert (event.slot, event.move, event.move_seq, event.count, event.left) == (0, moved.move, moved.seq, moved.count, moved.left)
-        assert race.countdown.seed == seed and isinstance(race.countdown, Countdown)
+        assert deals(race.countdown, seed) and isinstance(race.countdown, Countdown)
     finally:
         await race.close()
 
@@ -316,10 +316,13 @@ async def test_a_time_limit_ends_running_attempts_as_time_limit_and_decides_by_c
 
 async def test_a_64_bit_seed_travels_exactly_as_a_msgpack_uint64(race_server: RaceServer) -> None:
     seed = 2**64 - 1  # far above 2^53: a JavaScript Number would name another deal
-    race = await seated_race(race_server.url, RaceSettings(seed=seed), start=False)
+    race = await seated_race(race_server.url, RaceSettings(seed=seed))
     try:
-        assert race.countdown.seed == race.bob_countdown.seed == seed
-        assert b"\xcf" + seed.to_bytes(8, "big") in encode(race.countdown)
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        result = await race.ann.wait_for(RaceResult)  # the seed is revealed with the result (docs/PROTOCOL.md "Fair deals")
+        assert result.seed == seed and deals(race.countdown, seed)
+        assert b"\xcf" + seed.to_bytes(8, "big") in encode(result)
     finally:
         await race.close()
 
