@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 from cli.connected import run_connected
-from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json
+from cli.engine_commands import add_profile_argument, board_from_game_document, seed_argument
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input
 from client import RaceClient
-from shared import Board, EngineError, Profile, Rules, card_text, deal, parse_action, parse_seed
+from shared import Board, EngineError, Profile, Rules, card_text, deal, parse_action
 from shared.commitment import NO_LINE, line_digest, verify_commitment
 from shared.protocol import Countdown, PlayerAnalysis, RaceAnalysis, RaceResult, plain
 from shared.solver import Budget
@@ -167,13 +166,15 @@ def _verdict_text(player: PlayerAnalysis) -> str:
 def analyse_file(path: Path, budget_seconds: float) -> RaceAnalysis:
     """A local analysis of a JSON document (see the module docstring)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        seed = parse_seed(document["seed"])
-        options = document.get("options", {})
-        rules = Rules(Profile(document.get("profile", "classic")), undo=bool(options.get("undo")), redeal_once=bool(options.get("redeal_once")))
-        lines = document["lines"] if "lines" in document else [document["moves"]]
-    except (OSError, ValueError, KeyError, TypeError) as error:
+        document = read_json_input(path.read_bytes())
+    except OSError as error:
         raise CommandError("bad_input", f"{path}: {error}", exit_code=EXIT_USAGE) from None
+    board, moves = board_from_game_document(document)  # the document of ``flowergarden play``, or with ``lines``
+    assert board.seed is not None
+    seed, rules = board.seed, board.rules
+    lines = document.get("lines", [moves])
+    if not isinstance(lines, list) or not all(isinstance(line, list) for line in lines):
+        raise CommandError("bad_input", "lines must be a list of move lists", exit_code=EXIT_USAGE)
     budget = Budget(seconds=budget_seconds)
     verdict, line = winning_line(seed, rules, budget)
     players = []
