@@ -30,7 +30,18 @@ from server.services.policy import RacePolicy
 from server.services.ratings import PlayerBooks
 from server.services.sessions import Session
 from server.services.views import race_info
-from server.store import Identity, NewRace, RaceIdTaken, RaceRecord, RaceStore, RematchOffer, SealedDeal, StaleEpoch, StoreRefusal, deal_texts
+from server.store import (
+    Identity,
+    NewRace,
+    RaceIdTaken,
+    RaceRecord,
+    RaceStore,
+    RematchOffer,
+    SealedDeal,
+    StaleEpoch,
+    StoreRefusal,
+    deal_texts,
+)
 from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Special, Status, action_text, card_text, parse_action
 from shared.protocol import AttemptState, CloseReason, DealLayout, ErrorCode, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
