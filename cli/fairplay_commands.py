@@ -18,6 +18,7 @@ from cli.connected import run_connected
 from cli.engine_commands import add_profile_argument, board_from_game_document, seed_argument
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input
 from client import RaceClient
+from client.race_view import line_verdict_words
 from shared import Board, EngineError, Profile, Rules, card_text, deal, parse_action
 from shared.commitment import NO_LINE, line_digest, verify_commitment
 from shared.protocol import Countdown, PlayerAnalysis, RaceAnalysis, RaceResult, plain
@@ -143,24 +144,10 @@ def analysis_text(analysis: RaceAnalysis, names: dict[int, str]) -> list[str]:
     if analysis.winning_line:
         lines.append(f"  A winning line ({len(analysis.winning_line)} moves): {', '.join(analysis.winning_line)}")
     for player in sorted(analysis.players, key=lambda p: p.slot):
-        lines.append(f"{names.get(player.slot, f'Player {player.slot + 1}')}: {_verdict_text(player)}")
+        lines.append(f"{names.get(player.slot, f'Player {player.slot + 1}')}: {line_verdict_words(player)}")
         if player.continuation:
             lines.append(f"  Winning continuation: {', '.join(player.continuation)}")
     return lines
-
-
-def _verdict_text(player: PlayerAnalysis) -> str:
-    if player.verdict == "lost_at":
-        assert player.fatal_action is not None
-        return f"you lost the win at move {player.fatal_action + 1}: {player.fatal_move}"
-    if player.verdict == "lost_between" and player.first_action is not None and player.last_action is not None:
-        return f"the win was lost between moves {player.first_action + 1} and {player.last_action + 1}"
-    return {
-        "won": "cleared the board",
-        "still_winnable": "your position was still winnable when you stopped",
-        "deal_not_winnable": "the deal could not be won: no move lost it",
-        "unknown": "the budget did not decide your line",
-    }.get(player.verdict, player.verdict)
 
 
 def analyse_file(path: Path, budget_seconds: float) -> RaceAnalysis:

@@ -50,6 +50,10 @@ def entry_options(entry: LobbyEntry) -> str:
     options += [name for name, on in (("rated", settings.rated), ("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
     if settings.time_limit:
         options.append(f"{settings.time_limit} s")
+    if entry.difficulty is not None:
+        options.append(entry.difficulty)
+    if entry.seed_chosen:
+        options.append("CHOSEN SEED")
     return ", ".join(options)
 
 

@@ -26,7 +26,8 @@ from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_t
 from client.sessions import SessionStore
 from shared import Board, EngineError, Move, Special, action_text
 from shared.assist import read_typed_move, target_key
-from shared.protocol import OPEN_STATUSES, Countdown, Progress, RaceResult, RaceSettings, RaceStatus, Spectators
+from shared.protocol import OPEN_STATUSES, Countdown, Difficulty, Progress, RaceResult, RaceSettings, RaceStatus, Spectators
+from shared.solver.difficulty import WINNABLE_TIERS
 
 EXIT_INTERRUPTED = 130
 
@@ -78,6 +79,17 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--solvable", action="store_true", help="deal only a deal the server's solver proved winnable")
     parser.add_argument("--private", action="store_true", help="do not list the race in the lobby; share its invite code")
     parser.add_argument(
+        "--difficulty", choices=[tier.value for tier in WINNABLE_TIERS], help="with --solvable: a proven deal of this tier (docs/PROTOCOL.md)"
+    )
+    parser.add_argument(
+        "--spectator-delay", type=int, metavar="SECONDS",
+        help="how far spectators lag behind (never below the server's minimum, except in a private race whose joiner accepts it)",
+    )
+    parser.add_argument(
+        "--accept-delay", type=int, metavar="SECONDS",
+        help="joining a private race: accept a spectator delay this low (below the server's minimum; see docs/FAIRPLAY.md)",
+    )
+    parser.add_argument(
         "--spectators",
         choices=[choice.value for choice in Spectators],
         help="who may watch: anyone (listed among the live races), link (whoever has the race id) or nobody "
@@ -128,9 +140,14 @@ def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
         private=args.private,
         spectators=None if args.spectators is None else Spectators(args.spectators),
         rated=args.rated,
+        difficulty=None if args.difficulty is None else Difficulty(args.difficulty),
+        spectator_delay=args.spectator_delay,
     )
     login = credentials(args.login) if args.login else None
-    return SeatRequest(args.name, settings, join=args.join, invite=args.invite, quick=args.quick, resume=resume, login=login)
+    return SeatRequest(
+        args.name, settings, join=args.join, invite=args.invite, quick=args.quick, resume=resume, login=login,
+        accept_delay=args.accept_delay,
+    )
 
 
 def run_race(args: argparse.Namespace) -> int:

@@ -115,12 +115,10 @@ async def _watch(args: argparse.Namespace) -> None:
     client = await _spectator(args.server)
     try:
         watching = await client.watch(args.race)
-        view = RaceView.of(watching.race)
+        view = RaceView.of_watching(watching)
         print(f"Watching race {args.race} ({watching.race.status}), {watching.delay_ms / 1000:g} s behind the players.")
-        if view.seed is not None:
-            view.deal(view.seed)
-            for board in watching.boards:
-                view.load_actions(board.slot, list(board.moves))
+        if view.layout is not None:
+            print(view.deal_note())
             print_boards(view)
         if view.status is RaceStatus.FINISHED:
             print(f"The race is over: 'flowergarden replay {args.race}' shows it move by move.")

@@ -19,6 +19,7 @@ from client.race_view import RaceView, player_label
 from client.sessions import SavedRace, SessionStore
 from shared import Move, Special, action_text
 from shared.protocol import (
+    LIVE_STATUSES,
     OPEN_STATUSES,
     OVER_STATUSES,
     Error,
@@ -37,6 +38,7 @@ from shared.protocol import (
     Synced,
     Welcome,
 )
+from shared.race import RaceSnapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +64,8 @@ class SeatRequest:
     quick: bool = False
     resume: SavedRace | None = None
     login: Credentials | None = None
+    accept_delay: int | None = None
+    """Joining a private race: the spectator delay (s) accepted below the server's minimum."""
 
 
 async def introduce(client: RaceClient, name: str, login: Credentials | None = None) -> Welcome:
@@ -114,9 +118,9 @@ class RaceSession:
         welcome = await introduce(self.client, request.name, request.login)
         seated: Seated | Queued
         if request.join:
-            seated = await self.client.join(request.join)
+            seated = await self.client.join(request.join, accept_delay=request.accept_delay)
         elif request.invite:
-            seated = await self.client.join_invite(request.invite)
+            seated = await self.client.join_invite(request.invite, accept_delay=request.accept_delay)
         elif request.quick:
             seated = await self.client.quick_match(request.settings)
         else:
@@ -124,9 +128,8 @@ class RaceSession:
         slot = seated.slot if isinstance(seated, Seated) else 0
         self._seat(seated.race, slot)
         lines = [f"You are {player_label(welcome.name, welcome.account, welcome.bot)}, seat {slot + 1} of race {seated.race.race}."]
-        if self.view is not None and self.view.seed is not None and self.view.start_at is not None:
-            seconds = max(0, self.view.start_at - self.now()) / 1000
-            lines.append(f"Deal {self.view.seed}: the race starts in {seconds:.1f} s.")
+        if seated.race.seed_chosen:
+            lines.append("The creator CHOSE this race's deal (it may have been studied; never rated).")
         if isinstance(seated, Queued):
             self.queued = True
             lines.append("Waiting for a player asking for the same settings ...")
@@ -157,15 +160,13 @@ class RaceSession:
 
     def _seat(self, info: RaceInfo, slot: int) -> None:
         self.view = RaceView.of(info, slot)
-        if self.view.seed is not None:
-            self.view.deal(self.view.seed)
+        if info.status in LIVE_STATUSES:  # dealt (the joiner): the events from the first bring the layout (countdown)
+            self.view.race = RaceSnapshot()
         self._save()
 
     def _load(self, synced: Synced) -> None:
         """The view from a ``synced`` snapshot: settings, seats and the own board with its actions."""
-        self.view = RaceView.of(synced.race, synced.slot)
-        if self.view.seed is not None:
-            self.view.load_actions(synced.slot, list(synced.moves))
+        self.view = RaceView.of_synced(synced)
         if self.view.status not in OVER_STATUSES:
             self._save()
 
@@ -183,7 +184,7 @@ class RaceSession:
         # next action number would stay behind and every later move be refused as out of sequence
         reply = await asyncio.shield(self.client.move(self.race_id, action_text(action)))
         assert self.view is not None and self.view.slot is not None
-        self.view.apply_action(self.view.slot, reply.move, reply.seq)
+        self.view.apply_action(self.view.slot, reply.move, reply.seq, reply.columns)
         return reply
 
     async def resign(self) -> None:

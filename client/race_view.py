@@ -20,20 +20,26 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
-from shared import Board, Profile, Rules, parse_action
+from shared import Board, Profile, Rules
 from shared.cards import DECK_SIZE
 from shared.protocol import (
+    AnalysisReady,
     AttemptEnded,
     AttemptState,
     Back,
     CloseReason,
     Countdown,
+    DealLayout,
+    Difficulty,
     Disconnected,
     FinalStanding,
+    LineVerdict,
     MoveMade,
+    PlayerAnalysis,
     PlayerJoined,
     PlayerLeft,
     Progress,
+    RaceAnalysis,
     RaceClosed,
     RaceEvent,
     RaceInfo,
@@ -44,7 +50,10 @@ from shared.protocol import (
     RematchStarted,
     ResultReason,
     Started,
+    Synced,
+    Watching,
 )
+from shared.race import board_from_layout, play_reported, replay_reported
 from shared.race.fold import RaceSnapshot, fold_events
 
 RESULT_REASONS: Final[dict[ResultReason, str]] = {
@@ -173,6 +182,13 @@ class RaceView:
     """The new race once both players agreed to a rematch."""
     reconnecting: bool = False
     """This client's own connection is being re-established."""
+    layout: DealLayout | None = None
+    """The layout dealt (the seed is hidden until the result: boards start from this)."""
+    seed_chosen: bool = False
+    """The creator chose the seed (the deal may have been studied)."""
+    difficulty: Difficulty | None = None
+    analysis: RaceAnalysis | None = None
+    """The post-race analysis, once the ``analysis`` event came."""
 
     @classmethod
     def of(cls, info: RaceInfo, slot: int | None = None) -> RaceView:
@@ -187,8 +203,30 @@ class RaceView:
             event_seq=info.event_seq,
             players={player.slot: player for player in info.players},
         )
+        race.commitment = info.commitment
         rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
-        return cls(race_id=info.race, slot=slot, rules=rules, race=race, invite=info.invite)
+        return cls(
+            race_id=info.race, slot=slot, rules=rules, race=race, invite=info.invite, seed_chosen=info.seed_chosen, difficulty=info.difficulty
+        )
+
+    @classmethod
+    def of_watching(cls, watching: Watching) -> RaceView:
+        """A spectator's view from a ``watching`` snapshot: both boards rebuilt from the layout and their actions."""
+        view = cls.of(watching.race)
+        if watching.deal is not None:
+            view.deal(watching.deal)
+            for board in watching.boards:
+                view.load_actions(board.slot, list(board.moves), board.redeal_columns)
+        return view
+
+    @classmethod
+    def of_synced(cls, synced: Synced) -> RaceView:
+        """A player's view from a ``synced`` snapshot: its own board rebuilt from the layout and its actions."""
+        view = cls.of(synced.race, synced.slot)
+        if synced.deal is not None:
+            view.layout = synced.deal
+            view.load_actions(synced.slot, list(synced.moves), synced.redeal_columns)
+        return view
 
     @classmethod
     def before_start(cls, info: RaceInfo) -> RaceView:
@@ -203,6 +241,7 @@ class RaceView:
 
     @property
     def seed(self) -> int | None:
+        """Revealed with the result (None before)."""
         return self.race.seed
 
     @property
@@ -276,29 +315,30 @@ class RaceView:
 
     # --- boards ----------------------------------------------------------------------------
 
-    def deal(self, seed: int) -> None:
-        """Fresh boards from ``seed`` for every seat this client may see."""
+    def deal(self, layout: DealLayout) -> None:
+        """Fresh boards of the layout dealt for every seat this client may see."""
+        self.layout = layout
         for slot in (0, 1):
             if self.slot is None or slot == self.slot:
-                self.boards[slot] = Board.deal(seed, self.rules)
+                self.boards[slot] = board_from_layout(layout.columns, layout.bouquet, self.rules)
                 self.actions[slot] = []
 
-    def load_actions(self, slot: int, actions: list[str]) -> None:
-        """A seat's board rebuilt from the deal and its actions so far (after a sync, watch or resume)."""
-        if self.seed is None:
+    def load_actions(self, slot: int, actions: list[str], redeal_columns: list[list[str]] | None = None) -> None:
+        """A seat's board rebuilt from the layout and its actions so far (after a sync, watch or resume);
+        ``redeal_columns``: what its redeal dealt, if it made one."""
+        if self.layout is None:
             return
-        board = Board.deal(self.seed, self.rules)
-        for action in actions:
-            board.play(parse_action(action))
+        board = replay_reported(self.layout.columns, self.layout.bouquet, self.rules, actions, redeal_columns)
         self.boards[slot], self.actions[slot] = board, list(actions)
         self._set_count(slot, board.foundation_count, board.cards_left)
 
-    def apply_action(self, slot: int, action: str, number: int) -> bool:
-        """Apply a seat's ``number``-th action (1-based) once: a repeat (reply and event both report it) is ignored."""
+    def apply_action(self, slot: int, action: str, number: int, dealt: list[list[str]] | None = None) -> bool:
+        """Apply a seat's ``number``-th action (1-based) once: a repeat (reply and event both report it) is ignored.
+        ``dealt``: the columns a redeal dealt (the reply's or the event's ``columns``)."""
         board, done = self.boards.get(slot), self.actions.setdefault(slot, [])
         if board is None or number != len(done) + 1:
             return False
-        board.play(parse_action(action))
+        play_reported(board, action, dealt)
         done.append(action)
         self._set_count(slot, board.foundation_count, board.cards_left)
         return True
@@ -322,24 +362,33 @@ class RaceView:
         return None if event.slot == self.slot else f"{self.name(event.slot)} joined."
 
     def _left(self, event: PlayerLeft) -> str | None:
-        if self.seed is None:  # back to waiting: the next countdown deals anew
+        if self.status is RaceStatus.WAITING:  # back to waiting: the next countdown deals anew
             self.boards.clear()
             self.actions.clear()
+            self.layout = None
         return None if event.slot == self.slot else f"{self.name(event.slot)} left before the start."
 
     def _countdown(self, event: Countdown) -> str:
         self.invite = None
-        self.deal(event.seed)
+        self.seed_chosen, self.difficulty = event.seed_chosen, event.difficulty
+        self.deal(DealLayout(event.columns, event.bouquet))
         seconds = max(0, event.start_at - event.at) / 1000
         limit = "" if event.deadline is None else f", time limit {(event.deadline - event.start_at) // 1000} s"
-        return f"Deal {event.seed}: the race starts in {seconds:.1f} s{limit}."
+        return f"The race starts in {seconds:.1f} s{limit}. {self.deal_note()}"
+
+    def deal_note(self) -> str:
+        """What is known of the deal: chosen by the creator or random, its tier, and the seed once revealed."""
+        chosen = "The creator CHOSE this deal (it may have been studied; never rated)." if self.seed_chosen else "A random deal."
+        tier = "" if self.difficulty is None else f" Difficulty: {self.difficulty}."
+        seed = " Its seed is revealed with the result." if self.seed is None else f" The deal was seed {self.seed}."
+        return f"{chosen}{tier}{seed}"
 
     def _started(self, event: Started) -> str:
         del event
         return "Go!"
 
     def _moved(self, event: MoveMade) -> None:
-        self.apply_action(event.slot, event.move, event.move_seq)
+        self.apply_action(event.slot, event.move, event.move_seq, event.columns)
         self._set_count(event.slot, event.count, event.left)
 
     def _progress(self, event: Progress) -> None:
@@ -360,6 +409,16 @@ class RaceView:
         for standing in event.players:
             self._set_count(standing.slot, standing.count, standing.left)
         return self.result_headline()
+
+    def _analysed(self, event: AnalysisReady) -> str:
+        self.analysis = event.analysis
+        return "\n".join(["The post-race analysis:", *self.analysis_lines()])
+
+    def analysis_lines(self) -> list[str]:
+        """Where each player lost the win (the post-race analysis), one line each; empty until it came."""
+        if self.analysis is None:
+            return []
+        return [f"  {self.name(player.slot)}: {line_verdict_words(player)}" for player in sorted(self.analysis.players, key=lambda p: p.slot)]
 
     def _closed(self, event: RaceClosed) -> str:
         self.closed_reason = event.reason
@@ -405,6 +464,8 @@ class RaceView:
             lines.append(standing_line(standing, you=standing.slot == self.slot))
             if standing.rating is not None:
                 lines.append(f"  rating {rating_text(standing.rating)}")
+        if self.seed is not None:
+            lines.append(f"The deal was seed {self.seed} ('flowergarden verify-deal {self.race_id}' checks its commitment).")
         return lines
 
 
@@ -422,8 +483,22 @@ _CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | Non
     RaceClosed: RaceView._closed,
     RematchOffered: RaceView._rematch_offered,
     RematchStarted: RaceView._rematch_started,
+    AnalysisReady: RaceView._analysed,
 }
 """What each event changes beyond the shared fold (boards, progress, offers, the result), and what it says."""
+
+
+def line_verdict_words(player: PlayerAnalysis) -> str:
+    """``lost the win at move 10: 7D b>5`` — a player's line in the post-race analysis, in words."""
+    if player.verdict is LineVerdict.LOST_AT and player.fatal_action is not None:
+        return f"lost the win at move {player.fatal_action + 1}: {player.fatal_move}"
+    if player.verdict is LineVerdict.LOST_BETWEEN and player.first_action is not None and player.last_action is not None:
+        return f"lost the win between moves {player.first_action + 1} and {player.last_action + 1}"
+    return {
+        LineVerdict.WON: "cleared the board",
+        LineVerdict.STILL_WINNABLE: "the position was still winnable when the attempt ended",
+        LineVerdict.DEAL_NOT_WINNABLE: "the deal could not be won: no move lost it",
+    }.get(player.verdict, "undecided within the analysis budget")
 
 
 def standing_line(standing: FinalStanding, *, you: bool = False) -> str:

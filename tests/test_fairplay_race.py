@@ -311,7 +311,7 @@ async def test_verify_deal_and_analyse_commands_check_a_finished_race(redis_url:
         assert "ok     commitment" in verified and "ok     layout" in verified
         code, analysed = await run_cli("analyse", race.race_id, "--server", server.url, "--wait", "100")
         assert code == 0, analysed
-        assert f"Ann: you lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in analysed
+        assert f"Ann: lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in analysed
     assert result.salt is not None
     code, tampered = await run_cli("verify-deal", "--commitment", race.countdown.commitment, "--seed", "8", "--salt", result.salt)
     assert code == 1 and "FAILED commitment" in tampered
@@ -319,5 +319,5 @@ async def test_verify_deal_and_analyse_commands_check_a_finished_race(redis_url:
     record.write_text(json.dumps({"seed": 7, "lines": [[*WINNING_PREFIX, FATAL], WINNING_PREFIX]}))
     code, local = await run_cli("analyse", str(record), "--budget", "30")
     assert code == 0, local
-    assert f"Player 1: you lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in local
-    assert "Player 2: your position was still winnable when you stopped" in local
+    assert f"Player 1: lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in local
+    assert "Player 2: the position was still winnable when the attempt ended" in local

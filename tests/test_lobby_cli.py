@@ -40,7 +40,8 @@ async def test_race_command_joins_a_private_race_by_invite_code(race_server: Rac
         bob.stdin.flush()
         result, output = await resign_and_read(ann, seated.race.race, bob)
     assert [standing.name for standing in result.players] == ["Ann", "Bob"]
-    assert "Deal 15" in output and "Draw: both have 0/52 on foundations." in output
+    assert "The creator CHOSE" in output and "Draw: both have 0/52 on foundations." in output
+    assert output.index("The deal was seed 15") > output.index("Draw:")  # the seed is told with the result, not before
 
 
 async def test_race_command_creates_a_race_nobody_may_watch(race_server: RaceServer) -> None:

@@ -15,18 +15,34 @@ from client import RaceClient, ServerError
 from server.app import RaceServer
 from server.services.race import replay, rules_of
 from server.store import RaceStore, StaleEpoch, StoreRefusal, connect_redis
-from shared import Board, Status, action_text
-from shared.protocol import AttemptState, Countdown, Disconnected, ErrorCode, MoveMade, PlayerLeft, RaceSettings, Started
+from shared import Board, Rules, Status, action_text
+from shared.protocol import (
+    AttemptState,
+    Countdown,
+    DealLayout,
+    Disconnected,
+    ErrorCode,
+    MoveMade,
+    PlayerLeft,
+    RaceSettings,
+    Started,
+)
+from shared.race import board_from_layout
 
 
-def legal_texts(seed: int) -> set[str]:
-    """The moves legal on the opening position of ``seed`` (classic rules), in notation."""
-    return {action_text(move) for move in Board.deal(seed).legal_moves()}
+def opening(deal: Countdown | DealLayout) -> Board:
+    """The opening position of a layout the server dealt (the seed is hidden until the result)."""
+    return board_from_layout(deal.columns, deal.bouquet, Rules())
 
 
-def two_moves(seed: int) -> list[str]:
-    """Two moves playable one after the other from the opening position of ``seed``."""
-    board = Board.deal(seed)
+def legal_texts(opening: Board) -> set[str]:
+    """The moves legal on an opening position (classic rules), in notation."""
+    return {action_text(move) for move in opening.legal_moves()}
+
+
+def two_moves(opening: Board) -> list[str]:
+    """Two moves playable one after the other from an opening position."""
+    board = opening.copy()
     first = board.legal_moves()[0]
     board.play(first)
     return [action_text(first), action_text(board.legal_moves()[0])]
@@ -53,8 +69,8 @@ async def test_after_the_second_player_leaves_the_countdown_no_process_acts_on_t
     try:
         race_id = (await ann.create(RaceSettings(spectator_delay=0))).race.race
         await bob.join(race_id)
-        old_seed = (await bob.wait_for(Countdown)).seed
-        old_move = min(legal_texts(old_seed))
+        old_deal = opening(await bob.wait_for(Countdown))
+        old_move = min(legal_texts(old_deal))
         # Both processes look at the race in the countdown (and cache what they saw).
         assert await refused(bob, race_id, old_move) == "not_started"
         assert await refused(ann, race_id, old_move) == "not_started"
@@ -62,11 +78,11 @@ async def test_after_the_second_player_leaves_the_countdown_no_process_acts_on_t
         await bob.leave(race_id)
         await cid.join(race_id)
         countdowns = [event for event in await events_until(cid, lambda event: isinstance(event, Started)) if isinstance(event, Countdown)]
-        new_seed = countdowns[-1].seed  # the join replays the race's events from the first: both countdowns
-        assert new_seed != old_seed
-        only_old = sorted(legal_texts(old_seed) - legal_texts(new_seed))
+        new_deal = opening(countdowns[-1])  # the join replays the race's events from the first: both countdowns
+        assert new_deal.columns != old_deal.columns
+        only_old = sorted(legal_texts(old_deal) - legal_texts(new_deal))
         assert only_old  # two random deals never offer the same opening moves
-        on_new = two_moves(new_seed)
+        on_new = two_moves(new_deal)
 
         assert (await cid.move(race_id, on_new[0])).seq == 1
         assert await refused(bob, race_id, on_new[0]) == "not_seated"
@@ -76,7 +92,7 @@ async def test_after_the_second_player_leaves_the_countdown_no_process_acts_on_t
 
         store = RaceStore(redis)
         record = await store.load_race(race_id)
-        assert record is not None and record.seed == new_seed
+        assert record is not None and Board.deal(record.seed).columns == new_deal.columns
         assert ann.session is not None and cid.session is not None
         assert [seat.player for seat in record.seats] == [ann.session.player, cid.session.player]
         assert await store.actions(race_id, 0) == [on_new[0], on_new[1]]
@@ -108,7 +124,7 @@ async def test_the_move_script_refuses_a_player_who_no_longer_holds_the_seat_and
         assert created is not None and record is not None and record.epoch == created.epoch + 3
         assert bob.session is not None and cid.session is not None
         await cid.wait_for(Started, timeout=10)
-        move = two_moves(record.seed)[0]
+        move = two_moves(Board.deal(record.seed))[0]
         arguments = {"seq": 0, "move_id": "m1", "action": move, "count": 0, "left": 52, "status": Status.PLAYING, "undos": 0}
         with pytest.raises(StoreRefusal) as refusal:
             await store.apply_action(race_id, 1, player=bob.session.player, epoch=record.epoch, **arguments)  # type: ignore[arg-type]
@@ -145,7 +161,9 @@ async def test_a_player_who_left_the_countdown_keeps_no_view_of_the_seat_on_its_
         await cid.join(race_id)
         await events_until(cid, lambda event: isinstance(event, Started))
         await asyncio.sleep(1.2)  # two lease renewals of the second process: none may hold Cid's seat
-        await cid.move(race_id, two_moves((await cid.sync(race_id)).race.seed)[0])
+        synced = await cid.sync(race_id)
+        assert synced.deal is not None
+        await cid.move(race_id, two_moves(opening(synced.deal))[0])
         await cid.close()
         away = await events_until(ann, lambda event: isinstance(event, Disconnected) and event.slot == 1)
         assert away[-1].slot == 1
@@ -170,8 +188,7 @@ async def test_a_player_who_leaves_the_countdown_and_joins_again_follows_the_rac
             await bob.join(race_id)
             seen = await events_until(bob, lambda event: isinstance(event, Started))
             assert PlayerLeft in [type(event) for event in seen]  # replayed by the new seating's catch-up
-            seed = [event for event in seen if isinstance(event, Countdown)][-1].seed
-            move = two_moves(seed)[0]
+            move = two_moves(opening([event for event in seen if isinstance(event, Countdown)][-1]))[0]
             await bob.move(race_id, move)
             own = await events_until(bob, lambda event: isinstance(event, MoveMade))
             assert own[-1].move == move

@@ -50,7 +50,7 @@ async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceSer
 
         code, replayed = await run_to_end("replay", race.race_id, "--server", url)
         assert code == 0, replayed
-        assert "Deal 15" in replayed and "Go!" in replayed and "Ann (guest) wins: more cards on foundations (3 to 2)." in replayed
+        assert "The deal was seed 15" in replayed and "Go!" in replayed and "Ann (guest) wins: more cards on foundations (3 to 2)." in replayed
         assert move_rows(replayed) == [("Ann (guest)", move) for move in line[:3]] + [("Bob (guest)", move) for move in line[:2]]
     finally:
         if watcher.poll() is None:

@@ -88,12 +88,7 @@ class WatchScreen(SpectatorScreen):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.leave(0)", "quit", show=False)]
 
     def __init__(self, watching: Watching, clock_offset_ms: float) -> None:
-        view = RaceView.of(watching.race)
-        if view.seed is not None:
-            view.deal(view.seed)
-            for board in watching.boards:
-                view.load_actions(board.slot, list(board.moves))
-        super().__init__(view)
+        super().__init__(RaceView.of_watching(watching))
         self.delay_ms = watching.delay_ms
         self.clock_offset_ms = clock_offset_ms
 

@@ -26,9 +26,10 @@ from typing import Any
 
 from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
+from server.services.race import RACE_ID_PATTERN
 from server.services.worker_process import WorkerFailed, WorkerProcess
 from server.store import AnalysisStore, RaceRecord, RaceStore, StoreError, StoreRefusal
-from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceEvent, RaceStatus, from_map
+from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceStatus, from_map
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ class RaceAnalyst:
 
     async def analysis(self, race_id: str) -> RaceAnalysis | None:
         """The stored analysis of a finished race, or None while it is computed; ``not_finished`` before the result."""
-        record = await self.races.load_race(race_id)
+        record = await self.races.load_race(race_id) if RACE_ID_PATTERN.fullmatch(race_id) else None
         if record is None:
             raise ServiceError(ErrorCode.UNKNOWN_RACE, f"there is no race {race_id[:32]!r}")
         if record.status is not RaceStatus.FINISHED:
@@ -158,7 +159,7 @@ class RaceAnalyst:
             raise await self._worker.fail(f"answered {raw[:200]!r} ({error})") from None
         times: dict[int, list[int]] = {seat.slot: [] for seat in record.seats}
         for event in await self.races.events_after(race_id, 0):
-            if isinstance(event, MoveMade) and isinstance(event, RaceEvent):
+            if isinstance(event, MoveMade):
                 times.setdefault(event.slot, []).append(event.at)
         for entry in signals:
             entry["move_times"] = move_time_stats(record.start_at, times.get(int(entry["slot"]), []))

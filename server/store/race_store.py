@@ -387,6 +387,8 @@ def decode_event(race_id: str, seq: int, packed: bytes) -> StoredEvent:
         if body.get("type") == Countdown.TYPE:  # the stored seed spells out the layout and is never sent
             columns, bouquet = deal_texts(int(body.pop("seed")))
             body.update(columns=columns, bouquet=bouquet)
+            body.setdefault("commitment", "")  # a race stored before deals were committed
+            body.setdefault("seed_chosen", False)
         elif body.get("type") == RaceResult.TYPE and "seed" in body:
             body["seed"] = int(body["seed"])
         elif body.get("type") == MoveMade.TYPE and "columns" in body:  # Lua packs an empty column as an empty map
