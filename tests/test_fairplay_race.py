@@ -34,6 +34,7 @@ from shared.protocol import (
     RaceEvent,
     RaceResult,
     RaceSettings,
+    Seated,
     Started,
 )
 from shared.race import board_from_layout, play_reported
@@ -242,6 +243,13 @@ async def test_a_private_race_below_the_minimum_is_joined_only_by_a_joiner_who_a
         seated = await bob.join_invite(private.race.invite, accept_delay=5)
         assert seated.race.settings.spectator_delay == 5
         assert (await eve.watch(private.race.race)).delay_ms == 5000
+        await ann.wait_for(Started)
+        await ann.resign(private.race.race)
+        await bob.resign(private.race.race)
+        await bob.wait_for(RaceResult)
+        await ann.rematch(private.race.race)
+        rematch = await bob.rematch(private.race.race)  # the delay accepted for the race holds for its rematch
+        assert isinstance(rematch, Seated) and rematch.race.settings.spectator_delay == 5
 
 
 async def test_the_analysis_names_the_fatal_move_after_the_result_and_never_before(redis_url: str) -> None:
