@@ -68,6 +68,8 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
         await bob.click(f'#open-races [data-race="{race}"] button')
         await expect(bob.locator(".race-page [data-status=running]")).to_be_visible()
         await expect(ann.locator(".race-page [data-status=running]")).to_be_visible()
+        await expect(bob.locator(".race-settings .deal-text")).to_contain_text("chosen seed")  # the joiner is told
+        assert f"seed {seed}" not in await bob.locator(".race-page").inner_text()  # the seed itself only with the result
 
         # Cid watches: both boards drawn.
         await first_visit(cid, f"{site}/watch/{race}", "Cid")
@@ -103,6 +105,7 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
                 await shot(ann, "04-race-midway")
                 await shot(cid, "05-watch-midway")
         await expect(ann.locator(".result .headline")).to_have_text("You win!")
+        await expect(ann.locator(".result .reveal")).to_contain_text(f"seed {seed}")
         await expect(bob.locator(".result .headline")).to_have_text("Ann (guest) wins")
         await shot(ann, "06-result-winner")
         await shot(bob, "07-result-phone")

@@ -66,6 +66,19 @@ export function settingsText(settings) {
   return parts.join(" · ");
 }
 
+/**
+ * What is known of the deal (docs/FAIRPLAY.md): a seed the creator chose is always said, the tier when known,
+ * and the seed itself once the result revealed it. deal: { seed_chosen, difficulty, seed } (RaceInfo or LobbyEntry
+ * fields, or a RaceState's seedChosen / difficulty / seed).
+ */
+export function dealText(deal) {
+  const parts = [];
+  if (deal.seed_chosen || deal.seedChosen) parts.push("chosen seed (may have been studied; never rated)");
+  if (deal.difficulty) parts.push(`${deal.difficulty} deal`);
+  if (deal.seed !== null && deal.seed !== undefined) parts.push(`seed ${deal.seed}`);
+  return parts.length ? ` · ${parts.join(" · ")}` : "";
+}
+
 /** Sentences for how an attempt ended and why a race ended. */
 export const ENDINGS = {
   playing: "playing",

@@ -208,8 +208,12 @@ export class Board {
     return null;
   }
 
-  /** Applies an action already accepted by the server (or being replayed); throws on an illegal one. */
-  play(move) {
+  /**
+   * Applies an action already accepted by the server (or being replayed); throws on an illegal one. A redeal
+   * takes `dealt`, the columns the server says it dealt (the seed is hidden until the result), else shuffles
+   * from the board's seed.
+   */
+  play(move, dealt = null) {
     const refusal = this.check(move);
     if (refusal) throw new Error(`${moveText(move)}: ${refusal}`);
     this.actions += 1;
@@ -219,8 +223,9 @@ export class Board {
       return this.pop();
     }
     if (move.special === "redeal") {
+      if (!dealt && (this.seed === null || this.seed === undefined)) throw new Error("redeal: the columns it dealt are unknown");
       const before = this.columns.map((column) => [...column]);
-      this.columns = redealColumns(this.seed, this.columns);
+      this.columns = dealt ? dealt.map((column) => [...column]) : redealColumns(this.seed, this.columns);
       this.history.push({ move, before, undoFloor: this.undoFloor });
       this.undoFloor = this.history.length;
       this.redealUsed = true;
@@ -251,9 +256,12 @@ export class Board {
   }
 }
 
-/** The board of a seed after a list of actions in notation (a sync reply's or a snapshot's `moves`). */
-export function replayBoard(seed, rules, moves) {
-  const board = Board.deal(seed, rules);
-  for (const text of moves) board.play(parseMove(text));
+/**
+ * The board of a dealt layout ({columns, bouquet}: a sync reply's or a snapshot's `deal`) after a player's actions
+ * (`moves`), its redeal taking `redealColumns` (the reply's `redeal_columns`): no seed needed.
+ */
+export function replayLayout(layout, rules, moves, redealColumns = null) {
+  const board = new Board(layout, rules, null);
+  for (const text of moves) board.play(parseMove(text), redealColumns);
   return board;
 }

@@ -2,7 +2,7 @@
 // invite code, races being played (to watch) and recently finished races (to replay).
 
 import { errorText } from "./connection.js";
-import { ageText, field, fill, h, settingsText } from "./dom.js";
+import { ageText, dealText, field, fill, h, settingsText } from "./dom.js";
 import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";
 
@@ -199,7 +199,7 @@ class LobbyView {
     const mine = this.conn.session && this.conn.session.player;
     const rows = [...this.open.values()].map((entry) =>
       h("div", { class: "race-row", dataset: { race: entry.race } },
-        h("div", { class: "who" }, h("strong", {}, playerLabel({ name: entry.creator, account: entry.creator_account, bot: entry.creator_bot })), h("span", { class: "settings-text" }, settingsText(entry.settings))),
+        h("div", { class: "who" }, h("strong", {}, playerLabel({ name: entry.creator, account: entry.creator_account, bot: entry.creator_bot })), h("span", { class: "settings-text" }, settingsText(entry.settings) + dealText(entry))),
         h("div", { class: "meta" }, `${entry.seats}/2 seats · ${ageText(now - entry.created_at)}`),
         entry.player === mine
           ? h("a", { class: "button", href: `/race/${entry.race}`, dataset: { link: "" } }, "Yours")
@@ -226,7 +226,7 @@ class LobbyView {
     this.liveSeen = new Map(reply.races.map((race) => [race.race, race]));
     const rows = reply.races.map((race) =>
       h("div", { class: "race-row", dataset: { race: race.race } },
-        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => [playerLabel(p), ` ${p.count}`]).flatMap((part, index) => (index ? [" – ", ...part] : part))), h("span", { class: "settings-text" }, settingsText(race.settings))),
+        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => [playerLabel(p), ` ${p.count}`]).flatMap((part, index) => (index ? [" – ", ...part] : part))), h("span", { class: "settings-text" }, settingsText(race.settings) + dealText(race))),
         h("div", { class: "meta" }, `${race.status} · ${race.watchers ?? 0} watching`),
         h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, "Watch"),
       ),

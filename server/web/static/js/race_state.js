@@ -3,7 +3,7 @@
 // reported twice (the `moved` reply and the player's own `move` event, or events re-sent after a reconnect)
 // is applied once, and a refused move changes nothing. Used by the race, watch and replay pages alike.
 
-import { Board, parseMove, replayBoard } from "./engine.js";
+import { Board, parseMove, replayLayout } from "./engine.js";
 
 export const FULL = 52;
 
@@ -23,7 +23,10 @@ export class RaceState {
     this.status = info.status;
     this.players = [blankPlayer(0), blankPlayer(1)];
     for (const player of info.players || []) this.players[player.slot] = { ...blankPlayer(player.slot), ...player };
-    this.seed = info.seed ?? null;
+    this.seed = info.seed ?? null; // revealed with the result only
+    this.commitment = info.commitment ?? null;
+    this.seedChosen = !!info.seed_chosen;
+    this.difficulty = info.difficulty ?? null;
     this.startAt = info.start_at ?? null;
     this.deadline = info.deadline ?? null;
     this.watchers = info.watchers ?? 0;
@@ -32,6 +35,7 @@ export class RaceState {
     this.boards = [null, null];
     this.layout = null;
     this.result = null;
+    this.analysis = null;
     this.rematchOffers = [null, null];
     this.newRace = null;
     this.closedReason = null;
@@ -43,12 +47,13 @@ export class RaceState {
     return new RaceState({ ...info, status: "waiting", seed: null, start_at: null, deadline: null, players: [] }, slot);
   }
 
-  /** For a spectator: the delayed snapshot of `watching` (boards rebuilt from the seed and each player's actions). */
+  /** For a spectator: the delayed snapshot of `watching` (boards rebuilt from the layout and each player's actions). */
   static fromWatching(watching) {
     const state = new RaceState(watching.race, null);
     state.lastSeq = watching.race.event_seq;
+    if (watching.deal) state.layout = watching.deal;
     for (const view of watching.boards || []) {
-      state.boards[view.slot] = replayBoard(state.seed, state.settings, view.moves);
+      if (watching.deal) state.boards[view.slot] = replayLayout(watching.deal, state.settings, view.moves, view.redeal_columns);
     }
     return state;
   }
@@ -80,14 +85,16 @@ export class RaceState {
 
   on_countdown(event) {
     this.status = "countdown";
-    this.seed = event.seed;
+    this.commitment = event.commitment;
+    this.seedChosen = !!event.seed_chosen;
+    this.difficulty = event.difficulty ?? null;
     this.startAt = event.start_at;
     this.deadline = event.deadline ?? null;
     this.invite = null;
     this.layout = { columns: event.columns, bouquet: event.bouquet };
     for (const slot of [0, 1]) {
       if (this.tracksBoard(slot) && !(this.boards[slot] && this.boards[slot].actions > 0)) {
-        this.boards[slot] = new Board(this.layout, this.settings, this.seed);
+        this.boards[slot] = new Board(this.layout, this.settings, null);
       }
     }
   }
@@ -97,7 +104,7 @@ export class RaceState {
   }
 
   on_move(event) {
-    this.applyAction(event.slot, event.move_seq, event.move);
+    this.applyAction(event.slot, event.move_seq, event.move, event.columns);
     this.setProgress(event.slot, event);
   }
 
@@ -112,6 +119,7 @@ export class RaceState {
   on_result(event) {
     this.status = "finished";
     this.result = event;
+    if (event.seed !== undefined && event.seed !== null) this.seed = event.seed; // the reveal
     for (const player of event.players) Object.assign(this.players[player.slot], { count: player.count, left: player.left, state: player.ended });
   }
 
@@ -130,7 +138,7 @@ export class RaceState {
   on_player_left(event) {
     this.players[event.slot] = blankPlayer(event.slot);
     this.status = "waiting";
-    this.seed = null;
+    this.commitment = null;
     this.startAt = null;
     this.boards = [null, null];
   }
@@ -142,6 +150,10 @@ export class RaceState {
 
   on_rematch_offered(event) {
     this.rematchOffers[event.slot] = event.until;
+  }
+
+  on_analysis(event) {
+    this.analysis = event.analysis;
   }
 
   on_rematch(event) {
@@ -156,20 +168,20 @@ export class RaceState {
    * The player's action number `moveSeq` (1, 2, …) in notation: applied when it is the board's next one,
    * ignored when already applied; a gap (an action never seen) is counted: the page then rebuilds from a sync.
    */
-  applyAction(slot, moveSeq, text) {
+  applyAction(slot, moveSeq, text, dealt = null) {
     const board = this.boards[slot];
     if (!board || moveSeq <= board.actions) return false;
     if (moveSeq !== board.actions + 1) {
       this.gaps += 1;
       return false;
     }
-    board.play(parseMove(text));
+    board.play(parseMove(text), dealt);
     return true;
   }
 
   /** The `moved` reply to this page's own move. */
   applyMoved(reply) {
-    this.applyAction(this.mySlot, reply.seq, reply.move);
+    this.applyAction(this.mySlot, reply.seq, reply.move, reply.columns);
     this.setProgress(this.mySlot, reply);
   }
 }

@@ -3,8 +3,8 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { ENDINGS, clockText, fill, h, settingsText } from "./dom.js";
-import { cardLabel, moveText, parseCard, replayBoard } from "./engine.js";
+import { ENDINGS, clockText, dealText, fill, h, settingsText } from "./dom.js";
+import { cardLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { FULL, RaceState } from "./race_state.js";
 
@@ -95,6 +95,28 @@ export function resultTable(state) {
         ),
       ),
     ),
+    result.seed !== null && result.seed !== undefined ? h("p", { class: "reveal" }, `The deal was seed ${result.seed} (revealed with the result; its commitment was ${String(state.commitment || "").slice(0, 16)}…).`) : null,
+    analysisLines(state),
+  );
+}
+
+const ANALYSIS_VERDICTS = {
+  won: () => "cleared the board",
+  still_winnable: () => "was still winnable when the attempt ended",
+  deal_not_winnable: () => "the deal could not be won",
+  unknown: () => "undecided within the analysis budget",
+  lost_at: (p) => `lost the win at move ${p.fatal_action + 1}: ${p.fatal_move}`,
+  lost_between: (p) => `lost the win between moves ${p.first_action + 1} and ${p.last_action + 1}`,
+};
+
+/** The post-race analysis (an `analysis` event after the result): where each player lost the win. */
+function analysisLines(state) {
+  const analysis = state.analysis;
+  if (!analysis) return state.result ? h("p", { class: "analysis pending" }, "Analysing where the win slipped away …") : null;
+  return h(
+    "ul",
+    { class: "analysis" },
+    analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${state.players[p.slot].name}: ${(ANALYSIS_VERDICTS[p.verdict] || (() => p.verdict))(p)}`)),
   );
 }
 
@@ -140,14 +162,16 @@ class RaceView {
     }
   }
 
-  /** A reply that seated this page (seated / queued): the state from its RaceInfo, boards from the seed. */
+  /**
+   * A reply that seated this page (seated / queued): the state from its RaceInfo. A race already dealt (the
+   * joiner's countdown) folds its events from the first: the countdown event carries the layout (the seed is
+   * hidden until the result).
+   */
   adopt(reply, replaceUrl = false) {
     const info = reply.race;
-    const state = new RaceState(info, reply.slot ?? 0);
-    state.lastSeq = info.event_seq;
-    if (info.seed !== null && info.seed !== undefined && info.status !== "waiting" && info.status !== "closed") {
-      state.boards[state.mySlot] = replayBoard(info.seed, info.settings, []);
-    }
+    const dealt = info.status !== "waiting" && info.status !== "closed";
+    const state = dealt ? RaceState.forPlayer(info, reply.slot ?? 0) : new RaceState(info, reply.slot ?? 0);
+    if (!dealt) state.lastSeq = info.event_seq;
     this.setState(state);
     if (replaceUrl) history.replaceState({}, "", `/race/${info.race}`);
     this.render();
@@ -170,8 +194,11 @@ class RaceView {
     const synced = await this.conn.sync(old.race, old.lastSeq);
     const state = new RaceState(synced.race, synced.slot);
     state.lastSeq = synced.race.event_seq;
-    if (synced.race.seed !== null && synced.race.seed !== undefined) state.boards[state.mySlot] = replayBoard(synced.race.seed, state.settings, synced.moves);
-    Object.assign(state, { result: old.result, rematchOffers: old.rematchOffers, newRace: old.newRace });
+    if (synced.deal) {
+      state.layout = synced.deal;
+      state.boards[state.mySlot] = replayLayout(synced.deal, state.settings, synced.moves, synced.redeal_columns);
+    }
+    Object.assign(state, { result: old.result, analysis: old.analysis, rematchOffers: old.rematchOffers, newRace: old.newRace });
     this.setState(state);
     this.render();
   }
@@ -438,7 +465,7 @@ class RaceView {
     const { header, players, notice, table } = this.layout;
     fill(header,
       h("div", { class: "race-title" }, h("h1", {}, "Race ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
-      h("div", { class: "race-settings" }, settingsText(state.settings)),
+      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state))),
       clockLine(state, now),
     );
     fill(players, this.playersOf(now));

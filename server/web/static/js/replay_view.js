@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { clockText, fill, h, settingsText } from "./dom.js";
+import { clockText, dealText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, parseMove } from "./engine.js";
 import { playerText } from "./players.js";
 import { RaceState } from "./race_state.js";
@@ -75,7 +75,7 @@ class ReplayView {
     document.title = `Replay ${this.race} · Flower Garden Race`;
     this.header = h("div", { class: "race-header" },
       h("div", { class: "race-title" }, h("h1", {}, "Replay ", h("code", {}, this.race))),
-      h("div", { class: "race-settings" }, settingsText(this.info.settings)));
+      h("div", { class: "race-settings" }, settingsText(this.info.settings), h("span", { class: "deal-text" }, dealText(this.info))));
     this.panels = [0, 1].map(() => h("div", { class: "player-slot" }));
     this.tables = [0, 1].map((slot) => h("div", { class: "table", dataset: { slot: String(slot) } }));
     this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: `board of player ${slot + 1}` }));

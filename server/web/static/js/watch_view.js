@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { fill, h, settingsText } from "./dom.js";
+import { dealText, fill, h, settingsText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
 
@@ -87,7 +87,7 @@ class WatchView {
     const now = this.now();
     fill(this.header,
       h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
-      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
+      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
       clockLine(state, now),
     );
     for (const slot of [0, 1]) {
