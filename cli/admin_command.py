@@ -21,7 +21,7 @@ from cli.output import EXIT_OK, EXIT_REFUSED, CommandError, emit_json
 from server import config
 from server.admin_signing import sign
 from server.app import ServerConfig
-from server.store import BanKind, OpsStore, RaceStore, StoreError, connect_redis
+from server.store import AnalysisStore, BanKind, OpsStore, RaceStore, StoreError, connect_redis
 
 EPILOG = """\
 The tool talks to Redis, never to the public port: give the servers' Redis with --redis, REDIS_URL or the
@@ -231,6 +231,15 @@ async def _list(admin: Admin, args: argparse.Namespace) -> int:
     return EXIT_OK if any(reply["ok"] for reply in replies) else EXIT_REFUSED
 
 
+def signal_text(entry: dict[str, Any]) -> str:
+    """One attempt's assistance signals in words (docs/FAIRPLAY.md: for review, not a verdict)."""
+    times = entry.get("move_times", {})
+    share = entry.get("on_line_share")
+    on_line = "no move judged" if share is None else f"{entry['on_line_moves']}/{entry['judged_moves']} moves on the solver's line ({share:.0%})"
+    pace = f"median {times['median_ms']} ms per action (p10 {times['p10_ms']} ms)" if times.get("actions") else "no actions"
+    return f"seat {entry['slot']} signals: {on_line}; {pace}"
+
+
 async def _show(admin: Admin, args: argparse.Namespace) -> int:
     record = await admin.races.load_race(args.race)
     if record is None:
@@ -244,14 +253,22 @@ async def _show(admin: Admin, args: argparse.Namespace) -> int:
         "race": record.race_id, "status": record.status, "profile": record.profile, "seed": record.seed, "origin": record.origin,
         "private": record.private, "created_at": record.created_at, "start_at": record.start_at, "finished_at": record.finished_at,
         "winner": record.winner, "result_reason": record.result_reason, "watchers": record.watchers, "seats": seats,
+        "seed_chosen": record.seed_fixed, "difficulty": record.difficulty, "commitment": record.commitment,
     }
+    stored = await AnalysisStore(admin.races.redis, record_ttl_ms=0).load(record.race_id)
+    signals: list[dict[str, Any]] = [] if stored is None else list(stored["signals"])
+    if stored is not None:  # the post-race analysis, with the assistance signals (for review, not verdicts: docs/FAIRPLAY.md)
+        document["analysis"], document["signals"] = stored["analysis"], signals
     lines = "\n".join(
         f"  seat {seat['slot']}: {seat['name']} ({seat['player']}) {seat['count']}/52 on foundations, {seat['moves']} actions, "
         f"{seat['state']}{'' if seat['connected'] else ', disconnected'}"
         for seat in seats
     )
     result = f", result {record.result_reason} (winner seat {record.winner})" if record.status == "finished" else ""
-    _print(args, document, f"race {record.race_id}: {record.status}, {record.profile} deal {record.seed}{result}\n{lines}")
+    chosen = " (chosen by the creator)" if record.seed_fixed else ""
+    tier = f", {record.difficulty}" if record.difficulty is not None else ""
+    lines += "".join(f"\n  {signal_text(entry)}" for entry in signals)
+    _print(args, document, f"race {record.race_id}: {record.status}, {record.profile} deal {record.seed}{chosen}{tier}{result}\n{lines}")
     return EXIT_OK
 
 

@@ -107,6 +107,9 @@ OUTBOX_DROPS = Counter(
     "flowergarden_outbox_drops", "Connections dropped because the client did not read (outbox or write buffer full).", registry=REGISTRY
 )
 SEED_POOL = Gauge("flowergarden_seed_pool_size", "Proven solvable seeds ready, by profile (refreshed every few seconds).", ["profile"], registry=REGISTRY)
+RACES_ANALYSED = Counter(
+    "flowergarden_races_analysed", "Finished races the post-race analysis stored, by the solver's verdict on the deal.", ["deal"], registry=REGISTRY
+)
 WORKER_ERRORS = Counter("flowergarden_background_errors", "Failed rounds of background workers (each retried), by worker.", ["worker"], registry=REGISTRY)
 ADMIN_ACTIONS = Counter("flowergarden_admin_actions", "Operator commands executed by this process, by action and outcome.", ["action", "outcome"], registry=REGISTRY)
 LOG_EVENTS = Counter("flowergarden_log_events", "Log events written, by level.", ["level"], registry=REGISTRY)
@@ -240,6 +243,11 @@ def outbox_dropped() -> None:
 def seed_pool_size(profile: str, size: int) -> None:
     """The seed pool of ``profile`` holds ``size`` proven seeds."""
     SEED_POOL.labels(profile).set(size)
+
+
+def race_analysed(deal: str) -> None:
+    """The post-race analysis of a race was stored; ``deal``: ``solved``, ``unsolvable`` or ``unknown``."""
+    RACES_ANALYSED.labels(deal).inc()
 
 
 def worker_failed(worker: str) -> None:

@@ -17,6 +17,7 @@ from race_helpers import deals, play, player, seated_race, server_config, store_
 from redis.asyncio import Redis
 from server_processes import flowergarden
 from test_fairplay_analysis import FATAL, WINNING_PREFIX
+from test_ops_admin import admin
 from winning_lines import winning_deal
 
 import client.race_client as race_client_module
@@ -284,6 +285,11 @@ async def test_the_analysis_names_the_fatal_move_after_the_result_and_never_befo
         signals = await server.analyst.signals(race.race_id)
         assert signals is not None and [entry["slot"] for entry in signals] == [0, 1]
         assert all(entry["move_times"]["actions"] > 0 and "on_line_share" in entry for entry in signals)
+    shown = await admin(redis_url, "--json", "show", race.race_id)  # operators see the signals; players never do
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    document = json.loads(shown.stdout)
+    assert document["seed_chosen"] is True and document["signals"] == signals
+    assert document["analysis"]["players"][0]["fatal_move"] == FATAL
 
 
 async def _fetch(url: str, race_id: str) -> Any:

@@ -24,6 +24,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
+from server import metrics
 from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
 from server.services.race import RACE_ID_PATTERN
@@ -171,4 +172,5 @@ class RaceAnalyst:
             log.warning("race %s: analysis not stored (%s)", race_id, refusal.code)
             return
         self.analysed += 1
+        metrics.race_analysed(analysis["deal"])
         log.info("race %s analysed: deal %s, %s", race_id, analysis["deal"], [p["verdict"] for p in analysis["players"]])
