@@ -15,8 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from client.race_client import RaceClient, ServerError
-from shared import Board, Move, Profile, Rules, move_text, parse_action, parse_card
+from shared import Board, Move, Profile, Rules, move_text
 from shared.protocol import AttemptEnded, Countdown, RaceEvent, RaceResult, Started
+from shared.race import board_from_layout, play_reported
 from shared.solver import Budget, Verdict, hint, solve
 
 
@@ -73,9 +74,8 @@ class BotBrain:
 
 
 def board_of(countdown: Countdown, rules: Rules) -> Board:
-    """The bot's board from the deal of the countdown (columns and bouquet, no need of the seed)."""
-    columns = [[parse_card(text) for text in column] for column in countdown.columns]
-    return Board(columns, [parse_card(text) for text in countdown.bouquet], rules=rules, seed=countdown.seed)
+    """The bot's board from the deal of the countdown (columns and bouquet: the seed is hidden until the result)."""
+    return board_from_layout(countdown.columns, countdown.bouquet, rules)
 
 
 class PracticeBot:
@@ -124,7 +124,7 @@ class PracticeBot:
                     await self.client.stuck(race_id)
                     return
                 moved = await self.client.move(race_id, move_text(move))
-                board.play(parse_action(moved.move))
+                play_reported(board, moved.move, moved.columns)
                 if board.foundation_count > best:
                     best, since_progress = board.foundation_count, 0
                 else:

@@ -9,7 +9,16 @@ from shared.board import Status
 from shared.protocol.base import Message
 from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
-from shared.protocol.records import BoardView, DealLayout, HistoryItem, LeaderboardEntry, ProfileStats, RaceAnalysis, RaceInfo, RatingInfo
+from shared.protocol.records import (
+    BoardView,
+    DealLayout,
+    HistoryItem,
+    LeaderboardEntry,
+    ProfileStats,
+    RaceAnalysis,
+    RaceInfo,
+    RatingInfo,
+)
 
 
 @dataclass(frozen=True, slots=True)
