@@ -13,6 +13,7 @@ from typing import Any
 import msgpack
 import pytest
 from lobby_helpers import players, refused, wait_until
+from player_helpers import new_handle, registered
 from race_helpers import deals, play, player, seated_race, server_config, store_of
 from redis.asyncio import Redis
 from server_processes import flowergarden
@@ -335,3 +336,20 @@ async def test_verify_deal_and_analyse_commands_check_a_finished_race(redis_url:
     assert code == 0, local
     assert f"Player 1: lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in local
     assert "Player 2: the position was still winnable when the attempt ended" in local
+
+
+async def test_a_rated_race_refuses_a_chosen_seed_and_uses_the_rated_minimum_delay_even_when_private(redis_url: str) -> None:
+    config = server_config(redis_url, min_spectator_delay_seconds=2.0, rated_min_spectator_delay_seconds=7.0)
+    async with RaceServer(config) as server:
+        ann, bob = await registered(server.url, new_handle("Ann")), await registered(server.url, new_handle("Bob"))
+        try:
+            with refused("bad_field"):  # a deal the creator chose may have been studied: never rated
+                await ann.create(RaceSettings(rated=True, seed=15))
+            seated = await ann.create(RaceSettings(rated=True, private=True, spectator_delay=0))
+            assert seated.race.settings.spectator_delay == 7 and not seated.race.seed_chosen
+            assert seated.race.invite is not None
+            joined = await bob.join_invite(seated.race.invite)  # nothing below the server's minimum to accept
+            assert joined.race.settings.spectator_delay == 7
+        finally:
+            await ann.close()
+            await bob.close()

@@ -40,14 +40,16 @@ class RacePolicy:
         return wanted if private else max(wanted, self.min_spectator_delay_ms)
 
     def delay_of(self, record: RaceRecord) -> int:
-        """The delay (ms) in force for a stored race: its own, raised to the current minimum unless the race is
-        private (its joiner accepted its delay)."""
+        """The delay (ms) in force for a stored race: its own, raised to the current minimum (the rated minimum for a
+        rated race) unless the race is private and casual (its joiner accepted its delay)."""
         stored = self.spectator_delay_ms if record.spectator_delay_ms is None else record.spectator_delay_ms
+        if record.rated:
+            return max(stored, self.rated_min_spectator_delay_ms)
         return stored if record.private else max(stored, self.min_spectator_delay_ms)
 
     def needs_acceptance(self, record: RaceRecord) -> bool:
-        """Whether a joiner must accept the race's delay: a private race below the server's minimum."""
-        return record.private and self.delay_of(record) < self.min_spectator_delay_ms
+        """Whether a joiner must accept the race's delay: a private casual race below the server's minimum."""
+        return record.private and not record.rated and self.delay_of(record) < self.min_spectator_delay_ms
 
     def grace_for(self, requested_seconds: int | None) -> int:
         """The grace period (ms) a new race gets."""

@@ -200,7 +200,9 @@ class RaceService:
                 race_id,
                 who,
                 race,
-                spectator_delay_ms=self.policy.delay_for(race.spectator_delay, private=race.private and race.origin != "quick_match"),
+                spectator_delay_ms=self.policy.delay_for(
+                    race.spectator_delay, private=race.private and race.origin != "quick_match", rated=race.rated
+                ),
                 grace_ms=self.policy.grace_for(race.grace),
             )
         except RaceIdTaken:  # a 64-bit id drawn twice
