@@ -10,13 +10,15 @@ import re
 
 import msgpack
 from browser_helpers import click_move, destination, first_visit, http_url, launched_browser, shot, until
-from playwright.async_api import Page, ViewportSize, expect
+from playwright.async_api import Dialog, Page, ViewportSize, expect
+from race_helpers import player, server_config
 from websockets.asyncio.server import ServerConnection, serve
 from winning_lines import winning_deal
 
 from server.app import RaceServer
 from shared import Board, Rules, action_text, card_text, parse_action
 from shared.cards import Card
+from shared.protocol import RaceSettings
 
 PHONE = ViewportSize(width=390, height=844)
 DESKTOP = ViewportSize(width=1280, height=900)
@@ -324,3 +326,31 @@ async def test_the_page_resends_a_move_refused_with_an_unknown_outcome_with_the_
     assert len(tries) == 3
     assert len({(str(t["move_id"]), t["seq"], t["move"]) for t in tries}) == 1
     assert len({t["id"] for t in tries}) == 3
+
+
+async def test_joining_a_private_race_with_a_delay_below_the_minimum_asks_the_player_first(redis_url: str) -> None:
+    """The invite page of a private race whose spectators lag less than the server's minimum asks before it joins
+    (docs/FAIRPLAY.md); declined, nothing is joined; accepted, the page joins accepting that delay."""
+    async with RaceServer(server_config(redis_url, min_spectator_delay_seconds=60.0)) as server:
+        host = await player(server.url, "Ann")
+        seated = await host.create(RaceSettings(private=True, spectator_delay=5))
+        assert seated.race.invite is not None
+        site = http_url(server.url)
+        async with launched_browser() as browser:
+            bob = await (await browser.new_context(viewport=DESKTOP)).new_page()
+            asked: list[str] = []
+
+            async def decline(dialog: Dialog) -> None:
+                asked.append(dialog.message)
+                await dialog.dismiss()
+
+            bob.once("dialog", decline)
+            await first_visit(bob, f"{site}/invite/{seated.race.invite}", "Bob")
+            await expect(bob.locator(".error-text")).to_contain_text("5 s")
+            assert asked and "only 5 s late" in asked[0]
+            bob.once("dialog", lambda dialog: dialog.accept())
+            await bob.goto(f"{site}/invite/{seated.race.invite}")
+            await expect(bob.locator(".race-page [data-status=countdown], .race-page [data-status=running]")).to_be_visible()
+        record = await server.races.record(seated.race.race)  # type: ignore[union-attr]
+        assert len(record.seats) == 2 and record.spectator_delay_ms == 5000
+        await host.close()

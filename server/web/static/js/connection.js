@@ -6,6 +6,23 @@
 import { LOBBY_EVENTS, PROTOCOL_VERSION, RACE_EVENTS, decode, encode } from "./protocol.js";
 
 /** The server refused a request: its code (switch on it), message for people, field and expected seq. */
+/**
+ * Run a join (`attempt(accept_delay)`); when the server answers `delay_not_accepted` (a private race whose spectators
+ * lag less than the server's minimum, docs/FAIRPLAY.md) ask the player, and join again accepting that delay.
+ */
+export async function withDelayConsent(attempt) {
+  try {
+    return await attempt(null);
+  } catch (error) {
+    if (!(error instanceof ServerError) || error.code !== "delay_not_accepted") throw error;
+    const seconds = error.expected ?? 0;
+    const question = `Spectators of this private race see the moves only ${seconds} s late, less than this server's minimum: `
+      + "someone watching could follow your opponent's line almost live. Join anyway?";
+    if (!window.confirm(question)) throw error;
+    return attempt(seconds);
+  }
+}
+
 export class ServerError extends Error {
   constructor(reply) {
     super(reply.message);
@@ -182,14 +199,15 @@ export class Connection {
     return seated;
   }
 
+  /** Take seat 1; a private race whose spectator delay is below the server's minimum asks the player first. */
   async join(race) {
-    const seated = await this.request({ type: "join", race });
+    const seated = await withDelayConsent((accept_delay) => this.request({ type: "join", race, accept_delay }));
     this.follow(race, true);
     return seated;
   }
 
   async joinInvite(code) {
-    const seated = await this.request({ type: "join_invite", code });
+    const seated = await withDelayConsent((accept_delay) => this.request({ type: "join_invite", code, accept_delay }));
     this.follow(seated.race.race, true);
     return seated;
   }
