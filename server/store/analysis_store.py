@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from redis.asyncio import Redis
-
 from server.store import keys
+from server.store.connection import RedisClient
 from server.store.errors import translate_errors
 from server.store.race_store import StoreRefusal
 from server.store.scripts import Scripts
@@ -27,7 +26,7 @@ def _compact(value: Any) -> Any:
 class AnalysisStore:
     """The analysis queue (race id -> due time) and the stored analyses, kept as long as race records."""
 
-    def __init__(self, redis: Redis, *, record_ttl_ms: int) -> None:
+    def __init__(self, redis: RedisClient, *, record_ttl_ms: int) -> None:
         self.redis = redis
         self.scripts = Scripts(redis)
         self.record_ttl_ms = record_ttl_ms
