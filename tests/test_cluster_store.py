@@ -17,10 +17,13 @@ from server_processes import ClusterUrl, flowergarden
 
 from server import config
 from server.embedded_cluster import LocalCluster
+from server.services.dealer import sealed
 from server.store import (
+    AnalysisStore,
     InviteLimits,
     LobbyStore,
     NewRace,
+    PooledSeed,
     QueueEntry,
     QuickMatchStore,
     RaceStore,
@@ -36,6 +39,7 @@ from server.store.race_store import Identity
 from server.store.scripts import Scripts
 from shared.board import Status
 from shared.protocol import AttemptState, CloseReason, Outcome, RaceStatus
+from shared.rules import Profile
 
 
 class RecordedScript:
@@ -68,7 +72,7 @@ def race_id() -> str:
     return secrets.token_hex(6)[:11]
 
 
-NEW_RACE = NewRace(profile="classic", undo=False, redeal_once=False, time_limit=None, seed=7)
+NEW_RACE = NewRace(profile="classic", undo=False, redeal_once=False, time_limit=None, deal=sealed(Profile.CLASSIC, 7))
 
 
 async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(cluster_client: RedisCluster) -> None:
@@ -98,7 +102,7 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await races.offer_rematch(first, "bob", 60_000)
     await races.link_rematch(first, second)
     await races.create_race(waiting, Identity("cat", "Cat"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
-    assert await races.leave_race(waiting, "cat", next_seed=8, reason=CloseReason.LEFT) is RaceStatus.CLOSED
+    assert await races.leave_race(waiting, "cat", next_deal=sealed(Profile.CLASSIC, 8), reason=CloseReason.LEFT) is RaceStatus.CLOSED
     closed = race_id()
     await races.create_race(closed, Identity("eve", "Eve"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     await races.close_by_operator(closed, "closed by the test")
@@ -115,7 +119,13 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     assert await queue.pair_or_wait("classic/test", "dan", waiting) is None
     assert await queue.cancel(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"))
     assert await queue.requeue(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"), rating=None, queued_at=created_at)
-    await pool.add("classic", 12345, 20)
+    await pool.add("classic", PooledSeed(12345, None, ()), 20)
+    analyses = AnalysisStore(cluster_client, record_ttl_ms=60_000)
+    record(analyses.scripts, calls)
+    await races.queue_for_analysis(first, 0)
+    assert first in await analyses.claim(await races.now_ms(), 100, 1000)
+    analysis = {"race": first, "deal": "unknown", "players": [{"slot": 0, "verdict": "unknown"}], "budget_ms": 1, "computed_at": 1}
+    await analyses.save(first, analysis, [])
     handle = f"ann{secrets.token_hex(3)}"
     assert await accounts.register(AccountRecord(handle=handle, player="ann", bot=False, secret_hash="h", salt="s", kdf="k", created_at=1))
     assert await accounts.begin_rated(first, ["ann", "bob"], 60_000) is None
@@ -153,9 +163,10 @@ async def test_sessions_and_seed_pools_work_on_the_cluster(cluster_client: Redis
     pool = SeedPoolStore(cluster_client)
     profile = f"test{secrets.token_hex(3)}"
     for seed in (1, 2, 3):
-        await pool.add(profile, seed, target=2)
+        await pool.add(profile, PooledSeed(seed, None, ()), target=2)
     assert await pool.size(profile) == 2
-    assert {await pool.take(profile), await pool.take(profile)} <= {1, 2, 3}
+    taken = [await pool.take(profile), await pool.take(profile)]
+    assert {deal.seed for deal in taken if deal is not None} <= {1, 2, 3} and None not in taken
     assert await pool.take(profile) is None
 
 
