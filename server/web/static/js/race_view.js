@@ -6,6 +6,7 @@ import { ServerError, errorText } from "./connection.js";
 import { ENDINGS, clockText, dealText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
+import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
 
 const RESULT_REASONS = {
@@ -95,7 +96,8 @@ export function resultTable(state) {
         ),
       ),
     ),
-    result.seed !== null && result.seed !== undefined ? h("p", { class: "reveal" }, `The deal was seed ${result.seed} (revealed with the result; its commitment was ${String(state.commitment || "").slice(0, 16)}…).`) : null,
+    result.seed !== null && result.seed !== undefined ? h("p", { class: "reveal" }, `The deal was seed ${result.seed} (revealed with the result).`) : null,
+    dealCheckLine(state),
     analysisLines(state),
   );
 }
@@ -465,7 +467,8 @@ class RaceView {
     const { header, players, notice, table } = this.layout;
     fill(header,
       h("div", { class: "race-title" }, h("h1", {}, "Race ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
-      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state))),
+      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)),
+        state.commitment ? h("span", { class: "commitment", title: `SHA-256 commitment to the deal, published before the start: ${state.commitment}` }, ` · deal committed ${String(state.commitment).slice(0, 12)}…`) : null),
       clockLine(state, now),
     );
     fill(players, this.playersOf(now));
