@@ -382,6 +382,9 @@ class Dispatcher:
                 columns=outcome.columns,
             )
         )
+        own = state.subscriptions.get(request.race)
+        if outcome.event is not None and own is not None and own.viewer_slot is not SPECTATOR:
+            self.hub.deliver_next(own, outcome.event)  # the mover's own event, in the same write as the reply
         metrics.move_stored(outcome.duplicate)
 
     @handles(Resign)

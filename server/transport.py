@@ -128,6 +128,21 @@ class AddressBook:
             del counter[address]
 
 
+MAX_FRAMES_PER_WRITE = 64
+"""Most queued messages written to a socket at once (one system call for all of them)."""
+
+
+async def send_frames(connection: ServerConnection, frames: list[bytes]) -> None:
+    """Send each of ``frames`` as one binary message, with one write to the socket for all of them (see
+    :meth:`BatchingConnection.send_data`) rather than one per message: a socket write is the server's largest cost."""
+    if len(frames) == 1:
+        await connection.send(frames[0])
+        return
+    async with connection.send_context():
+        for frame in frames:
+            connection.protocol.send_binary(frame)
+
+
 class Outbox:
     """The messages waiting for one client, written in order by one task; never grows past its bound."""
 
@@ -180,16 +195,20 @@ class Outbox:
         await self.queue.join()
 
     async def run(self) -> None:
-        """Write queued messages until the connection closes; drop it if one cannot be written within the drain
-        deadline (the client stopped reading and the kernel's buffers are full)."""
+        """Write queued messages until the connection closes; drop it if they cannot be written within the drain
+        deadline (the client stopped reading and the kernel's buffers are full). What was queued meanwhile (a reply
+        and the events queued in the same turn of the event loop) goes out in one write."""
         try:
             while True:
-                data = await self.queue.get()
+                frames = [await self.queue.get()]
+                while not self.queue.empty() and len(frames) < MAX_FRAMES_PER_WRITE:
+                    frames.append(self.queue.get_nowait())
                 try:
                     async with asyncio.timeout(self.limits.drain_timeout):
-                        await self.connection.send(data)
+                        await send_frames(self.connection, frames)
                 finally:
-                    self.queue.task_done()
+                    for _ in frames:
+                        self.queue.task_done()
                 if self.queue.qsize() <= self.limits.outbox_messages // 2:
                     self._drained.set()
         except TimeoutError:
@@ -238,7 +257,26 @@ def closed_by_client(connection: ServerConnection) -> bool:
     return received is not None and bool(protocol.close_rcvd_then_sent) and received.code in (CloseCode.NORMAL, CloseCode.GOING_AWAY)
 
 
-class HttpAwareConnection(ServerConnection):
+class BatchingConnection(ServerConnection):
+    """A connection that writes all the frames waiting to go out with one socket write instead of one each."""
+
+    def send_data(self) -> None:
+        """Write the protocol's outgoing frames joined (websockets writes each on its own, and on an idle socket each
+        write is a ``send()`` system call); an end of stream among them is handled as websockets does."""
+        chunks = self.protocol.data_to_send()
+        frames = [chunk for chunk in chunks if chunk]
+        if frames:
+            self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+        if len(frames) == len(chunks):
+            return
+        if self.transport.can_write_eof():  # the end of stream (after a close frame): half-close when possible
+            with contextlib.suppress(Exception):  # write_eof() does not document what it raises
+                self.transport.write_eof()
+        else:
+            self.transport.close()
+
+
+class HttpAwareConnection(BatchingConnection):
     """A connection that answers ``405`` itself to an HTTP request whose method is not GET.
 
     websockets reads no request body, so it drops a request that has one (a POST with a body) without any answer;

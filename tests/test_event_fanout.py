@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from race_helpers import events_until, play, player, seated_race, server_config, store_of
 from redis.asyncio import Redis
 from winning_lines import winning_deal
@@ -13,6 +14,8 @@ from winning_lines import winning_deal
 from client import RaceClient, ServerError
 from client.race_client import Unsolicited
 from server.app import BLOCKING_POOL_SIZE, RaceServer
+from server.services.event_hub import RaceFeed
+from server.store import StoredEvent
 from shared.protocol import Countdown, MoveMade, Progress, RaceSettings, Seated, Started
 
 
@@ -132,3 +135,32 @@ async def test_a_spectator_that_rewatches_often_is_still_served_every_event_once
     finally:
         await race.close()
         await eve.close()
+
+
+async def test_a_movers_own_event_goes_out_with_the_reply_and_is_not_sent_again_when_the_channel_brings_it(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed, line = winning_deal()
+    async with RaceServer(server_config(redis_url)) as server:
+        race = await seated_race(server.url, RaceSettings(seed=seed))
+        assert server.hub is not None
+        hub = server.hub
+        from_channel = hub._on_event
+        held: list[tuple[RaceFeed, StoredEvent]] = []
+        monkeypatch.setattr(hub, "_on_event", lambda feed, event: held.append((feed, event)))  # the channel delivers nothing
+        try:
+            await play(race.ann, race.race_id, line[:3])
+            own = await events_until(race.ann, lambda event: isinstance(event, MoveMade) and event.move_seq == 3)
+            assert [event.move_seq for event in own if isinstance(event, MoveMade)] == [1, 2, 3]
+            assert len(held) >= 3  # ... the channel held them back: they came with the replies
+            monkeypatch.setattr(hub, "_on_event", from_channel)
+            for feed, event in held:
+                from_channel(feed, event)
+            await events_until(race.bob, lambda event: isinstance(event, Progress) and event.seq == own[-1].seq)
+            await play(race.ann, race.race_id, line[3:4])
+            later = await events_until(race.ann, lambda event: isinstance(event, MoveMade) and event.move_seq == 4)
+            seqs = [event.seq for event in [*own, *later]]
+            assert seqs == sorted(set(seqs))  # nothing twice, in order
+            assert [event.move_seq for event in later if isinstance(event, MoveMade)] == [4]
+        finally:
+            await race.close()

@@ -220,3 +220,25 @@ async def test_any_method_but_get_is_answered_405(race_server: RaceServer, reque
 async def test_a_plain_get_on_another_path_is_answered_426(race_server: RaceServer) -> None:
     status, _ = await http(race_server.port, b"GET /anything HTTP/1.1\r\nHost: x\r\n\r\n")
     assert status == 426
+
+
+async def test_messages_queued_in_one_turn_go_out_in_one_socket_write_and_arrive_as_separate_messages(race_server: RaceServer) -> None:
+    async with connect(race_server.url, compression=None) as websocket:
+        await websocket.send(msgpack.packb({"type": "hello", "id": 1, "protocol": 1, "name": "Ann"}))
+        assert msgpack.unpackb(await websocket.recv())["type"] == "welcome"
+        assert race_server.transport is not None
+        (live,) = race_server.transport.live_connections()
+        socket_transport = live.connection.transport
+        writes: list[bytes] = []
+        write = socket_transport.write
+
+        def counted(data: bytes | bytearray | memoryview) -> None:
+            writes.append(bytes(data))
+            write(data)
+
+        socket_transport.write = counted  # type: ignore[method-assign]
+        for request_id in (101, 102, 103):
+            live.outbox.send(Error(id=request_id, code="internal_error", message="a test message"))
+        received = [msgpack.unpackb(await asyncio.wait_for(websocket.recv(), 5)) for _ in range(3)]
+        assert [message["id"] for message in received] == [101, 102, 103]
+        assert len(writes) == 1

@@ -199,6 +199,14 @@ class EventHub:
         else:
             self._start_catch_up(feed, subscription)
 
+    def deliver_next(self, subscription: Subscription, event: StoredEvent) -> None:
+        """Deliver ``event`` now if it is exactly the next one ``subscription`` is owed and may have at once (live,
+        not delayed): a mover's own ``move`` event then goes out with the ``moved`` reply, in the same write, instead
+        of a separate frame when the race's channel brings it. Otherwise, or if it came already, the feed delivers it
+        as usual; :meth:`Subscription.deliver` skips what a recipient has, so nothing is sent twice or out of order."""
+        if subscription.live and subscription.delay_ms <= 0 and event.seq == subscription.last_seq + 1:
+            subscription.deliver(event)
+
     def unsubscribe(self, subscription: Subscription) -> None:
         """Stop delivering to ``subscription``."""
         subscription.close()

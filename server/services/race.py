@@ -39,6 +39,7 @@ from server.store import (
     RematchOffer,
     SealedDeal,
     StaleEpoch,
+    StoredEvent,
     StoreRefusal,
     deal_texts,
 )
@@ -66,6 +67,8 @@ class MoveOutcome:
     duplicate: bool
     columns: list[list[str]] | None = None
     """For a redeal: the columns it dealt (clients cannot compute them: the seed is hidden until the result)."""
+    event: StoredEvent | None = None
+    """The ``move`` event the action appended (None for a resend): the mover's copy may go out with the reply."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,7 +383,9 @@ class RaceService:
             game.board, game.actions = trial, result.move_seq
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, facts.epoch, slot, trial.copy(), result.move_seq))
-        return self._outcome(race_id, canonical, result.move_seq, trial, duplicate=False, status=status, columns=dealt)
+        return self._outcome(
+            race_id, canonical, result.move_seq, trial, duplicate=False, status=status, columns=dealt, event=result.event
+        )
 
     @staticmethod
     def _try_action(game: _Game, seq: int, text: str) -> tuple[Action, Board]:
@@ -508,9 +513,10 @@ class RaceService:
         duplicate: bool,
         status: Status | None = None,
         columns: list[list[str]] | None = None,
+        event: StoredEvent | None = None,
     ) -> MoveOutcome:
         """The reply's view of ``board``; ``status`` when the caller computed it already (once per move is enough);
-        ``columns``: what a redeal dealt."""
+        ``columns``: what a redeal dealt; ``event``: the ``move`` event the action appended."""
         return MoveOutcome(
             race_id=race_id,
             move=move,
@@ -521,6 +527,7 @@ class RaceService:
             undos=board.undos,
             duplicate=duplicate,
             columns=columns,
+            event=event,
         )
 
     def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:

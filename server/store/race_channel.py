@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from server.store import keys
 from server.store.connection import RedisClient
 from server.store.errors import translate_errors
-from server.store.race_store import StoredEvent, decode_event
+from server.store.race_store import StoredEvent, decode_published
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +138,8 @@ def _parse(message: dict[str, Any]) -> ChannelMessage | None:
         return Subscribed(_race_of(message["channel"]))
     if kind not in ("message", "smessage"):
         return None
-    data: bytes = message["data"]
-    seq, _, packed = data.partition(b" ")
     race_id = _race_of(message["channel"])
-    return LiveEvent(race_id, decode_event(race_id, int(seq), packed))
+    return LiveEvent(race_id, decode_published(race_id, message["data"]))
 
 
 class SubscriptionLost(RedisConnectionError):

@@ -277,6 +277,8 @@ class ApplyResult:
     duplicate: bool
     finished: bool
     action: str
+    event: StoredEvent | None = None
+    """The ``move`` event the action appended (not for a resend): the mover's own copy can go out with the reply."""
 
 
 def presence_member(slot: int | None, connection_id: str, player: str = "") -> str:
@@ -398,6 +400,13 @@ def decode_event(race_id: str, seq: int, packed: bytes) -> StoredEvent:
         return UNDECODABLE_EVENTS.record(race_id, seq, error)
 
 
+def decode_published(race_id: str, message: bytes) -> StoredEvent:
+    """The typed event of a published message (``"<seq> <msgpack>"``, as the scripts' ``emit`` publishes it)."""
+    seq, _, packed = message.partition(b" ")
+    return decode_event(race_id, int(seq), packed)
+
+
+@translate_errors
 @translate_errors
 class RaceStore:
     """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished or
@@ -585,7 +594,8 @@ class RaceStore:
                 return ApplyResult(move_seq=seq + 1, duplicate=False, finished=False, action=action)  # the first attempt was stored
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
-        return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]), action=action)
+        event = decode_published(race_id, result[4]) if len(result) > 4 else None
+        return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]), action=action, event=event)
 
     @repeatable
     async def check_action(self, race_id: str, slot: int, *, player: str, epoch: int, seq: int, move_id: str) -> ApplyResult | None:

@@ -3,7 +3,8 @@
 --       9 board status, 10 undos, 11 reason that ends the attempt ('' for none), 12 max actions, 13 player,
 --       14 epoch of the seats and deal the engine checked against, 15 the columns a redeal dealt (JSON, '' for
 --       other actions)
--- Returns {1, move_seq, finished, lifecycle events} | {2, move_seq, stored action (duplicate move id)}
+-- Returns {1, move_seq, finished, lifecycle events, the move event as published ("<seq> <msgpack>")}
+-- | {2, move_seq, stored action (duplicate move id)}
 -- | {0, code, expected or -1, lifecycle events}
 -- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
 if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
@@ -26,9 +27,9 @@ redis.call('HSET', K_STATE, pf(slot, 'count'), count, pf(slot, 'left'), ARGV[8],
 local event = {type = 'move', slot = slot, move = ARGV[6], move_seq = move_seq, count = count,
                left = tonumber(ARGV[8]), status = ARGV[9]}
 if ARGV[15] ~= '' then event['columns'] = cjson.decode(ARGV[15]) end
-local seq = emit(event, now)
+local seq, published = emit(event, now)
 if count_changed then redis.call('HSET', K_STATE, pf(slot, 'count_seq'), seq) end
 if ARGV[11] ~= '' then end_attempt(slot, ARGV[11], now) end
 local finished = decide(now)
 if not finished then refresh_live_ttl(move_seq == 1) end
-return {1, move_seq, finished and 1 or 0, LIFECYCLE}
+return {1, move_seq, finished and 1 or 0, LIFECYCLE, published}

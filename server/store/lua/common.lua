@@ -26,7 +26,8 @@ local LIFECYCLE = {}
 -- the channel named like the stream ("<seq> <msgpack>"), which wakes every process with a recipient of the race
 -- (server/services/event_hub.py); the stream stays the truth a process catches up from. On a Redis Cluster of
 -- Redis >= 7 the store loads these scripts with SPUBLISH instead (a sharded channel of the race's slot:
--- server/store/scripts.py, race_channel.ShardedRaceChannels).
+-- server/store/scripts.py, race_channel.ShardedRaceChannels). Returns the event's seq and the
+-- published message.
 local PUBLISH = 'PUBLISH'
 local function emit(event, now)
   local seq = redis.call('HINCRBY', K_STATE, 'event_seq', 1)
@@ -34,8 +35,9 @@ local function emit(event, now)
   local packed = cmsgpack.pack(event)
   redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', packed)
   if LIFECYCLE_TYPES[event.type] then LIFECYCLE[#LIFECYCLE + 1] = packed end
-  redis.call(PUBLISH, K_EVENTS, seq .. ' ' .. packed)
-  return seq
+  local published = seq .. ' ' .. packed
+  redis.call(PUBLISH, K_EVENTS, published)
+  return seq, published
 end
 
 local function expire_all(ttl)
