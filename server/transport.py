@@ -20,7 +20,7 @@ import socket
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from ssl import SSLContext
 from typing import Any
@@ -143,6 +143,29 @@ async def send_frames(connection: ServerConnection, frames: list[bytes]) -> None
             connection.protocol.send_binary(frame)
 
 
+class Wakeup:
+    """Wakes the tasks waiting for something to change (they check their condition again). It holds a future only
+    while a task waits: an asyncio.Event or Queue keeps deques of its own (about 0.6 KiB each), and every connection
+    needs several of these."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[None] | None = None
+
+    async def wait(self) -> None:
+        """Return at the next :meth:`notify`."""
+        if self._future is None:
+            self._future = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._future)  # a cancelled waiter leaves the others waiting
+
+    def notify(self) -> None:
+        """Wake every task waiting now."""
+        future, self._future = self._future, None
+        if future is not None and not future.done():
+            future.set_result(None)
+
+
 class Outbox:
     """The messages waiting for one client, written in order by one task; never grows past its bound."""
 
@@ -152,11 +175,14 @@ class Outbox:
         self.peer = peer
         self.limits = limits
         self.stats = stats
-        self.queue: asyncio.Queue[bytes] = asyncio.Queue()
+        self.pending: list[bytes] = []
+        """Encoded messages not yet taken by the writer."""
+        self.writing = 0
+        """Messages the writer took and is writing now."""
         self.dropped = False
         self.sealed = False
-        self._drained = asyncio.Event()
-        self._drained.set()
+        self._queued = Wakeup()
+        self._written = Wakeup()
 
     async def room(self) -> None:
         """Return once at most half the queue's bound is used (or nothing can be sent any more).
@@ -164,20 +190,20 @@ class Outbox:
         Catch-up pages wait for this, so a client that missed thousands of events gets them as fast as it reads
         instead of overflowing its queue.
         """
-        while not (self.dropped or self.sealed) and self.queue.qsize() > self.limits.outbox_messages // 2:
-            self._drained.clear()
-            await self._drained.wait()
+        while not (self.dropped or self.sealed) and len(self.pending) > self.limits.outbox_messages // 2:
+            await self._written.wait()
 
     def send(self, message: Message) -> None:
         """Queue a message; drop the connection instead if the client is not keeping up."""
         if self.dropped or self.sealed:
             return
         buffered = self.connection.transport.get_write_buffer_size()
-        if self.queue.qsize() >= self.limits.outbox_messages or buffered > self.limits.max_write_buffer_bytes:
-            self._drop(f"{self.queue.qsize()} queued, {buffered} bytes buffered")
+        if len(self.pending) >= self.limits.outbox_messages or buffered > self.limits.max_write_buffer_bytes:
+            self._drop(f"{len(self.pending)} queued, {buffered} bytes buffered")
             return
-        self.queue.put_nowait(encode(message))
-        self.stats.outbox_high_water = max(self.stats.outbox_high_water, self.queue.qsize())
+        self.pending.append(encode(message))
+        self._queued.notify()
+        self.stats.outbox_high_water = max(self.stats.outbox_high_water, len(self.pending))
 
     def _drop(self, why: str) -> None:
         """Cut a client that does not read (no closing handshake: it would wait for the same stalled socket)."""
@@ -187,12 +213,13 @@ class Outbox:
         self.stats.dropped_slow += 1
         edge_journal.outbox_dropped(self.peer, why)
         self.connection.transport.abort()
-        self._drained.set()
+        self._written.notify()
 
     async def flush(self) -> None:
         """Accept nothing more and wait until everything queued is written (shutdown)."""
         self.sealed = True
-        await self.queue.join()
+        while self.pending or self.writing:
+            await self._written.wait()
 
     async def run(self) -> None:
         """Write queued messages until the connection closes; drop it if they cannot be written within the drain
@@ -200,27 +227,25 @@ class Outbox:
         and the events queued in the same turn of the event loop) goes out in one write."""
         try:
             while True:
-                frames = [await self.queue.get()]
-                while not self.queue.empty() and len(frames) < MAX_FRAMES_PER_WRITE:
-                    frames.append(self.queue.get_nowait())
+                while not self.pending:
+                    await self._queued.wait()
+                frames = self.pending[:MAX_FRAMES_PER_WRITE]
+                del self.pending[:MAX_FRAMES_PER_WRITE]
+                self.writing = len(frames)
                 try:
                     async with asyncio.timeout(self.limits.drain_timeout):
                         await send_frames(self.connection, frames)
                 finally:
-                    for _ in frames:
-                        self.queue.task_done()
-                if self.queue.qsize() <= self.limits.outbox_messages // 2:
-                    self._drained.set()
+                    self.writing = 0
+                    self._written.notify()
         except TimeoutError:
             self._drop("its write did not drain in time")
         except ConnectionClosed:
             pass
         finally:
             self.sealed = True  # nothing can be written any more: let flush() and room() return
-            self._drained.set()
-            while not self.queue.empty():
-                self.queue.get_nowait()
-                self.queue.task_done()
+            self.pending.clear()
+            self._written.notify()
 
 
 @dataclass(slots=True, eq=False)
@@ -229,13 +254,16 @@ class LiveConnection:
 
     connection: ServerConnection
     outbox: Outbox
-    idle: asyncio.Event
-    """Set while no request of this connection is being handled."""
     state: ConnectionState
+    busy: bool = False
+    """True while a request of this connection is being handled."""
+    answered: Wakeup = field(default_factory=Wakeup)
+    """Notified when a request has been handled."""
 
     async def finish(self) -> None:
         """Let the request in flight be answered and its reply written, then close with 1001."""
-        await self.idle.wait()
+        while self.busy:
+            await self.answered.wait()
         await self.outbox.flush()
         await self.connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
 
@@ -331,6 +359,15 @@ def client_address(connection: ServerConnection, peers: PeerResolver | None = No
             return str(address.ipv4_mapped)
         return str(ipaddress.IPv6Network((address, 64), strict=False))
     return str(address)
+
+
+def forget_handshake_headers(connection: ServerConnection) -> None:
+    """Let go of the opening handshake's headers once the client's address is known (a few KiB per connection that
+    websockets keeps for the connection's life). The request itself stays: websockets takes a missing one to mean
+    that the handshake has not happened yet."""
+    if connection.request is not None:
+        connection.request = replace(connection.request, headers=Headers())
+    connection.response = None
 
 
 def needs_hello_first(frame: bytes) -> bool:
@@ -452,6 +489,7 @@ class Transport:
             await connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
             return
         address = client_address(connection, self.peers)
+        forget_handshake_headers(connection)
         crowded = self.addresses.admit(address)
         if crowded is not None:
             self.stats.refused_address += 1
@@ -462,9 +500,8 @@ class Transport:
         outbox = Outbox(connection, self.limits, self.stats, address)
         writer = asyncio.create_task(outbox.run())
         state = self.dispatcher.connect(outbox.send, address, outbox.room)
-        live = LiveConnection(connection, outbox, asyncio.Event(), state)
+        live = LiveConnection(connection, outbox, state)
         edge_journal.connection_opened(address, state.connection_id)
-        live.idle.set()
         self._live.add(live)
         bucket = TokenBucket(self.limits.rate_per_second, self.limits.burst)
         # Refusals have a budget of their own: a client that keeps flooding past it is closed.
@@ -502,12 +539,13 @@ class Transport:
                 if request is None:
                     outbox.send(refusal)
                     continue
-                live.idle.clear()
+                live.busy = True
                 try:
                     await self.dispatcher.handle(state, request)
                     metrics.request_handled(request.TYPE, time.perf_counter() - received)
                 finally:
-                    live.idle.set()
+                    live.busy = False
+                    live.answered.notify()
                 if state.session is not None and not identified:
                     identified = True
                     self.addresses.identified(address)
