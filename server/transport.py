@@ -144,26 +144,33 @@ async def send_frames(connection: ServerConnection, frames: list[bytes]) -> None
 
 
 class Wakeup:
-    """Wakes the tasks waiting for something to change (they check their condition again). It holds a future only
-    while a task waits: an asyncio.Event or Queue keeps deques of its own (about 0.6 KiB each), and every connection
+    """Wakes the tasks waiting for something to change (they check their condition again). It holds futures only
+    while tasks wait: an asyncio.Event or Queue keeps deques of its own (about 0.6 KiB each), and every connection
     needs several of these."""
 
-    __slots__ = ("_future",)
+    __slots__ = ("_waiters",)
 
     def __init__(self) -> None:
-        self._future: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] | None = None
 
     async def wait(self) -> None:
         """Return at the next :meth:`notify`."""
-        if self._future is None:
-            self._future = asyncio.get_running_loop().create_future()
-        await asyncio.shield(self._future)  # a cancelled waiter leaves the others waiting
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(future)
+        try:
+            await future
+        finally:
+            if self._waiters is not None and future in self._waiters:  # cancelled before the wake-up
+                self._waiters.remove(future)
 
     def notify(self) -> None:
         """Wake every task waiting now."""
-        future, self._future = self._future, None
-        if future is not None and not future.done():
-            future.set_result(None)
+        waiters, self._waiters = self._waiters, None
+        for future in waiters or ():
+            if not future.done():
+                future.set_result(None)
 
 
 class Outbox:
