@@ -1,7 +1,9 @@
-"""Loads the Lua scripts: each race script is lua/common.lua followed by its own file; lobby, queue, pool and player scripts stand alone."""
+"""Loads the Lua scripts: each race script is the parts of lua/common.lua it uses followed by its own file; lobby,
+queue, pool and player scripts stand alone."""
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
 from redis.commands.core import AsyncScript
@@ -10,10 +12,49 @@ from server.store.connection import RedisClient
 
 SHARDED_PUBLISH = ("local PUBLISH = 'PUBLISH'", "local PUBLISH = 'SPUBLISH'")
 """The line of lua/common.lua that names the publishing command, and what it becomes for sharded channels."""
+RACE_SCRIPTS = ("create", "join", "apply_action", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close")
+"""The scripts of one race's keys: each starts with the parts of common.lua it uses (its KEYS and ARGV layout)."""
+
+_DEFINITION = re.compile(r"local (?:function (\w+)|([\w, ]+?)\s*=)")
+_NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def _source(name: str) -> str:
     return resources.files("server.store").joinpath("lua", f"{name}.lua").read_text(encoding="utf-8")
+
+
+def common_definitions(common: str) -> list[tuple[list[str], str]]:
+    """The top-level definitions of common.lua, in order: the names each defines (``local function f`` or
+    ``local A, B = ...``) and its code (up to the next one, without comments)."""
+    lines = common.splitlines(keepends=True)
+    starts = [index for index, line in enumerate(lines) if line.startswith("local ")]
+    definitions = []
+    for number, start in enumerate(starts):
+        end = starts[number + 1] if number + 1 < len(starts) else len(lines)
+        match = _DEFINITION.match(lines[start])
+        if match is None:
+            raise ValueError(f"common.lua line {start + 1}: a top-level statement that is not a definition")
+        names = [match.group(1)] if match.group(1) else [name.strip() for name in match.group(2).split(",")]
+        code = "".join(line for line in lines[start:end] if not line.lstrip().startswith("--"))
+        definitions.append((names, code))
+    return definitions
+
+
+def race_script(common: str, own: str) -> str:
+    """A race script: the definitions of ``common`` that ``own`` names, directly or through another definition, in
+    their order, then ``own``. Redis runs a script's whole text on every call, so every helper defined costs on every
+    call: measured on redis-server 6.2, all of common.lua 4.3 us a call, the part the move script uses 2.2 us."""
+    definitions = common_definitions(common)
+    defined_by = {name: index for index, (names, _) in enumerate(definitions) for name in names}
+    needed: set[int] = set()
+    unread = [own]
+    while unread:
+        for name in set(_NAME.findall(unread.pop())):
+            index = defined_by.get(name)
+            if index is not None and index not in needed:
+                needed.add(index)
+                unread.append(definitions[index][1])
+    return "".join(definitions[index][1] for index in sorted(needed)) + own
 
 
 class Scripts:
@@ -24,17 +65,18 @@ class Scripts:
         common = _source("common")
         if sharded_channels:
             common = common.replace(SHARDED_PUBLISH[0], SHARDED_PUBLISH[1], 1)
-        self.create: AsyncScript = redis.register_script(common + _source("create"))
-        self.join: AsyncScript = redis.register_script(common + _source("join"))
-        self.apply_action: AsyncScript = redis.register_script(common + _source("apply_action"))
-        self.check_action: AsyncScript = redis.register_script(common + _source("check_action"))
-        self.end_attempt: AsyncScript = redis.register_script(common + _source("end_attempt"))
-        self.tick: AsyncScript = redis.register_script(common + _source("tick"))
-        self.presence: AsyncScript = redis.register_script(common + _source("presence"))
-        self.leave: AsyncScript = redis.register_script(common + _source("leave"))
-        self.rematch_offer: AsyncScript = redis.register_script(common + _source("rematch_offer"))
-        self.rematch_link: AsyncScript = redis.register_script(common + _source("rematch_link"))
-        self.admin_close: AsyncScript = redis.register_script(common + _source("admin_close"))
+        race = {name: redis.register_script(race_script(common, _source(name))) for name in RACE_SCRIPTS}
+        self.create: AsyncScript = race["create"]
+        self.join: AsyncScript = race["join"]
+        self.apply_action: AsyncScript = race["apply_action"]
+        self.check_action: AsyncScript = race["check_action"]
+        self.end_attempt: AsyncScript = race["end_attempt"]
+        self.tick: AsyncScript = race["tick"]
+        self.presence: AsyncScript = race["presence"]
+        self.leave: AsyncScript = race["leave"]
+        self.rematch_offer: AsyncScript = race["rematch_offer"]
+        self.rematch_link: AsyncScript = race["rematch_link"]
+        self.admin_close: AsyncScript = race["admin_close"]
         self.due_timers: AsyncScript = redis.register_script(_source("due_timers"))
         self.lobby_open: AsyncScript = redis.register_script(_source("lobby_open"))
         self.lobby_change: AsyncScript = redis.register_script(_source("lobby_change"))

@@ -1,4 +1,5 @@
--- Shared by every race script (prepended by server/store/scripts.py).
+-- Shared by the race scripts: each starts with the definitions below that it uses (server/store/scripts.py
+-- race_script), so the top level holds definitions only ('local function f' or 'local NAME = ...').
 -- KEYS: 1 state hash, 2 events stream, 3-4 moves lists (slot 0, 1), 5-6 move-id hashes (slot 0, 1),
 --       7-8 presence leases of each seat's connections, 9 spectators' leases (sorted sets, score = lease expiry ms).
 -- ARGV[1] live TTL (ms), ARGV[2] record TTL (ms); script arguments follow from ARGV[3].
