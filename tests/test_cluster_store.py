@@ -148,7 +148,9 @@ async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalClust
     for race in ids:
         await store.create_race(race, Identity("ann", "Ann"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
     slots = {race: await cluster_client.cluster_keyslot(f"fgr:{{race:{race}}}:state") for race in ids}
-    assert len(set(slots.values())) == len(ids)
+    # Random ids spread over the 16,384 slots: two of 24 share one about 1.7 % of the time (birthday bound), so the
+    # check is that they spread, not that all differ; three sharing slots would take a broken hash.
+    assert len(set(slots.values())) >= len(ids) - 2
     assert len({redis_cluster.primary_of_slot(slot) for slot in slots.values()}) == redis_cluster.primaries
     # A read that spans races (one pipeline, split by node) sees every one of them.
     assert {race: status for race, (status, _created_at) in (await store.statuses(ids)).items()} == dict.fromkeys(ids, RaceStatus.WAITING)
