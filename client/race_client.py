@@ -89,6 +89,8 @@ from shared.protocol import (
     Resign,
     Seated,
     ServerShutdown,
+    Solution,
+    SolveFrom,
     Stats,
     StatsRequest,
     Stuck,
@@ -432,6 +434,12 @@ class RaceClient:
         """The post-race analysis of a finished race (``analysis`` nil while the server computes it; an ``analysis``
         event follows on a connection that follows the race). ``not_finished`` while the race runs."""
         return await self.request(GetAnalysis(id=self._id(), token=self.token, race=race), AnalysisReport)
+
+    async def solve_from(self, race: str, slot: int, actions: int) -> Solution:
+        """The server's solver on a finished race's position: the line of the player in seat ``slot`` after its first
+        ``actions`` actions (0: the deal). ``not_finished`` while the race runs; ``rate_limited`` past the server's
+        budget (a cached answer is free)."""
+        return await self.request(SolveFrom(id=self._id(), token=self.token, race=race, slot=slot, actions=actions), Solution)
 
     async def replay(self, race: str, *, speed: float | None = None) -> AsyncIterator[RaceEvent]:
         """Every event of a finished race in order, with every move of both players and its time (``at``).

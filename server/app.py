@@ -25,7 +25,7 @@ from server.operations import Operations
 from server.peers import PeerResolver
 from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
-from server.services.analysis import AnalysisBudget, RaceAnalyst
+from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
 from server.services.clock import ServerClock
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
@@ -169,6 +169,8 @@ class ServerConfig:
     other processes sharing the Redis)."""
     analysis_budget: AnalysisBudget = field(default_factory=AnalysisBudget)
     """What one race's post-race analysis may spend (docs/FAIRPLAY.md)."""
+    solve_from: SolveFromLimits = field(default_factory=SolveFromLimits)
+    """What ``solve_from`` (a winning line from any point of a finished race) may spend, and how often (docs/FAIRPLAY.md)."""
 
     def rating_policy(self) -> RatingPolicy:
         """How ratings and rated records behave."""
@@ -322,6 +324,7 @@ class RaceServer:
             AnalysisStore(self.redis, record_ttl_ms=config.record_ttl_seconds * 1000),
             store,
             budget=config.analysis_budget,
+            solve_limits=config.solve_from,
             enabled=config.analysis,
         )
         background: tuple[BackgroundService, ...] = (

@@ -70,6 +70,8 @@ from shared.protocol import (
     Request,
     Resign,
     Seated,
+    Solution,
+    SolveFrom,
     Stats,
     StatsRequest,
     Stuck,
@@ -441,6 +443,17 @@ class Dispatcher:
     async def _get_analysis(self, state: ConnectionState, session: Session, request: GetAnalysis) -> None:
         analysis = await self.analyst.analysis(request.race)
         state.send(AnalysisReport(id=request.id, race=request.race, analysis=analysis))
+
+    @handles(SolveFrom)
+    async def _solve_from(self, state: ConnectionState, session: Session, request: SolveFrom) -> None:
+        found = await self.analyst.solve_from(request.race, request.slot, request.actions, player=session.player, address=state.address)
+        budget_ms = round(self.analyst.solve_limits.seconds * 1000)
+        state.send(
+            Solution(
+                id=request.id, race=request.race, slot=request.slot, actions=request.actions, verdict=found.verdict.value,
+                line=found.line, budget_ms=budget_ms, cached=found.cached,
+            )
+        )
 
     @handles(Replay)
     async def _replay(self, state: ConnectionState, session: Session, request: Replay) -> None:

@@ -13,6 +13,10 @@ refused ``not_finished``.
 The assistance signals (share of moves on the solver's winning line, move-time
 statistics) are stored too, for operators only (docs/FAIRPLAY.md): signals for
 review, never verdicts.
+
+``solve_from`` asks the solver for a winning line from any point of a finished race's player line: answered by a
+second worker process of the same program (so it never waits behind a race's analysis, nor slows a move), within
+:class:`SolveFromLimits`, cached in Redis per position.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from server.services.errors import ServiceError
 from server.services.race import RACE_ID_PATTERN
 from server.services.worker_process import WorkerFailed, WorkerProcess
 from server.store import AnalysisStore, RaceRecord, RaceStore, StoreError, StoreRefusal
-from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceStatus, from_map
+from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceStatus, Spectators, from_map
+from shared.solver import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +50,30 @@ class AnalysisBudget:
     """Solver time per position of the signals (one solve each time the player leaves the solver's line)."""
     signal_solves: int = 40
     """At most this many signal solves per player."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolveFromLimits:
+    """What ``solve_from`` may spend (docs/FAIRPLAY.md "A winning line from any point"); answers from the cache are free."""
+
+    seconds: float = 3.0
+    """Solver time per request (the position's answer is cached, whatever the verdict)."""
+    per_session: int = 20
+    """Solver runs one session may ask for per window (``rate_limited`` past it; 0: no limit)."""
+    per_address: int = 60
+    """Solver runs one client address may ask for per window (0: no limit)."""
+    window_seconds: float = 60.0
+    max_waiting: int = 8
+    """Requests that wait for (or run on) this process's solver worker at once; more are refused ``rate_limited``."""
+
+
+@dataclass(frozen=True, slots=True)
+class PositionLine:
+    """The solver's answer for one position of a player's line: ``verdict`` and a winning ``line`` (when solved)."""
+
+    verdict: Verdict
+    line: list[str]
+    cached: bool
 
 
 def move_time_stats(start_at: int | None, times: list[int]) -> dict[str, float | int]:
@@ -73,6 +102,7 @@ class RaceAnalyst:
         races: RaceStore,
         *,
         budget: AnalysisBudget | None = None,
+        solve_limits: SolveFromLimits | None = None,
         enabled: bool = True,
         idle_seconds: float = 0.5,
         recheck_ms: int = 5_000,
@@ -82,23 +112,85 @@ class RaceAnalyst:
         self.store = store
         self.races = races
         self.budget = budget or AnalysisBudget()
+        self.solve_limits = solve_limits or SolveFromLimits()
         self.enabled = enabled
         self.idle_seconds = idle_seconds
         self.recheck_ms = recheck_ms
         self.lease_ms = lease_ms
         self.analysed = 0
         self._worker = WorkerProcess("server.services.race_analyst")
+        self._solver = WorkerProcess("server.services.race_analyst")
+        """A second worker for ``solve_from``, one request at a time (``_solver_turn``), so none waits behind an analysis."""
+        self._solver_turn = asyncio.Lock()
+        self._solver_waiting = 0
         self._loop = BackgroundLoop("race analyst")
 
     async def analysis(self, race_id: str) -> RaceAnalysis | None:
         """The stored analysis of a finished race, or None while it is computed; ``not_finished`` before the result."""
+        await self._finished(race_id)
+        stored = await self.store.load(race_id)
+        return None if stored is None else from_map(RaceAnalysis, stored["analysis"])
+
+    async def _finished(self, race_id: str) -> RaceRecord:
+        """The record of a finished race: ``unknown_race``, or ``not_finished`` before the result (to anyone)."""
         record = await self.races.load_race(race_id) if RACE_ID_PATTERN.fullmatch(race_id) else None
         if record is None:
             raise ServiceError(ErrorCode.UNKNOWN_RACE, f"there is no race {race_id[:32]!r}")
         if record.status is not RaceStatus.FINISHED:
             raise ServiceError(ErrorCode.NOT_FINISHED, "the race has no result yet: it is analysed once it is over")
-        stored = await self.store.load(race_id)
-        return None if stored is None else from_map(RaceAnalysis, stored["analysis"])
+        return record
+
+    async def solve_from(self, race_id: str, slot: int, actions: int, *, player: str, address: str) -> PositionLine:
+        """A winning line from the position after ``actions`` of the line of ``slot`` in a finished race.
+
+        Refused like ``replay`` to others than its players when nobody may watch the race; ``bad_field`` for a seat or
+        a point the line does not have; ``rate_limited`` past :class:`SolveFromLimits` (a cached answer is free)."""
+        record = await self._finished(race_id)
+        if record.spectators is Spectators.NOBODY and record.slot_of(player) is None:
+            raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it: only they may ask")
+        if slot not in {seat.slot for seat in record.seats}:
+            raise ServiceError(ErrorCode.BAD_FIELD, f"the race has no player in seat {slot}", field="slot")
+        line = await self.races.actions(race_id, slot)
+        if actions > len(line):
+            raise ServiceError(ErrorCode.BAD_FIELD, f"that player made {len(line)} actions", field="actions", expected=len(line))
+        cached = await self.store.load_solution(race_id, slot, actions)
+        if cached is not None:
+            return PositionLine(Verdict(cached["verdict"]), list(cached["line"]), cached=True)
+        await self._count_solve(player, address)
+        answer = await self._ask_solver(record, line[:actions])
+        await self.store.save_solution(race_id, slot, actions, {"verdict": answer.verdict.value, "line": answer.line})
+        return answer
+
+    async def _count_solve(self, player: str, address: str) -> None:
+        limits = self.solve_limits
+        window_ms = round(limits.window_seconds * 1000)
+        for kind, who, most in (("player", player, limits.per_session), ("address", address, limits.per_address)):
+            if most and await self.store.count_solve(kind, who, window_ms) > most:
+                raise ServiceError(
+                    ErrorCode.RATE_LIMITED,
+                    f"at most {most} solve_from requests per {'session' if kind == 'player' else 'client address'} in "
+                    f"{limits.window_seconds:g} s are solved (cached answers are free); try again later",
+                    field="type",
+                )
+        if self._solver_waiting >= limits.max_waiting:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "the solver is busy with other requests: try again in a few seconds", field="type")
+
+    async def _ask_solver(self, record: RaceRecord, actions: list[str]) -> PositionLine:
+        request = {
+            "job": "solve_from", "seed": str(record.seed), "profile": record.profile, "undo": record.undo,
+            "redeal_once": record.redeal_once, "actions": actions, "seconds": self.solve_limits.seconds,
+        }  # fmt: skip
+        self._solver_waiting += 1
+        try:
+            async with self._solver_turn:
+                raw = await self._solver.ask(json.dumps(request))
+        finally:
+            self._solver_waiting -= 1
+        try:
+            answer = json.loads(raw)
+            return PositionLine(Verdict(answer["verdict"]), [str(move) for move in answer["line"]], cached=False)
+        except (ValueError, KeyError, TypeError) as error:
+            raise await self._solver.fail(f"answered {raw[:200]!r} ({error})") from None
 
     async def signals(self, race_id: str) -> list[dict[str, Any]] | None:
         """The assistance signals of a finished race's attempts, for operators (None until analysed)."""
@@ -110,8 +202,9 @@ class RaceAnalyst:
         self._loop.stop()
 
     async def close(self) -> None:
-        """Stop the worker process (an analysis in progress is abandoned; the race is claimed again later)."""
+        """Stop the worker processes (an analysis in progress is abandoned; the race is claimed again later)."""
         await self._worker.close()
+        await self._solver.close()
 
     async def run(self) -> None:
         """Analyse due races until stopped; survives Redis outages and worker crashes."""

@@ -5,6 +5,10 @@
              "seconds": 2.0, "signal_seconds": 0.25, "signal_solves": 40}
     stdout: {"deal": "solved", "winning_line": [...], "players": [{...}, {...}], "signals": [{...}, {...}]}
 
+    stdin:  {"job": "solve_from", "seed": "7", "profile": "classic", "undo": false, "redeal_once": false,
+             "actions": [...], "seconds": 3.0}
+    stdout: {"verdict": "solved", "line": [...]}
+
 For each player: where its line lost the win (shared/solver/analysis.py); the deal's verdict and a winning line
 from the start; and the assistance signals (the share of moves on the solver's line). Like the seed prover it
 imports only the engine, runs at low priority and exits at the end of its input, so no analysis ever slows a move.
@@ -20,13 +24,23 @@ from typing import Any
 
 from shared import Profile, Rules
 from shared.solver import Budget
-from shared.solver.analysis import analyse_line, line_signals, winning_line
+from shared.solver.analysis import analyse_line, line_from, line_signals, winning_line
+
+
+def _rules(request: dict[str, Any]) -> Rules:
+    return Rules(Profile(request["profile"]), undo=bool(request["undo"]), redeal_once=bool(request["redeal_once"]))
+
+
+def solve_position(request: dict[str, Any]) -> dict[str, Any]:
+    """A winning line from the position after a prefix of a player's actions (``solve_from``)."""
+    verdict, line = line_from(int(request["seed"]), _rules(request), list(request["actions"]), Budget(seconds=float(request["seconds"])))
+    return {"verdict": verdict.value, "line": line}
 
 
 def analyse(request: dict[str, Any]) -> dict[str, Any]:
     """The analysis of one finished race (see the module docstring for the fields)."""
     seed = int(request["seed"])
-    rules = Rules(Profile(request["profile"]), undo=bool(request["undo"]), redeal_once=bool(request["redeal_once"]))
+    rules = _rules(request)
     budget = Budget(seconds=float(request["seconds"]))
     signal_budget = Budget(seconds=float(request["signal_seconds"]))
     verdict, line = winning_line(seed, rules, budget)
@@ -55,7 +69,9 @@ def main() -> int:
     with contextlib.suppress(OSError, AttributeError):
         os.nice(15)
     for line in sys.stdin:
-        print(json.dumps(analyse(json.loads(line))), flush=True)
+        request = json.loads(line)
+        answer = solve_position(request) if request.get("job") == "solve_from" else analyse(request)
+        print(json.dumps(answer), flush=True)
     return 0
 
 

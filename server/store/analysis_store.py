@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from server.store import keys
-from server.store.connection import RedisClient
+from server.store.connection import RedisClient, count_in_window
 from server.store.errors import translate_errors
 from server.store.race_store import StoreRefusal
 from server.store.scripts import Scripts
@@ -64,3 +64,18 @@ class AnalysisStore:
         """The stored record (``analysis``, with ``computed_at`` missing, and ``signals``), or None."""
         raw: Any = await self.redis.get(keys.race_analysis(race_id))
         return None if raw is None else dict(json.loads(raw))
+
+    async def load_solution(self, race_id: str, slot: int, actions: int) -> dict[str, Any] | None:
+        """The cached ``solve_from`` answer for that position (``verdict``, ``line``), or None."""
+        raw: Any = await self.redis.get(keys.race_solution(race_id, slot, actions))
+        return None if raw is None else dict(json.loads(raw))
+
+    async def save_solution(self, race_id: str, slot: int, actions: int, answer: dict[str, Any]) -> None:
+        """Cache a ``solve_from`` answer, kept as long as race records."""
+        ttl = self.record_ttl_ms if self.record_ttl_ms > 0 else None
+        await self.redis.set(keys.race_solution(race_id, slot, actions), json.dumps(answer), px=ttl)
+
+    async def count_solve(self, kind: str, who: str, window_ms: int) -> int:
+        """Count one solver run for a session (``player``) or client address (``address``); returns the count in the
+        current window."""
+        return await count_in_window(self.redis, keys.solve_from_key(kind, who), window_ms)

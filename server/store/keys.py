@@ -113,6 +113,18 @@ def race_analysis(race_id: str) -> str:
     return f"{PREFIX}:{{race:{race_id}}}:analysis"
 
 
+def race_solution(race_id: str, slot: int, actions: int) -> str:
+    """The cached ``solve_from`` answer (JSON ``{"verdict", "line"}``) for the position after ``actions`` of the player
+    of ``slot``, in the race's hash tag; kept as long as its record."""
+    return f"{PREFIX}:{{race:{race_id}}}:solution:{slot}:{actions}"
+
+
+def solve_from_key(kind: str, who: str) -> str:
+    """Counter of the ``solve_from`` requests the solver answered for one session (``kind`` ``player``) or client
+    address (``address``) in the current window."""
+    return f"{PREFIX}:solve_from:{kind}:{who}"
+
+
 # --- operations (docs/OPERATIONS.md "Administration") ------------------------------------------------
 
 OPS_TAG = f"{PREFIX}:{{ops}}"

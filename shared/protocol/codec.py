@@ -30,6 +30,7 @@ from shared.protocol.replies import (
     ReplayPage,
     Seated,
     ServerShutdown,
+    Solution,
     Stats,
     Synced,
     Watching,
@@ -48,7 +49,7 @@ SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         cls.TYPE: cls
         for cls in (
             Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Notice, Queued, LobbySnapshot, Error,
-            AccountReply, Leaderboard, History, Stats, AnalysisReport,
+            AccountReply, Leaderboard, History, Stats, AnalysisReport, Solution,
         )
     },
     **EVENT_TYPES,

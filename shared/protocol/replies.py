@@ -164,6 +164,27 @@ class AnalysisReport(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Solution(Message):
+    """Reply to ``solve_from``: the solver's verdict on that position of the player's line and, when ``solved``, a
+    line of moves that wins from it (empty for a position already won)."""
+
+    TYPE: ClassVar[str] = "solution"
+    id: int
+    race: str
+    slot: int
+    actions: int
+    verdict: str
+    """``solved``, ``unsolvable`` (proven: no plain moves win) or ``unknown`` (budget spent, or only a redeal still
+    unused could save it: the solver searches plain moves)."""
+    line: list[str]
+    """Stored notation, to play from that position; empty unless ``solved``."""
+    budget_ms: int
+    """The solver time the server allows such a request (ms)."""
+    cached: bool
+    """True when the answer came from the server's cache (an earlier request for the same position)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ServerShutdown(Message):
     """Sent once before a graceful shutdown closes the connection (1001): reconnect, ``hello`` with the token, ``sync``."""
 

@@ -246,12 +246,28 @@ class GetAnalysis(RaceRequest):
     TYPE: ClassVar[str] = "get_analysis"
 
 
+MAX_LINE_ACTIONS = 1000
+"""The most actions one player's line has (the server's per-attempt action limit, ``too_many_moves``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SolveFrom(RaceRequest):
+    """A winning line from a point of a finished race's player line, found by the server's solver (docs/PROTOCOL.md
+    "solve_from"): ``not_finished`` while the race runs, to anyone."""
+
+    TYPE: ClassVar[str] = "solve_from"
+    slot: int = bounded(low=0, high=1)
+    """Whose line: the seat (0 the creator, 1 the joiner)."""
+    actions: int = bounded(low=0, high=MAX_LINE_ACTIONS)
+    """The position after this many of the player's actions (0: the deal), undos and a redeal included."""
+
+
 REQUEST_TYPES: Final[dict[str, type[Request]]] = {
     cls.TYPE: cls
     for cls in (
         Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
         UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch, Register, Login, LeaderboardRequest, HistoryRequest, StatsRequest,
         SummonBot,
-        GetAnalysis,
+        GetAnalysis, SolveFrom,
     )
 }  # fmt: skip

@@ -26,7 +26,9 @@ from shared.rules import Rules
 from shared.solver.api import solve
 from shared.solver.results import Budget, Verdict
 
-__all__ = ["LineAnalysis", "LineSignals", "LineVerdict", "analyse_line", "line_positions", "line_signals", "winning_line"]
+__all__ = [
+    "LineAnalysis", "LineSignals", "LineVerdict", "analyse_line", "line_from", "line_positions", "line_signals", "winning_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +140,21 @@ def analyse_line(seed: int, rules: Rules, actions: list[str], budget: Budget) ->
 def winning_line(seed: int, rules: Rules, budget: Budget) -> tuple[Verdict, list[str]]:
     """Whether the deal can be won (by plain moves) and, when the solver finds one, a winning line from the start."""
     result = solve(Board.deal(seed, rules), budget)
+    return result.verdict, [action_text(move) for move in result.moves]
+
+
+def line_from(seed: int, rules: Rules, actions: list[str], budget: Budget) -> tuple[Verdict, list[str]]:
+    """A winning line from the position after ``actions`` (a prefix of a player's stored actions, undos included).
+
+    UNSOLVABLE only when proven lost: a position whose one redeal is unused answers UNKNOWN instead of UNSOLVABLE
+    (the solver searches plain moves; redealing might save it). Raises the engine's error if an action does not replay.
+    """
+    board = Board.deal(seed, rules)
+    for text in actions:
+        board.play(parse_action(text))
+    result = solve(board, budget)
+    if result.verdict is Verdict.UNSOLVABLE and not _proven_lost(board, result.verdict):
+        return Verdict.UNKNOWN, []
     return result.verdict, [action_text(move) for move in result.moves]
 
 
