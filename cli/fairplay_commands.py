@@ -5,6 +5,8 @@ countdown's commitment (docs/PROTOCOL.md "Fair deals"), the layout played is tha
 wins it. ``verify-deal --commitment H --seed S --salt X`` checks values from anywhere. ``analyse RACE`` prints the
 server's post-race analysis; ``analyse FILE`` computes one locally from a JSON document
 (``{"seed": 7, "profile": "classic", "options": {...}, "lines": [[...], [...]]}``, or ``"moves"`` for one line).
+``analyse RACE|FILE --player N --from K`` prints a winning line from the position after player N's first K actions
+instead (RACE: the server's solver, ``solve_from``; FILE: computed here).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from shared import Board, EngineError, Profile, Rules, card_text, deal, parse_ac
 from shared.commitment import NO_LINE, line_digest, verify_commitment
 from shared.protocol import Countdown, PlayerAnalysis, RaceAnalysis, RaceResult, plain
 from shared.solver import Budget
-from shared.solver.analysis import analyse_line, winning_line
+from shared.solver.analysis import analyse_line, line_from, winning_line
 
 VERIFY_HELP = """Check a race's deal: the revealed seed and salt hash to the commitment published at the countdown, the
 layout played is the seed's deal, and (solvable-only races) the proving line wins it. Exit 0 when every check holds,
@@ -48,13 +50,19 @@ def register(subparsers: Any) -> None:
         help="where each player of a race lost the win",
         description=(
             "Print the post-race analysis of a finished race (RACE: from --server, waiting up to --wait seconds while "
-            "the server computes it) or compute one from a JSON file (FILE: seed, profile, options, lines or moves)."
+            "the server computes it) or compute one from a JSON file (FILE: seed, profile, options, lines or moves). "
+            "With --from K: a winning line from the position after the first K actions of --player N's line instead "
+            "(RACE: the server's solver, within its budget; FILE: solved here within --budget)."
         ),
     )
     analyse.add_argument("target", metavar="RACE|FILE")
     analyse.add_argument("--server", default="ws://127.0.0.1:8765", help="server URL (default %(default)s)")
     analyse.add_argument("--wait", type=float, default=30.0, metavar="SECONDS", help="wait this long for the server's analysis (default 30)")
     analyse.add_argument("--budget", type=float, default=5.0, metavar="SECONDS", help="FILE: solver time per position (default 5)")
+    analyse.add_argument("--player", type=int, choices=(1, 2), default=1, help="with --from: whose line, 1 (creator) or 2 (default 1)")
+    analyse.add_argument(
+        "--from", dest="from_actions", type=int, metavar="K", help="a winning line from the position after the player's first K actions (0: the deal)"
+    )
     analyse.add_argument("--json", action="store_true", help="print JSON")
     analyse.set_defaults(handler=run_analyse)
 
@@ -152,21 +160,14 @@ def analysis_text(analysis: RaceAnalysis, names: dict[int, str]) -> list[str]:
 
 def analyse_file(path: Path, budget_seconds: float) -> RaceAnalysis:
     """A local analysis of a JSON document (see the module docstring)."""
-    try:
-        document = read_json_input(path.read_bytes())
-    except OSError as error:
-        raise CommandError("bad_input", f"{path}: {error}", exit_code=EXIT_USAGE) from None
-    board, moves = board_from_game_document(document)  # the document of ``flowergarden play``, or with ``lines``
+    board, lines = _file_document(path)
     assert board.seed is not None
     seed, rules = board.seed, board.rules
-    lines = document.get("lines", [moves])
-    if not isinstance(lines, list) or not all(isinstance(line, list) for line in lines):
-        raise CommandError("bad_input", "lines must be a list of move lists", exit_code=EXIT_USAGE)
     budget = Budget(seconds=budget_seconds)
     verdict, line = winning_line(seed, rules, budget)
     players = []
     for slot, actions in enumerate(lines):
-        found = analyse_line(seed, rules, [str(action) for action in actions], budget)
+        found = analyse_line(seed, rules, actions, budget)
         players.append(
             PlayerAnalysis(slot, found.verdict, found.fatal_action, found.fatal_move, found.first_action, found.last_action, found.continuation or None)
         )
@@ -189,8 +190,73 @@ async def _server_analysis(args: argparse.Namespace, out: list[tuple[RaceAnalysi
             await asyncio.sleep(1.0)
 
 
+def _file_document(path: Path) -> tuple[Board, list[list[str]]]:
+    """The deal and the players' lines of a JSON document (see the module docstring)."""
+    try:
+        document = read_json_input(path.read_bytes())
+    except OSError as error:
+        raise CommandError("bad_input", f"{path}: {error}", exit_code=EXIT_USAGE) from None
+    board, moves = board_from_game_document(document)  # the document of ``flowergarden play``, or with ``lines``
+    lines = document.get("lines", [moves])
+    if not isinstance(lines, list) or not all(isinstance(line, list) for line in lines):
+        raise CommandError("bad_input", "lines must be a list of move lists", exit_code=EXIT_USAGE)
+    return board, [[str(action) for action in line] for line in lines]
+
+
+def position_line_text(name: str, actions: int, verdict: str, line: list[str]) -> list[str]:
+    """A ``--from`` answer for people."""
+    where = "the deal" if actions == 0 else f"{name}'s position after {actions} action{'s' if actions != 1 else ''}"
+    said = {
+        "solved": f"winnable: a winning line ({len(line)} moves)" if line else "already won",
+        "unsolvable": "proven lost: no sequence of moves wins",
+        "unknown": "undecided within the solver's budget (or only the unused redeal could save it)",
+    }.get(verdict, verdict)
+    return [f"From {where}: {said}" + (f": {', '.join(line)}" if line else ".")]
+
+
+async def _server_line(args: argparse.Namespace, out: list[dict[str, Any]]) -> None:
+    async with await RaceClient.connect(args.server) as client:
+        await client.hello("analyst")
+        names = {player.slot: player.name for player in (await client.replay_page(args.target, limit=1)).race.players}
+        answer = await client.solve_from(args.target, args.player - 1, args.from_actions)
+        out.append({**plain(answer), "name": names.get(answer.slot, f"Player {args.player}")})
+
+
+def _file_line(path: Path, player: int, actions: int, budget_seconds: float) -> dict[str, Any]:
+    board, lines = _file_document(path)
+    assert board.seed is not None
+    if player > len(lines):
+        raise CommandError("bad_input", f"{path} has {len(lines)} line(s): there is no player {player}", exit_code=EXIT_USAGE)
+    line = lines[player - 1]
+    if actions > len(line):
+        raise CommandError("bad_input", f"player {player} made {len(line)} actions: --from {actions} is past the end", exit_code=EXIT_USAGE)
+    verdict, found = line_from(board.seed, board.rules, line[:actions], Budget(seconds=budget_seconds))
+    budget_ms = round(budget_seconds * 1000)
+    return {"slot": player - 1, "actions": actions, "verdict": verdict.value, "line": found, "budget_ms": budget_ms, "name": f"Player {player}"}
+
+
+def run_position_line(args: argparse.Namespace) -> int:
+    """``analyse … --from K``: a winning line from a point of a player's line."""
+    if args.from_actions < 0:
+        raise CommandError("bad_usage", "--from counts actions: 0 or more", exit_code=EXIT_USAGE)
+    path = Path(args.target)
+    if path.is_file():
+        answer = _file_line(path, args.player, args.from_actions, args.budget)
+    else:
+        found: list[dict[str, Any]] = []
+        run_connected(args, lambda args: _server_line(args, found))
+        answer = found[0]
+    if args.json:
+        emit_json({key: value for key, value in answer.items() if key not in ("type", "id")})
+    else:
+        print("\n".join(position_line_text(answer["name"], answer["actions"], answer["verdict"], answer["line"])))
+    return EXIT_OK
+
+
 def run_analyse(args: argparse.Namespace) -> int:
-    """Print a race's analysis (from the server, or computed from a file)."""
+    """Print a race's analysis (from the server, or computed from a file), or with ``--from`` a line from a point."""
+    if args.from_actions is not None:
+        return run_position_line(args)
     path = Path(args.target)
     names: dict[int, str] = {}
     if path.is_file():

@@ -4,13 +4,16 @@ per client address."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest_asyncio
 from lobby_helpers import players, refused
 from race_helpers import Race, play, seated_race, server_config
 from redis.asyncio import Redis
 from test_fairplay_analysis import FATAL, SEED, WINNING_PREFIX
+from test_fairplay_race import run_cli
 
 from server.app import RaceServer
 from server.services.analysis import SolveFromLimits
@@ -124,3 +127,23 @@ async def test_solver_runs_are_limited_per_session_and_per_address_and_cached_an
                 await race.bob.solve_from(race.race_id, 0, 3)  # the address' fourth
         finally:
             await race.close()
+
+
+async def test_analyse_from_prints_the_servers_line_from_a_point_and_solves_a_file_locally(
+    solving_server: RaceServer, tmp_path: Path
+) -> None:
+    race = await finished_race(solving_server)
+    await race.close()
+    code, output = await run_cli("analyse", race.race_id, "--server", solving_server.url, "--player", "1", "--from", str(len(WINNING_PREFIX)))
+    assert code == 0, output
+    assert output.startswith(f"From Ann's position after {len(WINNING_PREFIX)} actions: winnable: a winning line")
+    moves = output.split("moves): ", 1)[1].strip().split(", ")
+    board = position_after(WINNING_PREFIX)
+    for move in moves:
+        board.play(parse_action(move))
+    assert board.is_won()
+    record = tmp_path / "race.json"
+    record.write_text(json.dumps({"seed": SEED, "lines": [ANN_LINE]}))
+    code, output = await run_cli("analyse", str(record), "--from", str(len(ANN_LINE)), "--budget", "30", "--json")
+    assert code == 0, output
+    assert json.loads(output)["verdict"] == "unsolvable"
