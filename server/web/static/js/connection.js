@@ -267,6 +267,16 @@ export class Connection {
     return this.request({ type: "replay", race, after, limit: 256 });
   }
 
+  /** The post-race analysis of a finished race (`analysis` null while the server computes it). */
+  analysis(race) {
+    return this.request({ type: "get_analysis", race });
+  }
+
+  /** The server's solver on a finished race: a winning line from seat `slot`'s position after `actions` actions. */
+  solveFrom(race, slot, actions) {
+    return this.request({ type: "solve_from", race, slot, actions });
+  }
+
   async rematch(race) {
     const reply = await this.request({ type: "rematch", race });
     if (reply.type === "seated") this.follow(reply.race.race, true);

@@ -111,6 +111,11 @@ const ANALYSIS_VERDICTS = {
   lost_between: (p) => `lost the win between moves ${p.first_action + 1} and ${p.last_action + 1}`,
 };
 
+/** One player's line in the post-race analysis, in words ("lost the win at move 10: 7D b>5"). */
+export function verdictWords(player) {
+  return (ANALYSIS_VERDICTS[player.verdict] || (() => player.verdict))(player);
+}
+
 /** The post-race analysis (an `analysis` event after the result): where each player lost the win. */
 function analysisLines(state) {
   const analysis = state.analysis;
@@ -118,7 +123,7 @@ function analysisLines(state) {
   return h(
     "ul",
     { class: "analysis" },
-    analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${state.players[p.slot].name}: ${(ANALYSIS_VERDICTS[p.verdict] || (() => p.verdict))(p)}`)),
+    analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${state.players[p.slot].name}: ${verdictWords(p)}`)),
   );
 }
 

@@ -1,5 +1,7 @@
 // A finished race (/replay/<id>): both boards, step forward and back, play at the race's own pace or faster,
 // jump to any move; the move list beside. Each position is rebuilt from the race's event log.
+// The post-race analysis (get_analysis) marks where each player lost the win in the move list, and the server's
+// solver (solve_from) gives a winning line from any point of a player's line, to step through on that board.
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
@@ -7,9 +9,11 @@ import { clockText, dealText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, parseMove } from "./engine.js";
 import { playerText } from "./players.js";
 import { RaceState } from "./race_state.js";
-import { playerPanel, resultTable } from "./race_view.js";
+import { playerPanel, resultTable, verdictWords } from "./race_view.js";
 
 const SPEEDS = [1, 2, 4, 8, 16];
+const ANALYSIS_RETRY_MS = 3000;
+const ANALYSIS_TRIES = 40;
 
 export function mountReplay(root, app, params) {
   const view = new ReplayView(root, app, params.race);
@@ -33,6 +37,9 @@ class ReplayView {
     this.position = 0;
     this.speed = 1;
     this.playing = null;
+    this.analysis = null;
+    this.line = null; // the winning line shown on one board: { slot, actions, verdict, line, step, from }
+    this.mounted = true;
   }
 
   async start() {
@@ -56,11 +63,145 @@ class ReplayView {
     this.moves = this.events.map((event, index) => ({ event, index })).filter((item) => item.event.type === "move");
     this.build();
     this.show(0);
+    const stored = this.events.find((event) => event.type === "analysis");
+    if (stored) this.setAnalysis(stored.analysis);
+    else this.loadAnalysis(ANALYSIS_TRIES);
   }
 
   unmount() {
+    this.mounted = false;
     this.pause();
+    clearTimeout(this.analysisRetry);
     window.removeEventListener("keydown", this.keys);
+  }
+
+  /** Ask for the analysis until the background worker has stored it (a race just finished is analysed soon after). */
+  async loadAnalysis(tries) {
+    try {
+      const report = await this.conn.analysis(this.race);
+      if (report.analysis) return this.setAnalysis(report.analysis);
+      fill(this.analysisPanel, h("p", { class: "analysis pending" }, "The server is analysing where the win slipped away …"));
+      if (this.mounted && tries > 1) this.analysisRetry = setTimeout(() => this.loadAnalysis(tries - 1), ANALYSIS_RETRY_MS);
+    } catch (error) {
+      fill(this.analysisPanel, h("p", { class: "analysis error-text" }, `No analysis: ${errorText(error)}`));
+    }
+  }
+
+  setAnalysis(analysis) {
+    this.analysis = analysis;
+    const name = (slot) => this.nameOf(slot, { you: false });
+    fill(this.analysisPanel,
+      h("h2", {}, "Analysis"),
+      h("ul", { class: "analysis" }, analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${name(p.slot)}: ${verdictWords(p)}`))));
+    for (const player of analysis.players) this.markLine(player);
+    this.show(this.position);
+  }
+
+  /** The verdict on one player's line, on its moves in the list: the fatal move, the range of moves, or the end. */
+  markLine(player) {
+    const items = [...this.list.children].filter((item) => Number(item.dataset.slot) === player.slot);
+    const bySeq = (action) => items.find((item) => Number(item.dataset.seq) === action + 1);
+    const who = this.nameOf(player.slot, { you: true });
+    const note = (item, text, ...more) => item.append(h("span", { class: "note" }, text, ...more));
+    if (player.verdict === "lost_at") {
+      const item = bySeq(player.fatal_action);
+      if (!item) return;
+      item.classList.add("fatal");
+      item.dataset.fatal = "";
+      const before = Number(item.dataset.position) - 1;
+      note(item, `${who} lost the win here: ${player.fatal_move}`,
+        player.continuation ? h("button", { class: "link", dataset: { action: "fatal-line" }, onclick: (event) => {
+          event.stopPropagation();
+          this.show(before);
+          this.openLine({ slot: player.slot, actions: player.fatal_action, verdict: "solved", line: player.continuation, from: "the analysis" });
+        } }, "the winning line instead") : null);
+    } else if (player.verdict === "lost_between") {
+      const range = items.filter((item) => Number(item.dataset.seq) - 1 >= player.first_action && Number(item.dataset.seq) - 1 <= player.last_action);
+      range.forEach((item) => item.classList.add("fatal-range"));
+      if (range.length) note(range[0], `${who} lost the win in one of these moves (${player.first_action + 1}–${player.last_action + 1}); the analysis budget narrowed it no further`);
+    } else if (player.verdict === "still_winnable" && items.length) {
+      note(items[items.length - 1], `still winnable when ${who} stopped`);
+      items[items.length - 1].classList.add("still-winnable");
+    }
+  }
+
+  /** A player's name, or "you" for the viewer's own seat when `you`. */
+  nameOf(slot, { you }) {
+    const player = this.info.players.find((p) => p.slot === slot);
+    if (you && player && this.conn.session && player.player === this.conn.session.player) return "you";
+    return playerText(player || { name: `player ${slot + 1}`, account: `player ${slot + 1}` });
+  }
+
+  /** "your position after 5 actions", "the position of Bob after 1 action", "the deal". */
+  positionText(slot, actions) {
+    if (!actions) return "the deal";
+    const who = this.nameOf(slot, { you: true });
+    return `${who === "you" ? "your position" : `the position of ${who}`} after ${actions} action${actions === 1 ? "" : "s"}`;
+  }
+
+  /** How many actions the player of `slot` had made after `position` moves of the race. */
+  actionsAt(slot, position) {
+    for (let i = position - 1; i >= 0; i--) if (this.moves[i].event.slot === slot) return this.moves[i].event.move_seq;
+    return 0;
+  }
+
+  /** Ask the server's solver for a winning line from the player's position at the current point of the replay. */
+  async solveFromHere(slot) {
+    const actions = this.actionsAt(slot, this.position);
+    const asked = this.position;
+    this.line = null;
+    fill(this.linePanel, h("p", { class: "pending", dataset: { state: "asking" } }, `Asking the server's solver for a winning line from ${this.positionText(slot, actions)} …`));
+    try {
+      const answer = await this.conn.solveFrom(this.race, slot, actions);
+      if (this.position !== asked) return; // the viewer moved on meanwhile
+      this.openLine({ slot, actions, verdict: answer.verdict, line: answer.line, from: answer.cached ? "the server's solver (cached)" : "the server's solver", budgetMs: answer.budget_ms });
+    } catch (error) {
+      fill(this.linePanel, h("p", { class: "error-text", role: "alert", dataset: { state: "refused" } }, errorText(error)));
+    }
+  }
+
+  openLine(line) {
+    this.line = { ...line, step: 0, at: this.position };
+    this.renderLine();
+  }
+
+  closeLine() {
+    this.line = null;
+    fill(this.linePanel);
+    this.show(this.position);
+  }
+
+  stepLine(step) {
+    if (!this.line) return;
+    this.line.step = Math.max(0, Math.min(this.line.line.length, step));
+    this.renderLine();
+  }
+
+  /** The line panel, and the board of its player: the position it starts from plus the line's first `step` moves. */
+  renderLine() {
+    const line = this.line;
+    const where = this.positionText(line.slot, line.actions);
+    const verdictText = {
+      solved: line.line.length ? `A winning line from ${where}, ${line.line.length} moves (from ${line.from}):` : `From ${where}: already won.`,
+      unsolvable: `No winning line from ${where}: the solver proved the position lost.`,
+      unknown: `Undecided from ${where}: the solver's budget (${(line.budgetMs || 0) / 1000} s) ran out, or only the unused redeal could save it.`,
+    }[line.verdict] || line.verdict;
+    const list = h("ol", { class: "solution-line" }, line.line.map((move, index) =>
+      h("li", { class: index < line.step ? "played" : index === line.step ? "next" : "", dataset: { step: String(index + 1) }, onclick: () => this.stepLine(index + 1) }, h("span", { class: "step" }, `${index + 1}.`), moveLabel(move))));
+    fill(this.linePanel,
+      h("div", { class: "line-view", dataset: { slot: String(line.slot), verdict: line.verdict, step: String(line.step) } },
+        h("p", { class: "line-verdict" }, verdictText),
+        line.line.length ? h("div", { class: "transport" },
+          h("button", { dataset: { action: "line-back" }, onclick: () => this.stepLine(line.step - 1), "aria-label": "line: step back" }, "◀ line"),
+          h("button", { dataset: { action: "line-step" }, onclick: () => this.stepLine(line.step + 1), "aria-label": "line: step forward" }, "line ▶"),
+          h("button", { dataset: { action: "line-end" }, onclick: () => this.stepLine(line.line.length), "aria-label": "line: to the end" }, "line end »"),
+          h("span", { class: "line-counter" }, `${line.step} / ${line.line.length}`)) : null,
+        list,
+        h("button", { dataset: { action: "line-close" }, onclick: () => this.closeLine() }, "Back to the race")));
+    const board = this.stateAt(line.at).boards[line.slot];
+    for (const move of line.line.slice(0, line.step)) board.play(parseMove(move));
+    this.boards[line.slot].render(board);
+    this.tables[line.slot].classList.add("on-line");
   }
 
   /** The race after `position` moves (of both players, in the order they were played). */
@@ -84,10 +225,12 @@ class ReplayView {
     this.playButton = h("button", { dataset: { action: "play" }, onclick: () => (this.playing ? this.pause() : this.play()) }, "▶ Play");
     const speed = h("select", { "aria-label": "speed", onchange: (e) => (this.speed = Number(e.target.value)) }, SPEEDS.map((s) => h("option", { value: String(s) }, `${s}×`)));
     this.list = h("ol", { class: "move-list" });
+    this.analysisPanel = h("section", { class: "analysis-panel" }, h("p", { class: "analysis pending" }, "Loading the analysis …"));
+    this.linePanel = h("section", { class: "line-panel" });
     const names = (slot) => playerText(this.info.players.find((p) => p.slot === slot) || { name: `player ${slot + 1}`, account: `player ${slot + 1}` });
     this.moves.forEach((item, position) => {
       const event = item.event;
-      this.list.append(h("li", { dataset: { position: String(position + 1), slot: String(event.slot) }, onclick: () => this.show(position + 1) },
+      this.list.append(h("li", { dataset: { position: String(position + 1), slot: String(event.slot), seq: String(event.move_seq) }, onclick: () => this.show(position + 1) },
         h("span", { class: "when" }, clockText(event.at - this.startAt())), h("span", { class: "who" }, names(event.slot)), h("span", { class: "what" }, moveLabel(event.move))));
     });
     this.footer = h("div", { class: "watch-footer" });
@@ -106,8 +249,11 @@ class ReplayView {
         h("button", { dataset: { action: "end" }, onclick: () => this.show(this.moves.length), "aria-label": "to the end" }, "End »"),
         speed, this.slider, this.counter),
       h("div", { class: "replay-body" },
-        h("div", { class: "duel" }, [0, 1].map((slot) => h("div", { class: "side", dataset: { slot: String(slot) } }, this.panels[slot], this.tables[slot]))),
-        h("aside", { class: "moves-panel" }, h("h2", {}, "Moves"), this.list)),
+        h("div", { class: "replay-main" },
+          h("div", { class: "duel" }, [0, 1].map((slot) => h("div", { class: "side", dataset: { slot: String(slot) } }, this.panels[slot], this.tables[slot],
+            h("button", { class: "solve-from", dataset: { action: "solve-from", slot: String(slot) }, onclick: () => this.solveFromHere(slot) }, "Winning line from here")))),
+          this.linePanel),
+        h("aside", { class: "moves-panel" }, this.analysisPanel, h("h2", {}, "Moves"), this.list)),
       this.footer));
   }
 
@@ -118,12 +264,19 @@ class ReplayView {
 
   show(position) {
     this.position = Math.max(0, Math.min(this.moves.length, position));
+    if (this.line && this.line.at !== this.position) {
+      this.line = null; // a line belongs to the point it was asked at
+      fill(this.linePanel);
+    }
     const state = this.stateAt(this.position);
+    if (!state.analysis) state.analysis = this.analysis;
     const at = this.position ? this.moves[this.position - 1].event.at : this.startAt();
     for (const slot of [0, 1]) {
       fill(this.panels[slot], playerPanel(state, slot, at, null));
+      this.tables[slot].classList.remove("on-line");
       this.boards[slot].render(state.boards[slot]);
     }
+    if (this.line) this.renderLine();
     this.slider.value = String(this.position);
     fill(this.counter, `move ${this.position} / ${this.moves.length}`);
     this.counter.dataset.position = String(this.position);
