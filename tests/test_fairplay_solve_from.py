@@ -19,7 +19,7 @@ from server.app import RaceServer
 from server.services.analysis import SolveFromLimits
 from server.store import keys
 from shared import Board, Rules, parse_action
-from shared.protocol import RaceResult, RaceSettings
+from shared.protocol import RaceResult, RaceSettings, Spectators
 
 ANN_LINE = [*WINNING_PREFIX, FATAL]
 """Ann's line in every race here: nine moves of a winning line of seed 7, then the move that loses the deal."""
@@ -33,9 +33,9 @@ def position_after(actions: list[str]) -> Board:
     return board
 
 
-async def finished_race(server: RaceServer) -> Race:
+async def finished_race(server: RaceServer, spectators: Spectators = Spectators.ANYONE) -> Race:
     """Ann plays ``ANN_LINE``, Bob two moves of the winning line; both resign."""
-    race = await seated_race(server.url, RaceSettings(seed=SEED))
+    race = await seated_race(server.url, RaceSettings(seed=SEED, spectators=spectators))
     await play(race.ann, race.race_id, ANN_LINE)
     await play(race.bob, race.race_id, WINNING_PREFIX[:2])
     await race.ann.resign(race.race_id)
@@ -93,6 +93,17 @@ async def test_the_line_from_a_winnable_point_wins_there_and_the_point_after_the
             assert before.budget_ms == 30_000
             with refused("bad_field"):
                 await eve.solve_from(race.race_id, 1, 3)  # Bob made two actions
+    finally:
+        await race.close()
+
+
+async def test_a_race_nobody_may_watch_is_solved_for_its_players_only(solving_server: RaceServer) -> None:
+    race = await finished_race(solving_server, Spectators.NOBODY)
+    try:
+        async with players(solving_server.url, "Eve") as (eve,):
+            with refused("no_spectators"):
+                await eve.solve_from(race.race_id, 0, 1)
+        assert (await race.bob.solve_from(race.race_id, 0, 1)).verdict == "solved"
     finally:
         await race.close()
 

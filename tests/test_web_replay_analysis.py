@@ -94,4 +94,11 @@ async def test_the_replay_marks_the_fatal_move_and_steps_through_a_winning_line_
             await expect(page.locator(".line-view")).to_have_attribute("data-verdict", "unsolvable", timeout=60_000)
             await expect(page.locator(".line-verdict")).to_contain_text("proved the position lost")
             await shot(page, "replay-analysis-04-lost")
+
+            # The race page's result lists the analysis and leads to the replay.
+            await page.goto(f"{http_url(server.url)}/race/{race.race_id}")
+            result = page.locator(".result-overlay")
+            await expect(result.locator('.analysis li[data-verdict="lost_at"]')).to_contain_text(f"lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}")
+            await result.locator(".analysis-hint a").click()
+            await expect(page.locator(".move-list li.fatal")).to_have_count(1)
             await context.close()

@@ -63,8 +63,11 @@ export function clockLine(state, now) {
   );
 }
 
-/** The result: winner, reason, and per player count, time, moves and undos (and the rating change of a rated race). */
-export function resultTable(state) {
+/**
+ * The result: winner, reason, and per player count, time, moves and undos (and the rating change of a rated race),
+ * then the deal check and the analysis (`replayHint`: say that the replay marks the moves; not on the replay itself).
+ */
+export function resultTable(state, { replayHint = true } = {}) {
   const result = state.result;
   const winner = result.winner === null || result.winner === undefined ? null : playerText(result.players.find((p) => p.slot === result.winner) || state.players[result.winner]);
   const headline = winner === null ? "Draw" : state.mySlot === null ? `${winner} wins` : result.winner === state.mySlot ? "You win!" : `${winner} wins`;
@@ -98,7 +101,7 @@ export function resultTable(state) {
     ),
     result.seed !== null && result.seed !== undefined ? h("p", { class: "reveal" }, `The deal was seed ${result.seed} (revealed with the result).`) : null,
     dealCheckLine(state),
-    analysisLines(state),
+    analysisLines(state, replayHint),
   );
 }
 
@@ -117,14 +120,17 @@ export function verdictWords(player) {
 }
 
 /** The post-race analysis (an `analysis` event after the result): where each player lost the win. */
-function analysisLines(state) {
+function analysisLines(state, replayHint) {
   const analysis = state.analysis;
   if (!analysis) return state.result ? h("p", { class: "analysis pending" }, "Analysing where the win slipped away …") : null;
-  return h(
-    "ul",
-    { class: "analysis" },
-    analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${state.players[p.slot].name}: ${verdictWords(p)}`)),
-  );
+  return [
+    h(
+      "ul",
+      { class: "analysis" },
+      analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${state.players[p.slot].name}: ${verdictWords(p)}`)),
+    ),
+    replayHint ? h("p", { class: "analysis-hint" }, h("a", { href: `/replay/${state.race}`, dataset: { link: "" } }, "On the replay"), ": these moves marked, and a winning line from any point.") : null,
+  ];
 }
 
 export function mountRace(root, app, params) {

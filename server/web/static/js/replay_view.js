@@ -282,7 +282,7 @@ class ReplayView {
     this.counter.dataset.position = String(this.position);
     for (const item of this.list.children) item.classList.toggle("current", Number(item.dataset.position) === this.position);
     this.list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
-    fill(this.footer, state.result ? resultTable(state) : null);
+    fill(this.footer, state.result ? resultTable(state, { replayHint: false }) : null);
     if (this.position >= this.moves.length) this.pause();
   }
 
