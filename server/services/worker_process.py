@@ -18,7 +18,9 @@ class WorkerFailed(Exception):
 
 
 class WorkerProcess:
-    """One ``python -m <module>`` worker, started on first use."""
+    """One ``python -m <module>`` worker, started on first use; one request at a time (the caller's to ensure).
+
+    A request cancelled while it waits for its answer stops the worker, so no answer ever goes to the wrong request."""
 
     def __init__(self, module: str) -> None:
         self.module = module
@@ -35,6 +37,9 @@ class WorkerProcess:
         except (OSError, ValueError) as error:
             await self.close()
             raise WorkerFailed(f"{self.module}: {error}") from None
+        except asyncio.CancelledError:
+            self._abandon()  # its answer, still to come, would be read as the answer to the next request
+            raise
         if not answer:
             await self.close()
             raise WorkerFailed(f"{self.module} exited")
@@ -52,6 +57,12 @@ class WorkerProcess:
             return
         process.kill()
         await process.wait()
+
+    def _abandon(self) -> None:
+        """Kill the worker without waiting (asyncio reaps it); the next request starts a new one."""
+        process, self._process = self._process, None
+        if process is not None and process.returncode is None:
+            process.kill()
 
     async def _running(self) -> asyncio.subprocess.Process:
         if self._process is None or self._process.returncode is not None:
