@@ -158,3 +158,21 @@ async def test_analyse_from_prints_the_servers_line_from_a_point_and_solves_a_fi
     code, output = await run_cli("analyse", str(record), "--from", str(len(ANN_LINE)), "--budget", "30", "--json")
     assert code == 0, output
     assert json.loads(output)["verdict"] == "unsolvable"
+
+
+async def test_a_busy_solver_refuses_what_it_cannot_queue_but_still_answers_from_the_cache(solving_server: RaceServer) -> None:
+    race = await finished_race(solving_server)
+    analyst = solving_server.analyst
+    assert analyst is not None
+    try:
+        await race.ann.solve_from(race.race_id, 0, 1)
+        analyst._solver_waiting = analyst.solve_limits.max_waiting  # as if that many requests were waiting for the worker
+        try:
+            with refused("rate_limited"):
+                await race.ann.solve_from(race.race_id, 0, 2)
+            assert (await race.ann.solve_from(race.race_id, 0, 1)).cached
+        finally:
+            analyst._solver_waiting = 0
+        assert (await race.ann.solve_from(race.race_id, 0, 2)).verdict == "solved"
+    finally:
+        await race.close()

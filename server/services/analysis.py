@@ -163,6 +163,8 @@ class RaceAnalyst:
 
     async def _count_solve(self, player: str, address: str) -> None:
         limits = self.solve_limits
+        if self._solver_waiting >= limits.max_waiting:  # refused before it is counted
+            raise ServiceError(ErrorCode.RATE_LIMITED, "the solver is busy with other requests: try again in a few seconds", field="type")
         window_ms = round(limits.window_seconds * 1000)
         for kind, who, most in (("player", player, limits.per_session), ("address", address, limits.per_address)):
             if most and await self.store.count_solve(kind, who, window_ms) > most:
@@ -172,8 +174,6 @@ class RaceAnalyst:
                     f"{limits.window_seconds:g} s are solved (cached answers are free); try again later",
                     field="type",
                 )
-        if self._solver_waiting >= limits.max_waiting:
-            raise ServiceError(ErrorCode.RATE_LIMITED, "the solver is busy with other requests: try again in a few seconds", field="type")
 
     async def _ask_solver(self, record: RaceRecord, actions: list[str]) -> PositionLine:
         request = {
