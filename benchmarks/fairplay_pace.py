@@ -7,7 +7,8 @@ For each seed of the range: one solve from the start (the line a player could be
 analysis of a race in which one player followed that line for its first half and then played the first legal
 move each time (the analysis worker's work: the bisection and the signals). Then a script copies one full line
 move by move through a real server (embedded Redis, default limits: the frame rate limit of 30/s after a burst
-of 100 applies) and the seconds per move are printed.
+of 100 applies) and the seconds per move are printed: as the script's clock saw them, and as the server stored
+them (each move event's time, the statistics the analysis keeps per attempt: ``move_times``, docs/FAIRPLAY.md).
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from client import RaceClient, ServerError
 from server.app import RaceServer, ServerConfig
 from server.embedded_redis import EmbeddedRedis
+from server.services.analysis import move_time_stats
 from shared import Board, Rules, action_text, parse_action
-from shared.protocol import RaceSettings, Started
+from shared.protocol import MoveMade, RaceResult, RaceSettings, Started
 from shared.solver import Budget, Verdict, solve
 from shared.solver.analysis import analyse_line, line_signals
 
@@ -46,8 +48,9 @@ def diverging_line(seed: int, line: list[str]) -> list[str]:
     return played
 
 
-async def copy_pace(line: list[str], seed: int) -> float:
-    """Seconds per move of a script that plays ``line`` through a real server, each move acknowledged."""
+async def copy_pace(line: list[str], seed: int) -> tuple[float, dict[str, float | int]]:
+    """Seconds per move of a script that plays ``line`` through a real server, each move acknowledged; and the
+    move-time statistics of that attempt from the times the server stored with its moves."""
     with tempfile.TemporaryDirectory() as folder:
         redis = EmbeddedRedis(Path(folder), persistent=False)
         redis.start()
@@ -71,11 +74,15 @@ async def copy_pace(line: list[str], seed: int) -> float:
                                 raise
                             await asyncio.sleep(1 / 30)
                 elapsed = time.perf_counter() - started
+                await ann.wait_for(RaceResult)  # the line clears the board: the race is over
+                # Read back by Bob, whose connection has its frame budget left (the copier spent Ann's).
+                start_at = (await bob.replay_page(seated.race.race, limit=1)).race.start_at
+                stored = [event.at async for event in bob.replay(seated.race.race) if isinstance(event, MoveMade) and event.slot == 0]
                 await ann.close()
                 await bob.close()
         finally:
             redis.stop()
-    return elapsed / len(line)
+    return elapsed / len(line), move_time_stats(start_at, stored)
 
 
 def main() -> int:
@@ -105,7 +112,7 @@ def main() -> int:
         print(f"\r{seed - first + 1}/{last - first + 1} seeds", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     seed, line = max(lines.items(), key=lambda item: len(item[1]))
-    pace = asyncio.run(copy_pace(line, seed))
+    pace, stored = asyncio.run(copy_pace(line, seed))
 
     def q(values: list[float], p: float) -> float:
         ordered = sorted(values)
@@ -116,6 +123,7 @@ def main() -> int:
     print(f"solve time to a winning line (s): median {statistics.median(solve_seconds):.4f}, p90 {q(solve_seconds, 0.9):.3f}")
     print(f"post-race analysis of one line (s): median {statistics.median(analysis_seconds):.2f}, p90 {q(analysis_seconds, 0.9):.2f}, max {max(analysis_seconds):.2f}")
     print(f"scripted copy through the server: {pace * 1000:.2f} ms per move ({len(line)} moves in {pace * len(line):.2f} s)")
+    print(f"the copier's attempt as the server stored it (move_times): {stored}")
     return 0
 
 
