@@ -112,7 +112,7 @@ def run(command: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Dispatch ``serve`` or ``test`` (``mypy --strict`` on shared, server, client and cli, ``ruff check``, then pytest)."""
+    """Dispatch ``serve`` or ``test`` (``mypy --strict`` on shared, server, client, cli and benchmarks, ``ruff check``, then pytest)."""
     if not argv or argv[0] not in ("serve", "test"):
         print(__doc__)
         return 2
@@ -122,7 +122,7 @@ def main(argv: list[str]) -> int:
     ensure_browser()
     ensure_debian_package("redis-server", has_redis7, REDIS7_HINT)
     python = str(venv_bin("python"))
-    for check in (["-m", "mypy", "--strict", "shared", "server", "client", "cli"], ["-m", "ruff", "check", "."]):
+    for check in (["-m", "mypy", "--strict", "shared", "server", "client", "cli", "benchmarks"], ["-m", "ruff", "check", "."]):
         code = run([python, *check])
         if code != 0:
             return code

@@ -19,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -114,7 +115,7 @@ def main() -> int:
     seed, line = max(lines.items(), key=lambda item: len(item[1]))
     pace, stored = asyncio.run(copy_pace(line, seed))
 
-    def q(values: list[float], p: float) -> float:
+    def q(values: Sequence[float], p: float) -> float:
         ordered = sorted(values)
         return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
