@@ -254,6 +254,27 @@ async def test_a_private_race_below_the_minimum_is_joined_only_by_a_joiner_who_a
         assert isinstance(rematch, Seated) and rematch.race.settings.spectator_delay == 5
 
 
+async def test_a_full_private_race_below_the_minimum_answers_race_full_and_already_seated_before_the_delay(
+    redis_url: str,
+) -> None:
+    """PROTOCOL.md's order of join errors: ``delay_not_accepted`` is the last; a race nobody could join answers as any."""
+    config = server_config(redis_url, min_spectator_delay_seconds=60.0)
+    async with RaceServer(config) as server, players(server.url, "Ann", "Bob", "Eve") as (ann, bob, eve):
+        private = await ann.create(RaceSettings(private=True, spectator_delay=5))
+        assert private.race.invite is not None
+        with refused("already_seated"):
+            await ann.join(private.race.race)
+        with refused("already_seated"):
+            await ann.join_invite(private.race.invite)
+        await bob.join_invite(private.race.invite, accept_delay=5)
+        with refused("race_full"):
+            await eve.join(private.race.race)
+        with refused("race_full"):
+            await eve.join_invite(private.race.invite)
+        with refused("already_seated"):
+            await bob.join(private.race.race)
+
+
 async def test_the_analysis_names_the_fatal_move_after_the_result_and_never_before(redis_url: str) -> None:
     """Seed 7: Ann plays nine moves of a winning line, then 7D b>5, proven to lose the deal; Bob stops still winnable."""
     async with Redis.from_url(redis_url) as redis:

@@ -222,7 +222,10 @@ class RaceService:
         ``accept_delay`` (seconds) is at most its delay: the joiner has seen the delay and accepts it.
         """
         waiting = await self.record(race_id)
-        if self.policy.needs_acceptance(waiting):
+        # Asked only of a joiner the race could seat: a full, closed or own race answers as any join does
+        # (``race_full``, ``race_closed``, ``already_seated``), before ``delay_not_accepted``.
+        joinable = waiting.status is RaceStatus.WAITING and len(waiting.seats) == 1 and waiting.slot_of(who.player) is None
+        if joinable and self.policy.needs_acceptance(waiting):
             delay_ms = self.policy.delay_of(waiting)
             if accept_delay is None or accept_delay * 1000 > delay_ms:
                 seconds = delay_ms // 1000
