@@ -3,10 +3,14 @@ and states the limits, choices and value lists the server enforces with the serv
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Iterator
 from dataclasses import fields
 from enum import StrEnum
 from itertools import takewhile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +30,7 @@ from shared.protocol import (
     ResultReason,
     Spectators,
 )
+from shared.protocol.codec import from_map
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 MESSAGES = {**REQUEST_TYPES, **SERVER_MESSAGE_TYPES}
@@ -84,3 +89,40 @@ def test_the_name_rules_are_documented_with_their_limits() -> None:
 def test_every_value_of_every_closed_set_is_documented(values: type[StrEnum]) -> None:
     for value in values:
         assert f"`{value}`" in DOC, f"{values.__name__}.{value.name} ({value}) is not documented"
+
+
+def _examples() -> Iterator[tuple[str, str]]:
+    """Every message of the doc's JSON examples that is complete JSON (no `…` standing for left-out parts), as
+    (arrow, text), a trailing remark in parentheses dropped."""
+    for block in re.findall(r"```json\n(.*?)```", DOC, re.S):
+        for arrow, text in re.findall(r"^\s*(→|←) ?(.*?)(?=^\s*[→←]|\Z)", block, re.S | re.M):
+            text = re.sub(r"\s+\([^\"]*\)\s*$", "", text.strip())
+            try:
+                json.loads(text)
+            except ValueError:
+                continue
+            yield arrow, text
+
+
+def _left_out(example: Any, wire: Any, path: str = "") -> list[str]:
+    if isinstance(example, dict) and isinstance(wire, dict):
+        gaps = [f"{path or 'the message'} lacks {name!r}" for name in sorted(set(wire) - set(example))]
+        gaps += [f"{path or 'the message'} has {name!r}, which the server never sends" for name in sorted(set(example) - set(wire))]
+        return gaps + [gap for name in set(example) & set(wire) for gap in _left_out(example[name], wire[name], f"{path}.{name}")]
+    if isinstance(example, list) and isinstance(wire, list):
+        return [gap for index, pair in enumerate(zip(example, wire, strict=False)) for gap in _left_out(*pair, f"{path}[{index}]")]
+    return []
+
+
+def test_the_complete_examples_are_messages_as_the_server_sends_them() -> None:
+    """A client author copies the examples: each complete one must decode with the protocol's own types, and a server
+    message must show every field the server sends (nil ones too: the server sends them, never leaves them out)."""
+    checked = 0
+    for arrow, text in _examples():
+        example = json.loads(text)
+        registry = REQUEST_TYPES if arrow == "→" else SERVER_MESSAGE_TYPES
+        message = from_map(registry[example["type"]], example)
+        if arrow == "←":
+            assert not (gaps := _left_out(example, message.to_wire())), f"{text[:60]}…: {gaps}"
+        checked += 1
+    assert checked >= 60, f"only {checked} complete examples found: has the example format changed?"
