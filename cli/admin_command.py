@@ -21,11 +21,13 @@ from cli.output import EXIT_OK, EXIT_REFUSED, CommandError, emit_json
 from server import config
 from server.admin_signing import sign
 from server.app import ServerConfig
+from server.embedded_redis import running_url
 from server.store import AnalysisStore, BanKind, OpsStore, RaceStore, StoreError, connect_redis
 
 EPILOG = """\
 The tool talks to Redis, never to the public port: give the servers' Redis with --redis, REDIS_URL or the
-redis_url of --config FILE. Commands that change something are signed with the operator secret
+redis_url of --config FILE; without them it uses the embedded Redis of a server running on the data folder
+(data_dir, default var/redis: run it where `flowergarden serve` / `python3 dev.py serve` was started). Commands that change something are signed with the operator secret
 (FLOWERGARDEN_OPERATOR_SECRET, or operator_secret in the config file): the servers obey only commands signed
 with their own secret, at most a minute old. Each live process replies; the tool waits for all of them
 (--wait-replies seconds at most) and prints one line per process. Every command is audited in Redis
@@ -68,11 +70,7 @@ def register(subparsers: Any) -> None:
         description="Operate running Flower Garden Race servers through their Redis.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--redis", metavar="URL", help="the servers' Redis (default REDIS_URL or --config's redis_url)")
-    parser.add_argument("--config", type=Path, metavar="FILE", help="a server config file to take redis_url and operator_secret from")
-    parser.add_argument("--as", dest="operator", default=_login(), help="your name in the audit trail (default %(default)s)")
-    parser.add_argument("--wait-replies", type=float, default=5.0, metavar="SECONDS", help="how long to wait for the processes' replies")
-    parser.add_argument("--json", action="store_true", help="print JSON documents instead of text")
+    _common_options(parser)
     commands = parser.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
 
     commands.add_parser("processes", help="the live server processes (id, address, connections, draining)")
@@ -101,7 +99,28 @@ def register(subparsers: Any) -> None:
     drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
     audit = commands.add_parser("audit", help="the newest audited operator commands")
     audit.add_argument("--count", type=int, default=20)
+    for action in commands.choices.values():
+        _common_options(action, given_here_only=True)
     parser.set_defaults(handler=run_admin)
+
+
+def _common_options(parser: argparse.ArgumentParser, *, given_here_only: bool = False) -> None:
+    """The options every action takes, before the action (``admin --json list``) or after it (``admin list --json``).
+
+    After the action they default to nothing (``SUPPRESS``), so that a value given before it stands.
+    """
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if given_here_only else value
+
+    parser.add_argument("--redis", metavar="URL", default=default(None),
+                        help="the servers' Redis (default REDIS_URL, --config's redis_url, or the embedded Redis of a server "
+                        "started from this folder: its data_dir)")
+    parser.add_argument("--config", type=Path, metavar="FILE", default=default(None),
+                        help="a server config file to take redis_url, data_dir and operator_secret from")
+    parser.add_argument("--as", dest="operator", default=default(_login()), help=f"your name in the audit trail (default {_login()})")
+    parser.add_argument("--wait-replies", type=float, default=default(5.0), metavar="SECONDS",
+                        help="how long to wait for the processes' replies (default 5)")
+    parser.add_argument("--json", action="store_true", default=default(False), help="print JSON documents instead of text")
 
 
 def _subject(parser: argparse.ArgumentParser, *, connection: bool = False) -> None:
@@ -153,9 +172,14 @@ class Admin:
 def run_admin(args: argparse.Namespace) -> int:
     """Run one admin action."""
     settings = _settings(args)
-    redis_url = args.redis or settings.redis_url
+    redis_url = args.redis or settings.redis_url or running_url(Path(settings.data_dir))
     if not redis_url:
-        raise CommandError("no_redis", "give the servers' Redis: --redis URL, REDIS_URL or redis_url in --config")
+        raise CommandError(
+            "no_redis",
+            "give the servers' Redis: --redis URL, REDIS_URL or redis_url in --config (no server with an embedded Redis "
+            f"holds the data folder {settings.data_dir} here: run the command in the folder the server was started in, "
+            "or give its --config)",
+        )
     try:
         return asyncio.run(_run(args, redis_url, settings.operator_secret))
     except StoreError as error:

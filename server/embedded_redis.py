@@ -68,6 +68,26 @@ def _is_redis_server(pid: int) -> bool:
         return False
 
 
+def _lock_path(data_dir: Path) -> Path:
+    return data_dir / "flowergarden.lock"
+
+
+def running_url(data_dir: Path) -> str | None:
+    """The URL of the embedded Redis that a running server holds on ``data_dir``; None when no server holds it.
+
+    The server's lock on the folder tells a live owner from a file left by one that died.
+    """
+    try:
+        with open(_lock_path(data_dir)) as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return lock.read().strip() or None
+            return None  # nobody holds the folder: no server runs on it
+    except OSError:
+        return None
+
+
 class EmbeddedRedis:
     """Starts redis-server on 127.0.0.1 and stops it (SIGTERM: it flushes its append-only file first)."""
 
@@ -133,8 +153,9 @@ class EmbeddedRedis:
             client.close()
 
     def _lock_data_dir(self) -> None:
-        """Two servers must never write one append-only file."""
-        self._lock_file = open(self.data_dir / "flowergarden.lock", "w")  # noqa: SIM115 - held while the server runs
+        """Two servers must never write one append-only file. The lock file holds the URL while the lock is held, so
+        that tools started in the same folder (``flowergarden admin``) find this Redis: :func:`running_url`."""
+        self._lock_file = open(_lock_path(self.data_dir), "a+")  # noqa: SIM115 - held while the server runs
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -143,6 +164,10 @@ class EmbeddedRedis:
             raise RedisUnavailable(
                 f"another process uses the Redis data folder {self.data_dir}; stop it, pass another --data-dir, or --redis URL"
             ) from None
+        self._lock_file.seek(0)
+        self._lock_file.truncate()
+        self._lock_file.write(self.url)
+        self._lock_file.flush()
 
     @property
     def _pid_file(self) -> Path:

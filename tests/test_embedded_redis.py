@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from server.embedded_redis import EmbeddedRedis, RedisUnavailable
+from server.embedded_redis import EmbeddedRedis, RedisUnavailable, running_url
 
 
 def test_data_written_before_a_stop_is_there_after_a_restart(tmp_path: Path) -> None:
@@ -36,3 +36,13 @@ def test_a_redis_orphaned_by_a_dead_server_is_stopped_before_a_new_one_starts(tm
     finally:
         if orphan_process.poll() is None:
             orphan_process.kill()
+
+
+def test_tools_find_the_url_of_the_embedded_redis_only_while_its_server_holds_the_data_folder(tmp_path: Path) -> None:
+    assert running_url(tmp_path) is None
+    with EmbeddedRedis(tmp_path) as embedded:
+        assert running_url(tmp_path) == embedded.url
+        with pytest.raises(RedisUnavailable):
+            EmbeddedRedis(tmp_path).start()  # a refused second server leaves the running one's URL in place
+        assert running_url(tmp_path) == embedded.url
+    assert running_url(tmp_path) is None  # the file stays, but nobody holds it

@@ -25,6 +25,7 @@ from winning_lines import winning_deal
 
 from client import ConnectionLost, RaceClient, ServerError
 from server.app import RaceServer
+from server.embedded_redis import EmbeddedRedis
 from server.store import OpsStore, RaceStore, connect_redis
 from shared.protocol import Notice, RaceClosed, RaceResult, RaceSettings, ServerShutdown
 
@@ -198,3 +199,34 @@ async def test_a_drain_lets_the_race_finish_refuses_newcomers_then_the_process_e
         await redis.aclose()
     await race.close()
     await lobby.close()
+
+
+async def _admin_here(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``flowergarden admin ARGS`` run in ``folder`` with no Redis named: no --redis, no REDIS_URL, no config."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("FLOWERGARDEN_", "REDIS_"))}
+    environment["PYTHONPATH"] = str(ROOT)
+    command = [sys.executable, "-m", "cli", "admin", *args]
+    return await asyncio.to_thread(subprocess.run, command, cwd=folder, env=environment, capture_output=True, text=True, timeout=60)
+
+
+async def test_every_admin_option_may_follow_the_action_as_docs_operations_shows(operated: RaceServer, redis_url: str) -> None:
+    """OPERATIONS.md: "Every action takes --json, --as NAME, --wait-replies SECONDS and --redis URL / --config FILE"."""
+    after = await _admin_here(ROOT, "processes", "--json", "--redis", redis_url, "--wait-replies", "4", "--as", "tester")
+    assert after.returncode == 0, after.stderr
+    before = await _admin_here(ROOT, "--json", "--redis", redis_url, "processes")
+    assert before.returncode == 0, before.stderr
+    assert any(item["address"].endswith(f":{operated.port}") for item in json.loads(after.stdout))
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+
+
+async def test_admin_finds_the_embedded_redis_of_a_server_started_in_the_same_folder(tmp_path: Path) -> None:
+    """``python3 dev.py serve`` picks a free port for its embedded Redis: the operator need not look it up."""
+    nobody = await _admin_here(tmp_path, "processes")
+    assert nobody.returncode == 1 and "no_redis" in nobody.stdout + nobody.stderr and "var/redis" in nobody.stdout + nobody.stderr
+    with EmbeddedRedis(tmp_path / "var" / "redis") as embedded:
+        async with RaceServer(server_config(embedded.url, operator_secret=SECRET)) as server:
+            assert server.admin is not None
+            await server.admin.heartbeat()
+            found = await _admin_here(tmp_path, "processes", "--json")
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert [item["address"] for item in json.loads(found.stdout)] == [f"127.0.0.1:{server.port}"]
