@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         help="show the layout of a seed",
         description="Print the layout that SEED deals: six columns (last card available) and the 16-card bouquet.",
     )
-    deal_parser.epilog = EXIT_CODES_HELP
+    deal_parser.epilog = "Exit codes: 0 done, 2 bad command line (a seed out of range)."
     deal_parser.add_argument("seed", type=seed_argument, metavar="SEED", help="unsigned 64-bit integer (decimal or 0x hex)")
     add_profile_argument(deal_parser)
     deal_parser.add_argument("--json", action="store_true", help="print JSON instead of a picture")

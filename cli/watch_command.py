@@ -35,7 +35,8 @@ def register(subparsers: Any) -> None:
         parser = subparsers.add_parser(name, help=help_text, description=description)
         add_server_argument(parser)
         if name != "live":
-            parser.add_argument("race", metavar="RACE_ID", help="the race (see 'flowergarden live')")
+            where = "'flowergarden live'" if name == "watch" else "'flowergarden history HANDLE' or the id shown at its result"
+            parser.add_argument("race", metavar="RACE_ID", help=f"the race (see {where})")
             add_plain_argument(parser)
         if name == "replay":
             parser.add_argument(

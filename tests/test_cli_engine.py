@@ -269,3 +269,17 @@ def test_a_terminal_that_cannot_show_suit_symbols_gets_letters_and_escaped_json(
     solved = flowergarden("solve", "42", "--nodes", "1000", env={"PYTHONIOENCODING": "ascii"})
     assert solved.returncode == 0 and b"Traceback" not in solved.stderr
     assert b"Column 1     7C 3H KC AS 2S AC" in solved.stdout and b"Verdict:" in solved.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "says", "never"),
+    [("deal", "0 done, 2 bad command line", "illegal move"), ("replay", "flowergarden history", "flowergarden live")],
+)
+def test_the_help_of_a_command_names_only_what_applies_to_it(
+    capsys: pytest.CaptureFixture[str], command: str, says: str, never: str
+) -> None:
+    """deal plays no moves (so no exit code 1); a finished race to replay is no longer among the live races."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert says in shown and never not in shown
