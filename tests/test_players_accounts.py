@@ -60,6 +60,23 @@ async def test_logging_in_from_another_client_plays_as_the_same_account_and_a_re
         await first.close()
 
 
+async def test_registering_logs_the_session_in_to_the_new_account_even_a_bot_account_registered_while_logged_in(
+    race_server: RaceServer,
+) -> None:
+    """PROTOCOL.md "register": the session then plays as the account it registered, whatever it was before."""
+    human, bot = new_handle("Hum"), new_handle("Bot")
+    async with players(race_server.url, "one") as (client,):
+        first = await client.register(human, PASSWORD)
+        second = await client.register(bot, bot=True)
+        token = client.token
+    back = await RaceClient.connect(race_server.url)
+    try:
+        welcome = await back.hello("whatever", token)
+        assert (welcome.account, welcome.bot, welcome.player) == (bot, True, second.player) != (human, False, first.player)
+    finally:
+        await back.close()
+
+
 async def test_a_wrong_password_and_an_unknown_handle_get_the_same_refusal(race_server: RaceServer) -> None:
     handle = new_handle("Cid")
     await (await registered(race_server.url, handle)).close()
