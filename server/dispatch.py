@@ -441,7 +441,7 @@ class Dispatcher:
 
     @handles(GetAnalysis)
     async def _get_analysis(self, state: ConnectionState, session: Session, request: GetAnalysis) -> None:
-        analysis = await self.analyst.analysis(request.race)
+        analysis = await self.analyst.analysis(request.race, session.player)
         state.send(AnalysisReport(id=request.id, race=request.race, analysis=analysis))
 
     @handles(SolveFrom)

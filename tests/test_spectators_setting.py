@@ -70,6 +70,22 @@ async def test_a_race_nobody_may_watch_is_replayed_to_its_players_only(race_serv
             await race.close()
 
 
+async def test_the_analysis_of_a_race_nobody_may_watch_is_given_to_its_players_only(race_server: RaceServer) -> None:
+    """The analysis names each player's fatal move and a winning line: as private as the replay."""
+    race = await seated_race(race_server.url, RaceSettings(seed=5, spectators="nobody"))
+    async with players(race_server.url, "Wes") as (stranger,):
+        try:
+            await race.ann.resign(race.race_id)
+            await race.bob.resign(race.race_id)
+            await events_until(race.ann, lambda event: isinstance(event, RaceResult))
+            assert (await race.ann.analysis(race.race_id)).race == race.race_id
+            assert (await race.bob.analysis(race.race_id)).race == race.race_id
+            with refused("no_spectators"):
+                await stranger.analysis(race.race_id)
+        finally:
+            await race.close()
+
+
 async def test_an_unknown_spectators_value_is_a_bad_field(race_server: RaceServer) -> None:
     async with players(race_server.url, "Ann") as (ann,):
         with refused("bad_field"):

@@ -32,9 +32,10 @@ from server import metrics
 from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
 from server.services.race import RACE_ID_PATTERN
+from server.services.spectate import ensure_shown_to
 from server.services.worker_process import WorkerFailed, WorkerProcess
 from server.store import AnalysisStore, RaceRecord, RaceStore, StoreError, StoreRefusal
-from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceStatus, Spectators, from_map
+from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceStatus, from_map
 from shared.solver import Verdict
 
 log = logging.getLogger(__name__)
@@ -125,9 +126,10 @@ class RaceAnalyst:
         self._solver_waiting = 0
         self._loop = BackgroundLoop("race analyst")
 
-    async def analysis(self, race_id: str) -> RaceAnalysis | None:
-        """The stored analysis of a finished race, or None while it is computed; ``not_finished`` before the result."""
-        await self._finished(race_id)
+    async def analysis(self, race_id: str, player: str) -> RaceAnalysis | None:
+        """The stored analysis of a finished race, or None while it is computed; ``not_finished`` before the result,
+        ``no_spectators`` for anyone but its players when nobody may watch the race (as its replay)."""
+        ensure_shown_to(await self._finished(race_id), player)
         stored = await self.store.load(race_id)
         return None if stored is None else from_map(RaceAnalysis, stored["analysis"])
 
@@ -146,8 +148,7 @@ class RaceAnalyst:
         Refused like ``replay`` to others than its players when nobody may watch the race; ``bad_field`` for a seat or
         a point the line does not have; ``rate_limited`` past :class:`SolveFromLimits` (a cached answer is free)."""
         record = await self._finished(race_id)
-        if record.spectators is Spectators.NOBODY and record.slot_of(player) is None:
-            raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it: only they may ask")
+        ensure_shown_to(record, player)
         if slot not in {seat.slot for seat in record.seats}:
             raise ServiceError(ErrorCode.BAD_FIELD, f"the race has no player in seat {slot}", field="slot")
         line = await self.races.actions(race_id, slot)

@@ -16,9 +16,16 @@ from itertools import takewhile
 from server.services.errors import ServiceError
 from server.services.race import RaceService, rules_of
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
-from server.store import RaceStore
+from server.store import RaceRecord, RaceStore
 from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
+
+
+def ensure_shown_to(record: RaceRecord, player: str) -> None:
+    """What was played in a race nobody may watch (its replay, its analysis) is shown to its own players only:
+    ``no_spectators`` for anyone else."""
+    if record.spectators is Spectators.NOBODY and record.slot_of(player) is None:
+        raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it: only they see what was played")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +97,7 @@ class SpectateService:
         """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time); a
         race nobody may watch is replayed to its own players only."""
         record = await self.races.record(race_id)
-        if record.spectators is Spectators.NOBODY and record.slot_of(player) is None:
-            raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it: only they replay it")
+        ensure_shown_to(record, player)
         if record.status is RaceStatus.CLOSED:
             raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started: there is nothing to replay")
         if record.status is not RaceStatus.FINISHED:
