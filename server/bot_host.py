@@ -82,7 +82,9 @@ class BotHost:
         try:
             client = await RaceClient.connect(self._url())
             account = await self._log_in(client, level, account)
-            seated = await client.join(race_id)
+            # The creator who called the bot chose its race's spectator delay; a practice bot accepts any delay
+            # (accept_delay 0: "as low as 0 s"), so a private race below the server's minimum gets its bot too.
+            seated = await client.join(race_id, accept_delay=0)
         except ServerError as error:
             await self._done(client, account)
             code = ErrorCode(error.code) if error.code in ErrorCode.__members__.values() else ErrorCode.UNAVAILABLE

@@ -35,6 +35,23 @@ async def test_a_summoned_bot_takes_the_seat_plays_to_a_result_and_is_labelled_a
     assert not result.players[0].bot
 
 
+async def test_a_bot_called_into_a_private_race_below_the_delay_minimum_accepts_the_delay_its_creator_chose(redis_url: str) -> None:
+    async with RaceServer(server_config(redis_url, bot_pace=0.0, min_spectator_delay_seconds=60.0)) as server:
+        ann = await player(server.url, "Ann")
+        try:
+            race = (await ann.create(RaceSettings(private=True, spectator_delay=0))).race
+            assert race.settings.spectator_delay == 0
+            await ann.summon_bot(race.race, level=1)
+            joined = await ann.wait_for(PlayerJoined, timeout=30)
+            while joined.slot != 1:
+                joined = await ann.wait_for(PlayerJoined, timeout=30)
+            assert joined.bot
+            await ann.wait_for(Started)
+            await ann.resign(race.race)
+        finally:
+            await ann.close()
+
+
 async def test_only_the_creator_may_summon_and_one_bot_per_player_at_a_time(redis_url: str) -> None:
     async with RaceServer(server_config(redis_url, bot_pace=1.0)) as server:
         ann = await player(server.url, "Ann")
