@@ -14,7 +14,7 @@ from redis.exceptions import RedisClusterException, RedisError
 from cli.output import EXIT_OK, CommandError
 from server import config, logs
 from server.app import ServerConfig, TlsSetupError, serve_until_signal
-from server.embedded_redis import EmbeddedRedis, RedisUnavailable
+from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable
 from server.logs import LogFormat
 from server.store.durability import Durability, StoreNotReady
 
@@ -326,6 +326,8 @@ def run_serve(args: argparse.Namespace) -> int:
         embedded = EmbeddedRedis(data_dir, persistent=True)
         try:
             embedded.start()
+        except DataDirInUse as error:
+            raise CommandError("data_dir_in_use", str(error)) from None
         except RedisUnavailable as error:
             raise CommandError("no_redis", str(error)) from None
         print(f"flowergarden: embedded Redis on {embedded.url}, data (AOF) in {data_dir.resolve()}", flush=True)

