@@ -24,6 +24,7 @@ def outcome(frame: bytes) -> Request | ErrorCode:
     except ProtocolError as error:
         assert error.code in DOCUMENTED and error.code.value in ERROR_CODES
         assert error.request_id is None or isinstance(error.request_id, int)
+        assert error.message.strip() and not error.message.rstrip().endswith(":"), f"a message that says nothing: {error.message!r}"
         return error.code
 
 
@@ -54,3 +55,7 @@ def test_any_bytes_from_a_server_decode_to_a_message_or_a_protocol_error(frame: 
         decode_server_message(frame)
     except ProtocolError as error:
         assert error.code in DOCUMENTED
+
+
+def test_a_frame_of_unreadable_bytes_is_refused_with_a_message_that_says_so() -> None:
+    assert outcome(b"\xc1") is ErrorCode.BAD_FRAME  # 0xc1 is never used by MessagePack: its decoder gives no reason

@@ -84,7 +84,7 @@ def unpack_map(data: bytes, *, from_server: bool = False) -> dict[str, Any]:
     try:
         document = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_reject_ext, max_ext_len=0, **limits)
     except (ValueError, TypeError, RecursionError) as error:
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack frame: {error}") from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"not a MessagePack frame: {str(error) or 'unreadable bytes'}") from None
     if not isinstance(document, dict):
         raise ProtocolError(ErrorCode.BAD_FRAME, "a frame is one MessagePack map")
     return document
