@@ -365,7 +365,7 @@ class RaceClient:
         """The race and own actions, and events after ``after`` from now on (after a reconnect)."""
         reply = await self.request(Sync(id=self._id(), token=self.token, race=race, after=after), Synced)
         self._next_seq[race] = len(reply.moves)
-        self._follow(race, playing=True, after=after)
+        self._follow(race, playing=True, after=min(after, reply.race.event_seq))  # as the server starts the stream
         return reply
 
     # --- accounts and players -------------------------------------------------------------------
@@ -414,7 +414,7 @@ class RaceClient:
     async def watch(self, race: str, after: int | None = None) -> Watching:
         """Spectate a race: the snapshot as of now minus its delay; its later events arrive through :meth:`events`."""
         reply = await self.request(Watch(id=self._id(), token=self.token, race=race, after=after), Watching)
-        self._follow(race, playing=False, after=reply.race.event_seq if after is None else after)
+        self._follow(race, playing=False, after=reply.race.event_seq if after is None else min(after, reply.race.event_seq))
         return reply
 
     async def unwatch(self, race: str) -> Ok:

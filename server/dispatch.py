@@ -408,7 +408,10 @@ class Dispatcher:
         reply = Synced(
             id=request.id, race=seated.info, slot=seated.slot, moves=line.actions, redeal_columns=line.redeal_columns, deal=line.deal
         )
-        await self._subscribe(state, request.race, seated.slot, request.after, seated_at=seated.info.event_seq, reply=reply)
+        # An ``after`` beyond the race's last event (a seq of another race, or events a failover lost) would wait for
+        # event after+1 and miss every event before it: the stream starts after the reply's race instead.
+        after = min(request.after, seated.info.event_seq)
+        await self._subscribe(state, request.race, seated.slot, after, seated_at=seated.info.event_seq, reply=reply)
         await self.lobby.lobby.adopt(state.owner, seated.record, session.player)
 
     @handles(LiveRaces)
@@ -428,7 +431,7 @@ class Dispatcher:
         reply = Watching(
             id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms, deal=snapshot.deal
         )
-        after = snapshot.info.event_seq if request.after is None else request.after
+        after = snapshot.info.event_seq if request.after is None else min(request.after, snapshot.info.event_seq)
         await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms, reply=reply)
 
     @handles(Unwatch)

@@ -9,14 +9,14 @@ import itertools
 import time
 
 import pytest
-from lobby_helpers import wait_until
+from lobby_helpers import players, wait_until
 from race_helpers import drop, events_until, play, seated_race, server_config, store_of
 from winning_lines import first_foundation_prefix, winning_deal
 
-from client import ConnectionLost, ServerError
+from client import ConnectionLost, RaceClient, ServerError
 from server.app import RaceServer
 from server.store import StoredEvent, keys
-from shared.protocol import AttemptEnded, Back, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
+from shared.protocol import AttemptEnded, Back, Countdown, Disconnected, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings
 
 
 async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_server: RaceServer) -> None:
@@ -45,6 +45,26 @@ async def test_a_player_resumes_mid_race_with_every_missed_event_in_order(race_s
         assert (await race.bob.move(race.race_id, line[2])).seq == 3  # and plays on where it stopped
     finally:
         await race.close()
+
+
+async def test_a_sync_or_watch_after_a_seq_beyond_the_race_starts_right_after_the_reply_and_misses_nothing(
+    race_server: RaceServer,
+) -> None:
+    """A stale ``after`` (a seq of another race, or events lost in a failover) must not silence the stream."""
+    async with players(race_server.url, "Ann", "Bob", "Wes") as (ann, bob, wes):
+        race_id = (await ann.create(RaceSettings(spectator_delay=0))).race.race
+        other = await RaceClient.connect(race_server.url)
+        try:
+            await other.hello("Ann", ann.token)
+            synced = await other.sync(race_id, after=50)
+            watching = await wes.watch(race_id, after=50)
+            assert synced.race.event_seq == 1 and watching.race.event_seq <= 1
+            await bob.join(race_id)
+            countdown = await other.wait_for(Countdown)
+            assert countdown.race == race_id and other.last_seq[race_id] < 50
+            assert (await wes.wait_for(Countdown, timeout=10)).seq == countdown.seq
+        finally:
+            await other.close()
 
 
 async def test_a_move_sent_just_before_the_drop_and_resent_after_is_applied_once(race_server: RaceServer) -> None:
