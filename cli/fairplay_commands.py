@@ -171,7 +171,7 @@ def analyse_file(path: Path, budget_seconds: float) -> RaceAnalysis:
         players.append(
             PlayerAnalysis(slot, found.verdict, found.fatal_action, found.fatal_move, found.first_action, found.last_action, found.continuation or None)
         )
-    return RaceAnalysis(path.name, verdict.value, line, players, round(budget_seconds * 1000), 0)
+    return RaceAnalysis(path.name, verdict.value, line or None, players, round(budget_seconds * 1000), 0)
 
 
 async def _server_analysis(args: argparse.Namespace, out: list[tuple[RaceAnalysis, dict[int, str]]]) -> None:

@@ -185,6 +185,13 @@ class TlsSetupError(Exception):
     """The certificate or key cannot be read or do not belong together."""
 
 
+def _log_crash(task: asyncio.Task[None]) -> None:
+    """A background worker that ended with an exception stops its work in this process: say so, with the cause
+    (``flowergarden_background_worker_up`` shows 0 from then on)."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.error("background worker %s crashed; its work stops in this process until it restarts", task.get_name(), exc_info=error)
+
+
 def _alive(task: asyncio.Task[None]) -> bool:
     """Whether a background task runs, or ended because it had nothing to do (not cancelled, no exception)."""
     return not task.done() or (not task.cancelled() and task.exception() is None)
@@ -333,6 +340,8 @@ class RaceServer:
         self._stoppers = [service.stop for service in background]
         self.hub = hub
         self._tasks = [asyncio.create_task(service.run(), name=type(service).__name__) for service in background]
+        for task in self._tasks:
+            task.add_done_callback(_log_crash)
         dispatcher = Dispatcher(
             sessions,
             self.races,

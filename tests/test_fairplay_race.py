@@ -314,6 +314,28 @@ async def test_the_analysis_names_the_fatal_move_after_the_result_and_never_befo
     assert document["analysis"]["players"][0]["fatal_move"] == FATAL
 
 
+async def test_a_deal_without_a_winning_line_is_analysed_and_the_analyst_goes_on_with_the_next_race(redis_url: str) -> None:
+    """An unwinnable deal has no winning line (nil): it once failed the analysis' own schema check, which stopped
+    this process' analyst for good."""
+    async with Redis.from_url(redis_url) as redis:
+        await redis.delete(keys.analysis_queue())
+    config = server_config(redis_url, analysis=True, analysis_budget=AnalysisBudget(seconds=2, signal_seconds=0.1, signal_solves=2))
+    async with RaceServer(config) as server:
+        analyses = []
+        for settings in (RaceSettings(profile="foundation-only", seed=3), RaceSettings(seed=winning_deal()[0])):
+            race = await seated_race(server.url, settings)
+            try:
+                await race.ann.resign(race.race_id)
+                await race.bob.resign(race.race_id)
+                analyses.append((await race.ann.wait_for(AnalysisReady, timeout=120)).analysis)
+            finally:
+                await race.close()
+    unwinnable, winnable = analyses
+    assert unwinnable.deal != "solved" and unwinnable.winning_line is None
+    assert {line.verdict for line in unwinnable.players} <= {LineVerdict.DEAL_NOT_WINNABLE, LineVerdict.UNKNOWN}
+    assert winnable.deal == "solved" and winnable.winning_line
+
+
 async def _fetch(url: str, race_id: str) -> Any:
     async with players(url, "Cid") as (cid,):
         async def ready() -> bool:

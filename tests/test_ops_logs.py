@@ -3,16 +3,19 @@ never a token, an invite code or the operator secret."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 from pathlib import Path
 
 import pytest
 from conftest import SpawnServers
-from race_helpers import play, player
+from race_helpers import play, player, server_config
 from winning_lines import winning_deal
 
 from client import ServerError
+from server.app import RaceServer
+from server.services.analysis import RaceAnalyst
 from shared.protocol import Countdown, RaceResult, RaceSettings, Started
 
 SECRET = "operator-secret-never-logged"
@@ -88,3 +91,18 @@ async def test_text_logs_are_readable_lines(spawn_servers: SpawnServers) -> None
     output = server.output()
     assert "connection_open" in output and "peer=127.0.0.1" in output
     assert not any(line.startswith("{") for line in output.splitlines())
+
+
+async def test_a_background_worker_that_crashes_is_logged_with_its_cause(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its gauge drops to 0, and the operator can read why in the log (it once died without a line)."""
+    async def crash(self: RaceAnalyst) -> None:
+        raise RuntimeError("the analyst's own bug")
+
+    monkeypatch.setattr(RaceAnalyst, "run", crash)
+    async with RaceServer(server_config(redis_url, analysis=True)):
+        await asyncio.sleep(0.2)
+    crashed = [record for record in caplog.records if "background worker RaceAnalyst crashed" in record.getMessage()]
+    assert crashed and crashed[0].levelname == "ERROR" and crashed[0].exc_info is not None
+    assert "the analyst's own bug" in str(crashed[0].exc_info[1])

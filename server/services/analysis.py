@@ -35,7 +35,7 @@ from server.services.race import RACE_ID_PATTERN
 from server.services.spectate import ensure_shown_to
 from server.services.worker_process import WorkerFailed, WorkerProcess
 from server.store import AnalysisStore, RaceRecord, RaceStore, StoreError, StoreRefusal
-from shared.protocol import ErrorCode, MoveMade, RaceAnalysis, RaceStatus, from_map
+from shared.protocol import ErrorCode, MoveMade, ProtocolError, RaceAnalysis, RaceStatus, from_map
 from shared.solver import Verdict
 
 log = logging.getLogger(__name__)
@@ -250,7 +250,7 @@ class RaceAnalyst:
             }  # fmt: skip
             from_map(RaceAnalysis, analysis)  # checks the worker's answer against the schema
             signals = list(answer["signals"])
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, ProtocolError) as error:
             raise await self._worker.fail(f"answered {raw[:200]!r} ({error})") from None
         times: dict[int, list[int]] = {seat.slot: [] for seat in record.seats}
         for event in await self.races.events_after(race_id, 0):

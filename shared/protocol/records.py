@@ -265,8 +265,8 @@ class RaceAnalysis:
     race: str
     deal: str
     """The solver's verdict on the deal: ``solved`` (winnable), ``unsolvable`` (proven not) or ``unknown``."""
-    winning_line: list[str]
-    """A winning line from the start (empty unless ``deal`` is ``solved``)."""
+    winning_line: list[str] | None
+    """A winning line from the start; nil unless ``deal`` is ``solved`` (the stored event leaves nil and empty out)."""
     players: list[PlayerAnalysis]
     budget_ms: int
     """The solver's time budget per position analysed (ms)."""
