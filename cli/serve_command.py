@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -137,7 +138,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--countdown", type=_seconds, metavar="SECONDS", help="countdown before a race starts (default 3)")
     parser.add_argument(
         "--spectator-delay", type=_seconds, metavar="SECONDS",
-        help="how far spectators lag behind a race that does not choose its own delay (default 60; fair play)",
+        help=(
+            "how far spectators lag behind a race that does not choose its own delay (default 60; fair play); "
+            "public races never lag less than --min-spectator-delay"
+        ),
     )
     parser.add_argument(
         "--min-spectator-delay", type=_seconds, metavar="SECONDS",
@@ -320,6 +324,14 @@ def run_serve(args: argparse.Namespace) -> int:
         print(config.to_toml(settings), end="")
         return EXIT_OK
     logs.configure(settings.log_format, settings.log_level)
+    if settings.spectator_delay_seconds < settings.min_spectator_delay_seconds:
+        print(
+            f"flowergarden: note: the default spectator delay {settings.spectator_delay_seconds:g} s is below the minimum "
+            f"{settings.min_spectator_delay_seconds:g} s (--min-spectator-delay): public races lag "
+            f"{settings.min_spectator_delay_seconds:g} s, private ones may lag {settings.spectator_delay_seconds:g} s "
+            "if their joiner accepts it",
+            file=sys.stderr, flush=True,
+        )
     embedded: EmbeddedRedis | None = None
     if not settings.redis_url and not settings.redis_cluster_url:
         data_dir = Path(settings.data_dir)

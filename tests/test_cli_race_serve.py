@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import signal
 import time
 import urllib.request
@@ -69,3 +70,16 @@ async def test_race_command_answers_a_move_typed_before_the_deal_without_sending
         bob.stdin.write("3S b>5\nboard\n")
         bob.stdin.flush()
         assert "No deal yet: moves are taken once the countdown shows the deal." in await read_until(bob, "No deal yet.")
+
+
+def test_serve_says_when_its_default_spectator_delay_is_below_the_minimum(redis_url: str) -> None:
+    """An operator who sets --spectator-delay 5 learns at once that public races lag the minimum anyway."""
+    server = flowergarden("serve", "--redis", redis_url, "--port", "0", "--seed-pool-target", "0", "--spectator-delay", "5")
+    try:
+        assert server.stdout is not None
+        before = list(itertools.takewhile(lambda line: not LISTENING.search(line), server.stdout))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=20)
+    said = " ".join(before)
+    assert "default spectator delay 5 s is below the minimum 60 s" in said and "public races lag 60 s" in said
