@@ -55,7 +55,8 @@ async def watch_from_another_connection(url: str, seated: RaceClient, race_id: s
         await other.close()
 
 
-async def test_a_race_nobody_may_watch_is_replayed_to_its_players_only(race_server: RaceServer) -> None:
+async def test_a_race_nobody_may_watch_is_replayed_and_its_analysis_given_to_its_players_only(race_server: RaceServer) -> None:
+    """The analysis names each player's fatal move and a winning line: as private as the replay."""
     race = await seated_race(race_server.url, RaceSettings(seed=5, spectators="nobody"))
     async with players(race_server.url, "Wes") as (stranger,):
         try:
@@ -64,22 +65,10 @@ async def test_a_race_nobody_may_watch_is_replayed_to_its_players_only(race_serv
             await events_until(race.ann, lambda event: isinstance(event, RaceResult))
             page = await race.ann.replay_page(race.race_id)
             assert page.complete and isinstance(page.events[-1], RaceResult)
-            with refused("no_spectators"):
-                await stranger.replay_page(race.race_id)
-        finally:
-            await race.close()
-
-
-async def test_the_analysis_of_a_race_nobody_may_watch_is_given_to_its_players_only(race_server: RaceServer) -> None:
-    """The analysis names each player's fatal move and a winning line: as private as the replay."""
-    race = await seated_race(race_server.url, RaceSettings(seed=5, spectators="nobody"))
-    async with players(race_server.url, "Wes") as (stranger,):
-        try:
-            await race.ann.resign(race.race_id)
-            await race.bob.resign(race.race_id)
-            await events_until(race.ann, lambda event: isinstance(event, RaceResult))
             assert (await race.ann.analysis(race.race_id)).race == race.race_id
             assert (await race.bob.analysis(race.race_id)).race == race.race_id
+            with refused("no_spectators"):
+                await stranger.replay_page(race.race_id)
             with refused("no_spectators"):
                 await stranger.analysis(race.race_id)
         finally:
