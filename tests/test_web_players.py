@@ -202,7 +202,9 @@ async def test_a_lone_guest_races_a_labelled_bot_from_the_lobby(redis_url: str) 
         bot_panel = cid.locator('.player[data-slot="1"]')
         await expect(bot_panel.locator('.pname[data-kind="bot"]')).to_contain_text("FlowerBot5_")
         await expect(cid.locator('.player[data-slot="0"] .pname[data-kind="guest"]')).to_contain_text("Cid")
-        await expect(cid.locator(".race-page [data-status=running]")).to_be_visible()
+        # Running, or finished already: at pace 0 a level-5 bot may clear the board before a loaded machine paints
+        # the running race (the test once failed so).
+        await expect(cid.locator(".race-page [data-status=running], .race-page [data-status=finished]")).to_be_visible()
         await shot(cid, "players-09-race-bot")
         # Resign: the bot wins once it has a card on a foundation. (A fast bot may have cleared the board already:
         # the button is then disabled and the click does nothing; the result is the same.)
