@@ -126,3 +126,12 @@ def test_the_complete_examples_are_messages_as_the_server_sends_them() -> None:
             assert not (gaps := _left_out(example, message.to_wire())), f"{text[:60]}…: {gaps}"
         checked += 1
     assert checked >= 60, f"only {checked} complete examples found: has the example format changed?"
+
+
+def test_every_test_file_the_docs_name_as_proof_exists() -> None:
+    """RELIABILITY.md and the other docs send readers to the tests that prove a promise: none may be gone."""
+    root = Path(__file__).resolve().parent.parent
+    named = {
+        found for doc in [root / "README.md", *(root / "docs").glob("*.md")] for found in re.findall(r"tests/test_\w+\.py", doc.read_text(encoding="utf-8"))
+    }
+    assert named and not {name for name in named if not (root / name).is_file()}
