@@ -77,6 +77,22 @@ async def test_registering_logs_the_session_in_to_the_new_account_even_a_bot_acc
         await back.close()
 
 
+async def test_a_seat_taken_before_logging_in_stays_with_the_anonymous_player_the_session_no_longer_is(
+    race_server: RaceServer,
+) -> None:
+    """PROTOCOL.md "Accounts and ratings": log in first; a race created before cannot be left or synced after."""
+    handle = new_handle("Late")
+    owner = await registered(race_server.url, handle)
+    await owner.close()
+    async with players(race_server.url, "Ann") as (ann,):
+        race_id = (await ann.create(RaceSettings())).race.race
+        await ann.login(handle, PASSWORD)
+        with refused("not_seated"):
+            await ann.leave(race_id)
+        with refused("not_seated"):
+            await ann.sync(race_id)
+
+
 async def test_a_wrong_password_and_an_unknown_handle_get_the_same_refusal(race_server: RaceServer) -> None:
     handle = new_handle("Cid")
     await (await registered(race_server.url, handle)).close()
