@@ -178,7 +178,7 @@ def run_admin(args: argparse.Namespace) -> int:
             "no_redis",
             "give the servers' Redis: --redis URL, REDIS_URL or redis_url in --config (no server with an embedded Redis "
             f"holds the data folder {settings.data_dir} here: run the command in the folder the server was started in, "
-            "or give its --config)",
+            "or give a --config whose data_dir names its folder)",
         )
     try:
         return asyncio.run(_run(args, redis_url, settings.operator_secret))
