@@ -95,7 +95,7 @@ def run_connected(args: argparse.Namespace, work: Callable[[argparse.Namespace],
     try:
         code = asyncio.run(work(args))
     except ServerError as error:
-        raise CommandError(error.code, str(error)) from None
+        raise CommandError(error.code, error.error.message) from None  # the code is shown once, by CommandError
     except (OSError, ConnectionLost, TimeoutError, WebSocketException) as error:
         raise CommandError("connection_failed", f"{args.server}: {error or type(error).__name__}") from None
     return EXIT_OK if code is None else code

@@ -18,7 +18,7 @@ from client import RaceClient
 from client.race_session import Credentials, introduce
 from client.race_view import player_label, rating_text
 from shared.protocol import MAX_REPLAY_PAGE, HistoryItem, as_map
-from shared.race.record import RECORD_FORMAT, RECORD_VERSION, RecordInvalid, verify_record
+from shared.race.record import RECORD_FORMAT, RECORD_VERSION, NotARecord, RecordInvalid, verify_record
 
 PASSWORD_ENV = "FLOWERGARDEN_PASSWORD"
 
@@ -102,7 +102,7 @@ def register(subparsers: Any) -> None:
         description=(
             "Replay the record in FILE ('-' for stdin) with the engine: every move must be legal and give the counts the "
             "record announces, and the result must follow from the moves by the rules. Exit 0 when it holds, 1 "
-            "(record_invalid, naming the first bad event) when it does not, 2 when FILE is not a record."
+            "(record_invalid, naming the first bad event) when it does not, 2 when FILE is not a record (not_a_record)."
         ),
     )
     parser.add_argument("file", metavar="FILE")
@@ -266,8 +266,11 @@ def run_verify(args: argparse.Namespace) -> int:
     document = read_json_object(args.file, "bad_input", "a race record (a JSON object)")
     try:
         verdict = verify_record(document)
+    except NotARecord as wrong:
+        raise CommandError("not_a_record", str(wrong), exit_code=EXIT_USAGE) from None
     except RecordInvalid as invalid:
-        raise CommandError("record_invalid", str(invalid), seq=invalid.seq) from None
+        where = {} if invalid.seq is None else {"seq": invalid.seq}  # no event to name: the record's shape
+        raise CommandError("record_invalid", str(invalid), **where) from None
     winner = "draw" if verdict.winner is None else f"seat {verdict.winner} won"
     if args.json:
         emit_json({"valid": True, "race": verdict.race, "seed": verdict.seed, "actions": list(verdict.actions),

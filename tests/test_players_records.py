@@ -105,3 +105,16 @@ async def test_the_account_commands_register_log_in_and_show_leaderboard_and_his
     code, output = await run_cli("leaderboard", "--server", url, "--login", handle, password=PASSWORD)
     assert code == 0 and "provisional" in output, output
     await me.close()
+
+
+async def test_verify_tells_a_document_that_is_no_record_from_a_record_that_does_not_hold(tmp_path: Path) -> None:
+    """verify --help: exit 1 (record_invalid) for a record that does not hold, 2 for a file that is no record."""
+    other = tmp_path / "other.json"
+    other.write_text("{}")
+    code, output = await run_cli("verify", str(other))
+    assert code == 2 and "not_a_record" in output and "seq" not in output, output
+
+
+async def test_a_server_refusal_names_its_code_once(race_server: RaceServer) -> None:
+    code, output = await run_cli("export", "NoSuchRace1", "--server", race_server.url)
+    assert code == 1 and output.count("unknown_race") == 1, output

@@ -29,6 +29,10 @@ class RecordInvalid(Exception):
         self.seq = seq
 
 
+class NotARecord(RecordInvalid):
+    """The document is no race record at all (another format or version)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """What a record proved: the race, its seed, each player's action count and final count, and the result."""
@@ -61,7 +65,7 @@ def rules_of_record(race: Mapping[str, Any]) -> Rules:
 def verify_record(document: Mapping[str, Any]) -> Verdict:
     """Replay the record and confirm every move event and the result; RecordInvalid at the first thing that is wrong."""
     if document.get("format") != RECORD_FORMAT or document.get("version") != RECORD_VERSION:
-        raise RecordInvalid(f"not a race record (format {RECORD_FORMAT!r}, version {RECORD_VERSION})")
+        raise NotARecord(f"not a race record (format {RECORD_FORMAT!r}, version {RECORD_VERSION})")
     race = _field(document, "race", dict)
     events: Sequence[Mapping[str, Any]] = _field(document, "events", list)
     rules = rules_of_record(race)
