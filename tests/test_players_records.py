@@ -118,3 +118,10 @@ async def test_verify_tells_a_document_that_is_no_record_from_a_record_that_does
 async def test_a_server_refusal_names_its_code_once(race_server: RaceServer) -> None:
     code, output = await run_cli("export", "NoSuchRace1", "--server", race_server.url)
     assert code == 1 and output.count("unknown_race") == 1, output
+
+
+@pytest.mark.parametrize(("command", "option"), [("leaderboard", "--limit=101"), ("leaderboard", "--offset=-1"), ("history", "--limit=51")])
+async def test_a_page_size_the_server_would_refuse_is_a_usage_error_before_connecting(command: str, option: str) -> None:
+    args = [command, "Ann"] if command == "history" else [command]
+    code, output = await run_cli(*args, option, "--server", "ws://127.0.0.1:9")  # nothing listens there: never reached
+    assert code == 2 and "bad_usage" in output and "connection_failed" not in output, output
