@@ -121,7 +121,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--durability", choices=[level.value for level in Durability],
         help="when a move is acknowledged: the primary ran it (primary, the default), a replica has it (replica: "
-        "WAIT 1), or the primary fsynced it (fsync: needs appendfsync always on every node)",
+        "WAIT 1), or the primary fsynced it (fsync: needs appendfsync always on every node; the embedded Redis is started so)",
     )
     parser.add_argument(
         "--durability-timeout", type=_positive_seconds, metavar="SECONDS",
@@ -335,7 +335,9 @@ def run_serve(args: argparse.Namespace) -> int:
     embedded: EmbeddedRedis | None = None
     if not settings.redis_url and not settings.redis_cluster_url:
         data_dir = Path(settings.data_dir)
-        embedded = EmbeddedRedis(data_dir, persistent=True)
+        # The embedded Redis is the server's own: at --durability fsync it writes every change to disk before it answers.
+        fsync = ("--appendfsync", "always") if Durability(settings.durability) is Durability.FSYNC else ()
+        embedded = EmbeddedRedis(data_dir, persistent=True, extra_args=fsync)
         try:
             embedded.start()
         except DataDirInUse as error:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import signal
 import time
 import urllib.request
 from pathlib import Path
 
+import redis
 from race_helpers import player
 from server_processes import LISTENING, cli_player, flowergarden, read_until, resign_and_read
 
@@ -83,3 +85,16 @@ def test_serve_says_when_its_default_spectator_delay_is_below_the_minimum(redis_
         server.communicate(timeout=20)
     said = " ".join(before)
     assert "default spectator delay 5 s is below the minimum 60 s" in said and "public races lag 60 s" in said
+
+
+def test_serve_at_durability_fsync_starts_its_embedded_redis_to_fsync_every_write(tmp_path: Path) -> None:
+    """The embedded Redis is the server's own: --durability fsync needs no Redis set up by hand."""
+    server = flowergarden("serve", "--port", "0", "--seed-pool-target", "0", "--durability", "fsync", "--data-dir", str(tmp_path / "redis"))
+    try:
+        assert server.stdout is not None
+        url = next(found.group(0) for line in server.stdout if (found := re.search(r"redis://127\.0\.0\.1:\d+/0", line)))
+        assert any(LISTENING.search(line) for line in server.stdout)
+        assert redis.Redis.from_url(url).config_get("appendfsync") == {"appendfsync": "always"}
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.communicate(timeout=20)
