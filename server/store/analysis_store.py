@@ -9,7 +9,7 @@ from server.store import keys
 from server.store.connection import RedisClient, count_in_window
 from server.store.errors import translate_errors
 from server.store.race_store import StoreRefusal
-from server.store.scripts import Scripts
+from server.store.scripts import Scripts, script_arguments
 from shared.protocol import ErrorCode
 
 
@@ -37,7 +37,7 @@ class AnalysisStore:
 
     async def claim(self, now_ms: int, limit: int, lease_ms: int) -> list[str]:
         """Races due by ``now_ms``, each leased to this caller for ``lease_ms``."""
-        raw: list[bytes] = await self.scripts.analysis_claim(keys=[keys.analysis_queue()], args=[now_ms, limit, lease_ms])
+        raw: list[bytes] = await self.scripts.analysis_claim(keys=[keys.analysis_queue()], args=script_arguments(now_ms=now_ms, limit=limit, lease_ms=lease_ms))
         return [item.decode() for item in raw]
 
     async def done(self, race_id: str) -> None:
@@ -55,7 +55,7 @@ class AnalysisStore:
         record = json.dumps({"analysis": analysis, "signals": signals})
         result: list[Any] = await self.scripts.analysis_save(
             keys=[*keys.race_keys(race_id), keys.race_analysis(race_id)],
-            args=[0, 0, record, json.dumps(_compact(analysis)), self.record_ttl_ms],
+            args=script_arguments(record=record, analysis=json.dumps(_compact(analysis)), ttl_ms=self.record_ttl_ms),
         )
         if result[0] == 0:
             raise StoreRefusal(ErrorCode(result[1].decode()))

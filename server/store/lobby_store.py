@@ -19,7 +19,7 @@ import msgpack
 from server.store import keys
 from server.store.connection import RedisClient, repeatable, time_ms_at
 from server.store.errors import translate_errors
-from server.store.scripts import Scripts
+from server.store.scripts import Scripts, script_arguments
 from shared.protocol import LobbyOp
 
 
@@ -94,24 +94,26 @@ class LobbyStore:
     async def open(self, race_id: str, entry: dict[str, Any] | None, created_at: int) -> bool:
         """A race waits for an opponent (listed with ``entry``, or unlisted with None); False if the list is full."""
         packed = b"" if entry is None else msgpack.packb(entry, use_bin_type=True)
-        args = [race_id, int(entry is not None), packed, created_at, self.max_listed, self.feed_length]
+        args = script_arguments(
+            race=race_id, listed=entry is not None, entry=packed, created_at=created_at, max_listed=self.max_listed, feed_length=self.feed_length
+        )
         return bool(await self.scripts.lobby_open(keys=keys.lobby_keys(), args=args))
 
     @repeatable
     async def change(self, race_id: str, entry: dict[str, Any]) -> bool:
         """Replace a listed race's entry (and tell the watchers); False if it is not listed."""
         packed = msgpack.packb(entry, use_bin_type=True)
-        return bool(await self.scripts.lobby_change(keys=keys.lobby_keys(), args=[race_id, packed, self.feed_length]))
+        return bool(await self.scripts.lobby_change(keys=keys.lobby_keys(), args=script_arguments(race=race_id, entry=packed, feed_length=self.feed_length)))
 
     @repeatable
     async def close(self, race_id: str, invite: str | None = None) -> bool:
         """The race is no longer open: out of the list and the heartbeat index, its invite freed; True if it was listed."""
-        return bool(await self.scripts.lobby_close(keys=keys.lobby_keys(invite), args=[race_id, self.feed_length]))
+        return bool(await self.scripts.lobby_close(keys=keys.lobby_keys(invite), args=script_arguments(race=race_id, feed_length=self.feed_length)))
 
     @repeatable
     async def snapshot(self) -> tuple[str, list[dict[str, Any]]]:
         """The id of the latest change and the listed entries, oldest race first, read at one instant."""
-        result: list[Any] = await self.scripts.lobby_snapshot(keys=keys.lobby_keys(), args=[self.max_listed])
+        result: list[Any] = await self.scripts.lobby_snapshot(keys=keys.lobby_keys(), args=script_arguments(max_entries=self.max_listed))
         last, *entries = result
         return last.decode(), [msgpack.unpackb(raw, raw=False) for raw in entries]
 
@@ -151,10 +153,11 @@ class LobbyStore:
         """Count a guess of ``player`` from ``source`` as a miss, unless a limit refuses it (then nothing is counted)."""
         result: list[Any] = await self.scripts.invite_attempt(
             keys=keys.invite_guard_keys(player, source),
-            args=[
-                limits.window_ms, limits.per_player, limits.per_source, limits.overall,
-                limits.first_lockout_ms, limits.longest_lockout_ms, limits.strikes_kept_ms,
-            ],
+            args=script_arguments(
+                window_ms=limits.window_ms, per_player=limits.per_player, per_source=limits.per_source, overall=limits.overall,
+                first_lockout_ms=limits.first_lockout_ms, longest_lockout_ms=limits.longest_lockout_ms,
+                strikes_kept_ms=limits.strikes_kept_ms,
+            ),
         )  # fmt: skip
         if result[0] == 1:
             return None
@@ -162,7 +165,7 @@ class LobbyStore:
 
     async def invite_refund(self, player: str, source: str) -> None:
         """The guess counted by :meth:`invite_attempt` named an open race's code: it was no miss."""
-        await self.scripts.invite_refund(keys=keys.invite_guard_keys(player, source), args=[])
+        await self.scripts.invite_refund(keys=keys.invite_guard_keys(player, source), args=script_arguments())
 
     @repeatable
     async def now_ms(self) -> int:

@@ -17,7 +17,7 @@ import msgpack
 from server.store import keys
 from server.store.connection import RedisClient
 from server.store.errors import translate_errors
-from server.store.scripts import Scripts
+from server.store.scripts import Scripts, script_arguments
 from shared.protocol import Outcome
 
 
@@ -98,9 +98,9 @@ class PlayerStore:
             "kdf": account.kdf,
             "created_at": account.created_at,
         }
-        flat: list[str | int] = [item for pair in fields.items() for item in pair]
         created = await self.scripts.account_register(
-            keys=[keys.account_key(account.handle), keys.PLAYERS_BY_ID], args=[account.player, account.handle.lower(), *flat]
+            keys=[keys.account_key(account.handle), keys.PLAYERS_BY_ID],
+            args=script_arguments(player=account.player, handle=account.handle.lower(), fields=fields),
         )
         return bool(created)
 
@@ -155,12 +155,12 @@ class PlayerStore:
     async def begin_rated(self, race_id: str, players: Sequence[str], ttl_ms: int) -> str | None:
         """Claim the players for a rated race (one rated race per player at a time); None when claimed, else the
         rated race that holds one of them."""
-        result: list[Any] = await self.scripts.rated_begin(keys=[keys.rated_busy_key(player) for player in players], args=[race_id, ttl_ms])
+        result: list[Any] = await self.scripts.rated_begin(keys=[keys.rated_busy_key(player) for player in players], args=script_arguments(race=race_id, ttl_ms=ttl_ms))
         return None if result[0] == 1 else _text(result[1])
 
     async def end_rated(self, race_id: str, players: Sequence[str]) -> None:
         """Release the claims of a rated race that will not be booked (it never started, or its record expired)."""
-        await self.scripts.rated_end(keys=[keys.rated_busy_key(player) for player in players], args=[race_id])
+        await self.scripts.rated_end(keys=[keys.rated_busy_key(player) for player in players], args=script_arguments(race=race_id))
 
     # --- finished races ---------------------------------------------------------------------------
 
@@ -180,7 +180,7 @@ class PlayerStore:
     async def book(self, race_id: str, finished_at: int, profile: str, seats: Sequence[SeatBooking]) -> bool:
         """Book a finished race once; False if it was booked already (by this or another process)."""
         script_keys = [keys.PLAYERS_PENDING, keys.leaderboard_key(profile)]
-        args: list[Any] = [race_id, finished_at, len(seats)]
+        booked: list[dict[str, Any]] = []
         for seat in seats:
             script_keys += [
                 keys.rating_key(profile, seat.player),
@@ -190,22 +190,25 @@ class PlayerStore:
                 keys.rated_busy_key(seat.player),
             ]
             rating = seat.rating
-            args += [
-                seat.player,
-                int(rating is not None),
-                repr(rating.rating) if rating else 0,
-                repr(rating.deviation) if rating else 0,
-                repr(rating.volatility) if rating else 0,
-                rating.last_at if rating else 0,
-                int(seat.provisional),
-                seat.handle,
-                int(seat.bot),
-                msgpack.packb(seat.item, use_bin_type=True),
-                seat.outcome.value,
-                int(seat.cleared),
-                seat.time_ms,
-                seat.count,
-            ]
+            booked.append(
+                {
+                    "player": seat.player,
+                    "rate": int(rating is not None),
+                    "rating": repr(rating.rating) if rating else 0,  # repr: every digit (Lua would print 14)
+                    "deviation": repr(rating.deviation) if rating else 0,
+                    "volatility": repr(rating.volatility) if rating else 0,
+                    "last_at": rating.last_at if rating else 0,
+                    "provisional": int(seat.provisional),
+                    "handle": seat.handle,
+                    "bot": int(seat.bot),
+                    "item": msgpack.packb(seat.item, use_bin_type=True),
+                    "outcome": seat.outcome.value,
+                    "cleared": int(seat.cleared),
+                    "clear_ms": seat.time_ms,
+                    "count": seat.count,
+                }
+            )
+        args = script_arguments(race=race_id, finished_at=finished_at, seats=booked)
         return bool(await self.scripts.book_race(keys=script_keys, args=args))
 
     # --- reads --------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 from server.store import keys
 from server.store.connection import RedisClient, repeatable
 from server.store.errors import translate_errors
-from server.store.scripts import Scripts
+from server.store.scripts import Scripts, script_arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,11 @@ class QuickMatchStore:
         """
         result: list[Any] = await self.scripts.quick_match(
             keys=[keys.quick_match_queue(settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS, keys.QUICK_MATCH_LAST],
-            args=[player, race_id or "", settings_key, self.stale_ms, "" if rating is None else repr(rating), int(waiting), *window],
+            args=script_arguments(
+                player=player, race=race_id or None, settings_key=settings_key, stale_ms=self.stale_ms,
+                rating=None if rating is None else repr(rating), waiting=waiting, window_base=window[0], window_points=window[1],
+                window_step_ms=window[2], window_any_ms=window[3],
+            ),
         )
         if result[0] == 1:
             return Partner(race_id=result[1].decode(), player=result[2].decode())
@@ -88,7 +92,7 @@ class QuickMatchStore:
         """Remove a waiting entry; False if it was paired (or dropped) meanwhile."""
         removed = await self.scripts.quick_match_cancel(
             keys=[keys.quick_match_queue(entry.settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS],
-            args=[entry.player, entry.settings_key, entry.member],
+            args=script_arguments(player=entry.player, settings_key=entry.settings_key, member=entry.member),
         )
         return bool(removed)
 
@@ -97,7 +101,10 @@ class QuickMatchStore:
         ``queued_at``; False if the player holds another entry already (it asked again meanwhile)."""
         queued = await self.scripts.quick_match_requeue(
             keys=[keys.quick_match_queue(entry.settings_key), keys.QUICK_MATCH_PLAYERS, keys.QUICK_MATCH_RATINGS],
-            args=[entry.player, entry.member, entry.settings_key, "" if rating is None else repr(rating), queued_at],
+            args=script_arguments(
+                player=entry.player, member=entry.member, settings_key=entry.settings_key,
+                rating=None if rating is None else repr(rating), queued_at=queued_at,
+            ),
         )
         return bool(queued)
 

@@ -23,7 +23,7 @@ from server.store import keys
 from server.store.connection import RedisClient, drop_idle_connections, repeatable, time_ms_at
 from server.store.durability import Durability, ScriptRunner
 from server.store.errors import translate_errors
-from server.store.scripts import Scripts
+from server.store.scripts import Scripts, script_arguments
 from shared import card_text, deal
 from shared.board import Status
 from shared.protocol import (
@@ -347,8 +347,8 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         winner=None if winner is None or winner == "-1" else int(winner),
         result_reason=_reason(fields.get("result_reason")),
         seats=seats,
-        spectator_delay_ms=_optional_int(fields.get("spectator_delay")),
-        grace_ms=_optional_int(fields.get("grace")),
+        spectator_delay_ms=_optional_int(fields.get("spectator_delay_ms")),
+        grace_ms=_optional_int(fields.get("grace_ms")),
         watchers=int(fields.get("watchers", 0)),
         solvable_only=fields.get("solvable_only") == "1",
         private=fields.get("private") == "1",
@@ -367,10 +367,12 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
     )
 
 
-def deal_arguments(deal: SealedDeal) -> list[str]:
-    """The script arguments that store a sealed deal: seed, salt, commitment, tier ('' none), proving line (JSON, '' none)."""
+def deal_arguments(deal: SealedDeal) -> dict[str, str]:
+    """The script argument that stores a sealed deal (``deal_fields`` in lua/common.lua): the seed as a string (Lua's
+    numbers hold 53 bits), salt, commitment, tier ('' none), proving line (JSON, '' none)."""
     line = json.dumps(list(deal.proving_line)) if deal.proving_line else ""
-    return [str(deal.seed), deal.salt, deal.commitment, "" if deal.difficulty is None else deal.difficulty.value, line]
+    tier = "" if deal.difficulty is None else deal.difficulty.value
+    return {"seed": str(deal.seed), "salt": deal.salt, "commitment": deal.commitment, "difficulty": tier, "line": line}
 
 
 def _event(race_id: str, entry_id: bytes, entry: Mapping[bytes, bytes]) -> StoredEvent:
@@ -435,10 +437,11 @@ class RaceStore:
         self.lifecycle: LifecycleObserver | None = None
         """Told the lifecycle events (started, attempt_ended, result) of every script this store ran."""
 
-    async def _run(self, script: Any, race_id: str, *args: Any, lifecycle_at: int | None = None) -> list[Any]:
-        """Run a race script (acknowledged at the store's durability level); ``lifecycle_at`` is where its reply lists
-        the lifecycle events it emitted."""
-        result: list[Any] = await self.runner.run(script, keys.race_keys(race_id), [self.live_ttl_ms, self.record_ttl_ms, *args])
+    async def _run(self, script: Any, race_id: str, *, lifecycle_at: int | None = None, **fields: Any) -> list[Any]:
+        """Run a race script with its named ``fields`` (acknowledged at the store's durability level); ``lifecycle_at``
+        is where its reply lists the lifecycle events it emitted."""
+        arguments = script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms, **fields)
+        result: list[Any] = await self.runner.run(script, keys.race_keys(race_id), arguments)
         if result[0] == 0:
             if len(result) > 3:
                 self._observe(race_id, result[3])
@@ -471,29 +474,23 @@ class RaceStore:
         result = await self._run(
             self.scripts.create,
             race_id,
-            race_id,
-            who.player,
-            who.name,
-            race.profile,
-            int(race.undo),
-            int(race.redeal_once),
-            race.time_limit or 0,
-            str(race.seed),
-            spectator_delay_ms,
-            grace_ms,
-            int(race.solvable_only),
-            int(race.private),
-            int(race.seed_fixed),
-            race.origin,
-            race.invite or "",
-            race.rematch_of or "",
-            race.spectators.value,
-            "" if race.record_ttl_ms is None else race.record_ttl_ms,
-            who.account or "",
-            int(who.bot),
-            int(race.rated),
-            *deal_arguments(race.deal)[1:],
-            "" if race.asked_difficulty is None else race.asked_difficulty.value,
+            race=race_id,
+            player=who.player,
+            name=who.name,
+            account=who.account or "",
+            bot=int(who.bot),
+            settings={
+                "profile": race.profile, "undo": int(race.undo), "redeal_once": int(race.redeal_once), "time_limit": race.time_limit or 0,
+                "spectator_delay_ms": spectator_delay_ms, "grace_ms": grace_ms, "solvable_only": int(race.solvable_only),
+                "private": int(race.private), "spectators": race.spectators.value, "rated": int(race.rated),
+                "asked_difficulty": "" if race.asked_difficulty is None else race.asked_difficulty.value,
+            },
+            deal=deal_arguments(race.deal),
+            seed_fixed=int(race.seed_fixed),
+            origin=race.origin,
+            invite=race.invite or "",
+            rematch_of=race.rematch_of or "",
+            own_record_ttl=race.record_ttl_ms,
         )
         return int(result[1])
 
@@ -517,16 +514,15 @@ class RaceStore:
 
         ``only_waiting`` refuses (``already_started``) once a second player sits: for leaving on a disconnect.
         """
-        deal_args = deal_arguments(next_deal)
         result = await self._run(
-            self.scripts.leave, race_id, player, deal_args[0], reason.value, int(only_waiting), new_race or "", *deal_args[1:]
+            self.scripts.leave, race_id, player=player, reason=reason, only_waiting=only_waiting, new_race=new_race, deal=deal_arguments(next_deal)
         )
         return RaceStatus(_text(result[1]))
 
     @repeatable
     async def offer_rematch(self, race_id: str, player: str, stands_ms: int) -> RematchOffer:
         """Record ``player``'s rematch offer for a finished race, standing for ``stands_ms`` (unless one stands)."""
-        result = await self._run(self.scripts.rematch_offer, race_id, player, stands_ms)
+        result = await self._run(self.scripts.rematch_offer, race_id, player=player, stands_ms=stands_ms)
         if result[0] == 2:
             return RematchOffer(slot=int(result[1]), agreed=True, rematch_race=_text(result[2]))
         return RematchOffer(slot=int(result[1]), agreed=bool(result[2]), rematch_race=None)
@@ -534,12 +530,12 @@ class RaceStore:
     @repeatable
     async def link_rematch(self, race_id: str, new_race_id: str) -> str:
         """Announce ``new_race_id`` as the rematch of ``race_id``; returns the rematch actually linked (an earlier one wins)."""
-        result = await self._run(self.scripts.rematch_link, race_id, new_race_id)
+        result = await self._run(self.scripts.rematch_link, race_id, new_race=new_race_id)
         return _text(result[1])
 
     async def close_by_operator(self, race_id: str, message: str) -> str:
         """Close a race that has no result yet (reason ``operator``, with ``message``); returns its status before."""
-        result = await self._run(self.scripts.admin_close, race_id, message)
+        result = await self._run(self.scripts.admin_close, race_id, message=message)
         return _text(result[1])
 
     async def join_race(
@@ -547,8 +543,10 @@ class RaceStore:
     ) -> tuple[int, int | None]:
         """Seat ``who`` in seat 1 and start the countdown; returns (start_at, deadline). ``keep``: fields the race
         stores from now on (a rated race's rating change per seat and outcome, read by the result)."""
-        extra = [item for pair in (keep or {}).items() for item in pair]
-        result = await self._run(self.scripts.join, race_id, who.player, who.name, countdown_ms, who.account or "", int(who.bot), *extra)
+        result = await self._run(
+            self.scripts.join, race_id, player=who.player, name=who.name, countdown_ms=countdown_ms, account=who.account or "",
+            bot=int(who.bot), keep=dict(keep or {}),
+        )  # fmt: skip
         return int(result[1]), _optional_ms(int(result[2]))
 
     async def kept_fields(self, race_id: str, names: Sequence[str]) -> dict[str, str]:
@@ -581,15 +579,15 @@ class RaceStore:
         Repeated once on a fresh connection if the first one was dead (:func:`repeatable`): if the first attempt was
         stored after all, the repeat finds its ``move_id`` at ``seq`` + 1 and that is this call's own action.
         """
-        arguments = (
-            slot, seq, move_id, action, count, left, status.value, undos, "" if ends is None else ends.value, self.max_actions, player, epoch,
-            "" if dealt is None else json.dumps(dealt),
-        )  # fmt: skip
+        arguments = {
+            "slot": slot, "seq": seq, "move_id": move_id, "action": action, "count": count, "left": left, "status": status,
+            "undos": undos, "ends": ends, "max_actions": self.max_actions, "player": player, "epoch": epoch, "columns": dealt,
+        }  # fmt: skip
         try:
-            result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
+            result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
         except RedisConnectionError:
             await drop_idle_connections(self.redis)
-            result = await self._run(self.scripts.apply_action, race_id, *arguments, lifecycle_at=3)
+            result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
             if result[0] == 2 and int(result[1]) == seq + 1:
                 return ApplyResult(move_seq=seq + 1, duplicate=False, finished=False, action=action)  # the first attempt was stored
         if result[0] == 2:
@@ -603,8 +601,9 @@ class RaceStore:
         outdated view (as :meth:`apply_action`), the stored action if ``move_id`` was used already (a resend), else
         StoreRefusal with the race's, the attempt's or the sequence's refusal if any, else None (only the engine refuses it)."""
         result = await self._run(
-            self.scripts.check_action, race_id, slot, seq, move_id, self.max_actions, player, epoch, lifecycle_at=1
-        )
+            self.scripts.check_action, race_id, lifecycle_at=1, slot=slot, seq=seq, move_id=move_id, max_actions=self.max_actions,
+            player=player, epoch=epoch,
+        )  # fmt: skip
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         return None
@@ -614,8 +613,9 @@ class RaceStore:
     ) -> bool:
         """End a player's attempt (only if it still has ``expected_moves`` actions, when given, and only if ``player``
         still holds the seat, when given: else ``not_seated``); True if the race finished."""
-        expected = -1 if expected_moves is None else expected_moves
-        result = await self._run(self.scripts.end_attempt, race_id, slot, reason.value, expected, player or "", lifecycle_at=2)
+        result = await self._run(
+            self.scripts.end_attempt, race_id, lifecycle_at=2, slot=slot, reason=reason, expected_moves=expected_moves, player=player or None
+        )
         return bool(result[1])
 
     @repeatable
@@ -625,14 +625,15 @@ class RaceStore:
         Emits ``disconnected``/``back``/``watchers`` events as presence changes; returns the race's next deadline.
         """
         result = await self.scripts.presence(
-            keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms, lease_ms, "leave" if leave else "enter", *members]
+            keys=keys.race_keys(race_id),
+            args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms, lease_ms=lease_ms, leave=leave, members=list(members)),
         )
         return self._due(race_id, result)
 
     @repeatable
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
-        result = await self.scripts.tick(keys=keys.race_keys(race_id), args=[self.live_ttl_ms, self.record_ttl_ms])
+        result = await self.scripts.tick(keys=keys.race_keys(race_id), args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms))
         return self._due(race_id, result)
 
     # --- reads ---------------------------------------------------------------------------------
@@ -710,7 +711,7 @@ class RaceStore:
     @repeatable
     async def due_races(self, limit: int = 100) -> list[str]:
         """Races with a deadline due by Redis' clock."""
-        raw: list[bytes] = await self.scripts.due_timers(keys=[keys.TIMERS], args=[limit])
+        raw: list[bytes] = await self.scripts.due_timers(keys=[keys.TIMERS], args=script_arguments(limit=limit))
         return [item.decode() for item in raw]
 
     # --- the index of races being played ----------------------------------------------------------

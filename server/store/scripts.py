@@ -1,11 +1,14 @@
 """Loads the Lua scripts: each race script is the parts of lua/common.lua it uses followed by its own file; lobby,
-queue, pool and player scripts stand alone."""
+queue, pool and player scripts stand alone. Every script takes its arguments as one MessagePack map of named fields
+(:func:`script_arguments`), read through lua/arguments.lua, which refuses a missing field before the script runs."""
 
 from __future__ import annotations
 
 import re
 from importlib import resources
+from typing import Any
 
+import msgpack
 from redis.commands.core import AsyncScript
 
 from server.store.connection import RedisClient
@@ -15,6 +18,7 @@ SHARDED_PUBLISH = ("local PUBLISH = 'PUBLISH'", "local PUBLISH = 'SPUBLISH'")
 RACE_SCRIPTS = ("create", "join", "apply_action", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close")
 """The scripts of one race's keys: each starts with the parts of common.lua it uses (its KEYS and ARGV layout)."""
 
+_ARGUMENT = re.compile(r"\bARGS\.(\w+)")
 _DEFINITION = re.compile(r"local (?:function (\w+)|([\w, ]+?)\s*=)")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
@@ -57,6 +61,25 @@ def race_script(common: str, own: str) -> str:
     return "".join(definitions[index][1] for index in sorted(needed)) + own
 
 
+def script_arguments(**fields: Any) -> list[bytes]:
+    """A script's ARGV: its named fields packed as one MessagePack map. None is sent as false, so that the script
+    sees the field (a MessagePack nil would vanish from the Lua table and read as a missing field). Bytes and text
+    both go as MessagePack raw strings (``use_bin_type=False``): Redis' cmsgpack does not read the bin types."""
+    return [msgpack.packb({name: False if value is None else value for name, value in fields.items()}, use_bin_type=False)]
+
+
+def with_arguments(script: str) -> str:
+    """``script`` preceded by lua/arguments.lua and the line that reads its arguments: every ``ARGS.<name>`` the
+    script's code names (comments aside) is required, so a caller that leaves one out is refused before anything
+    is written (``script argument missing: <name>``)."""
+    code = "\n".join(line.split("--", 1)[0] for line in script.splitlines())
+    names = sorted(set(_ARGUMENT.findall(code)))
+    if not names:
+        return script
+    fields = ", ".join(f"'{name}'" for name in names)
+    return _source("arguments") + f"local ARGS = read_arguments(ARGV[1], {{{fields}}})\n" + script
+
+
 class Scripts:
     """The registered scripts of one Redis client (EVALSHA, reloaded by redis-py when Redis forgot them)."""
 
@@ -65,7 +88,7 @@ class Scripts:
         common = _source("common")
         if sharded_channels:
             common = common.replace(SHARDED_PUBLISH[0], SHARDED_PUBLISH[1], 1)
-        race = {name: redis.register_script(race_script(common, _source(name))) for name in RACE_SCRIPTS}
+        race = {name: redis.register_script(with_arguments(race_script(common, _source(name)))) for name in RACE_SCRIPTS}
         self.create: AsyncScript = race["create"]
         self.join: AsyncScript = race["join"]
         self.apply_action: AsyncScript = race["apply_action"]
@@ -77,20 +100,20 @@ class Scripts:
         self.rematch_offer: AsyncScript = race["rematch_offer"]
         self.rematch_link: AsyncScript = race["rematch_link"]
         self.admin_close: AsyncScript = race["admin_close"]
-        self.due_timers: AsyncScript = redis.register_script(_source("due_timers"))
-        self.lobby_open: AsyncScript = redis.register_script(_source("lobby_open"))
-        self.lobby_change: AsyncScript = redis.register_script(_source("lobby_change"))
-        self.lobby_close: AsyncScript = redis.register_script(_source("lobby_close"))
-        self.lobby_snapshot: AsyncScript = redis.register_script(_source("lobby_snapshot"))
-        self.invite_attempt: AsyncScript = redis.register_script(_source("invite_attempt"))
-        self.invite_refund: AsyncScript = redis.register_script(_source("invite_refund"))
-        self.quick_match: AsyncScript = redis.register_script(_source("quick_match"))
-        self.quick_match_cancel: AsyncScript = redis.register_script(_source("quick_match_cancel"))
-        self.quick_match_requeue: AsyncScript = redis.register_script(_source("quick_match_requeue"))
-        self.seed_pool_add: AsyncScript = redis.register_script(_source("seed_pool_add"))
-        self.account_register: AsyncScript = redis.register_script(_source("account_register"))
-        self.rated_begin: AsyncScript = redis.register_script(_source("rated_begin"))
-        self.rated_end: AsyncScript = redis.register_script(_source("rated_end"))
-        self.book_race: AsyncScript = redis.register_script(_source("book_race"))
-        self.analysis_save: AsyncScript = redis.register_script(common + _source("analysis_save"))
-        self.analysis_claim: AsyncScript = redis.register_script(_source("analysis_claim"))
+        self.due_timers: AsyncScript = redis.register_script(with_arguments(_source("due_timers")))
+        self.lobby_open: AsyncScript = redis.register_script(with_arguments(_source("lobby_open")))
+        self.lobby_change: AsyncScript = redis.register_script(with_arguments(_source("lobby_change")))
+        self.lobby_close: AsyncScript = redis.register_script(with_arguments(_source("lobby_close")))
+        self.lobby_snapshot: AsyncScript = redis.register_script(with_arguments(_source("lobby_snapshot")))
+        self.invite_attempt: AsyncScript = redis.register_script(with_arguments(_source("invite_attempt")))
+        self.invite_refund: AsyncScript = redis.register_script(with_arguments(_source("invite_refund")))
+        self.quick_match: AsyncScript = redis.register_script(with_arguments(_source("quick_match")))
+        self.quick_match_cancel: AsyncScript = redis.register_script(with_arguments(_source("quick_match_cancel")))
+        self.quick_match_requeue: AsyncScript = redis.register_script(with_arguments(_source("quick_match_requeue")))
+        self.seed_pool_add: AsyncScript = redis.register_script(with_arguments(_source("seed_pool_add")))
+        self.account_register: AsyncScript = redis.register_script(with_arguments(_source("account_register")))
+        self.rated_begin: AsyncScript = redis.register_script(with_arguments(_source("rated_begin")))
+        self.rated_end: AsyncScript = redis.register_script(with_arguments(_source("rated_end")))
+        self.book_race: AsyncScript = redis.register_script(with_arguments(_source("book_race")))
+        self.analysis_save: AsyncScript = redis.register_script(with_arguments(race_script(common, _source("analysis_save"))))
+        self.analysis_claim: AsyncScript = redis.register_script(with_arguments(_source("analysis_claim")))

@@ -9,7 +9,7 @@ from typing import Any
 from server.store import keys
 from server.store.connection import RedisClient, repeatable
 from server.store.errors import translate_errors
-from server.store.scripts import Scripts
+from server.store.scripts import Scripts, script_arguments
 from shared.protocol import Difficulty
 
 
@@ -54,7 +54,7 @@ class SeedPoolStore:
         """Add a proven deal to the pool of any tier (``tiered``: of its own tier) unless it holds ``target``;
         returns the pool's size."""
         tier = seed.difficulty.value if tiered and seed.difficulty is not None else None
-        return int(await self.scripts.seed_pool_add(keys=[keys.seed_pool(profile, tier)], args=[seed.member(), target]))
+        return int(await self.scripts.seed_pool_add(keys=[keys.seed_pool(profile, tier)], args=script_arguments(member=seed.member(), target=target)))
 
     @repeatable
     async def size(self, profile: str, difficulty: Difficulty | None = None) -> int:

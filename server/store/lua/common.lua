@@ -2,13 +2,13 @@
 -- race_script), so the top level holds definitions only ('local function f' or 'local NAME = ...').
 -- KEYS: 1 state hash, 2 events stream, 3-4 moves lists (slot 0, 1), 5-6 move-id hashes (slot 0, 1),
 --       7-8 presence leases of each seat's connections, 9 spectators' leases (sorted sets, score = lease expiry ms).
--- ARGV[1] live TTL (ms), ARGV[2] record TTL (ms); script arguments follow from ARGV[3].
+-- ARGS (lua/arguments.lua): live_ttl and record_ttl (ms) of every race script, then the script's own fields.
 local K_STATE, K_EVENTS = KEYS[1], KEYS[2]
 local K_MOVES = {KEYS[3], KEYS[4]}
 local K_IDS = {KEYS[5], KEYS[6]}
 local K_PRESENCE = {KEYS[7], KEYS[8]}
 local K_WATCHERS = KEYS[9]
-local LIVE_TTL, RECORD_TTL = ARGV[1], ARGV[2]
+local LIVE_TTL, RECORD_TTL = ARGS.live_ttl, ARGS.record_ttl
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -93,6 +93,12 @@ local function seat_names(slot)
   return names
 end
 
+-- HSET arguments of a sealed deal (ARGS.deal: server/store/race_store.py deal_arguments): the seed (a string: Lua's
+-- numbers hold 53 bits), the salt, the commitment, the tier ('' unknown), the proving line (JSON, '' none).
+local function deal_fields(deal)
+  return {'seed', deal.seed, 'salt', deal.salt, 'commitment', deal.commitment, 'difficulty', deal.difficulty, 'line', deal.line}
+end
+
 local function end_attempt(slot, reason, now)
   redis.call('HSET', K_STATE, pf(slot, 'state'), reason, pf(slot, 'ended_at'), now)
   local seq = emit({type = 'attempt_ended', slot = slot, reason = reason,
@@ -133,7 +139,7 @@ end
 
 local WATCHERS_EVERY = 1000
 local PRESENCE_EVERY = 1000
-local DEFAULT_GRACE = 30000  -- for races stored before they had their own 'grace'
+local DEFAULT_GRACE = 30000  -- for races stored without their own 'grace_ms'
 
 -- Presence: each seat's connections and the spectators hold leases (sorted sets, score = expiry). A seat whose
 -- last lease is gone (closed, or its process died and stopped renewing) is away: 'disconnected', and once the race
@@ -277,7 +283,7 @@ local function update_seat(slot, status, now)
   local starts_grace = grace_until == 0 and grace_applies(slot, status)
   if away == 0 or starts_grace then
     if starts_grace then
-      local grace = geti('grace')
+      local grace = geti('grace_ms')
       grace_until = now + ((grace > 0) and grace or DEFAULT_GRACE)
     end
     redis.call('HSET', K_STATE, pf(slot, 'away'), (away > 0) and away or now, pf(slot, 'grace_until'), grace_until)
