@@ -274,10 +274,10 @@ async def _show(admin: Admin, args: argparse.Namespace) -> int:
         for seat in record.seats
     ]
     document = {
-        "race": record.race_id, "status": record.status, "profile": record.profile, "seed": record.seed, "origin": record.origin,
-        "private": record.private, "created_at": record.created_at, "start_at": record.start_at, "finished_at": record.finished_at,
+        "race": record.race_id, "status": record.status, "profile": record.settings.profile, "seed": record.deal.seed, "origin": record.origin,
+        "private": record.settings.private, "created_at": record.created_at, "start_at": record.start_at, "finished_at": record.finished_at,
         "winner": record.winner, "result_reason": record.result_reason, "watchers": record.watchers, "seats": seats,
-        "seed_chosen": record.seed_fixed, "difficulty": record.difficulty, "commitment": record.commitment,
+        "seed_chosen": record.seed_fixed, "difficulty": record.deal.difficulty, "commitment": record.deal.commitment,
     }
     stored = await AnalysisStore(admin.races.redis, record_ttl_ms=0).load(record.race_id)
     signals: list[dict[str, Any]] = [] if stored is None else list(stored["signals"])
@@ -290,9 +290,9 @@ async def _show(admin: Admin, args: argparse.Namespace) -> int:
     )
     result = f", result {record.result_reason} (winner seat {record.winner})" if record.status == "finished" else ""
     chosen = " (chosen by the creator)" if record.seed_fixed else ""
-    tier = f", {record.difficulty}" if record.difficulty is not None else ""
+    tier = f", {record.deal.difficulty}" if record.deal.difficulty is not None else ""
     lines += "".join(f"\n  {signal_text(entry)}" for entry in signals)
-    _print(args, document, f"race {record.race_id}: {record.status}, {record.profile} deal {record.seed}{chosen}{tier}{result}\n{lines}")
+    _print(args, document, f"race {record.race_id}: {record.status}, {record.settings.profile} deal {record.deal.seed}{chosen}{tier}{result}\n{lines}")
     return EXIT_OK
 
 

@@ -39,6 +39,7 @@ from server.store.race_store import Identity
 from server.store.scripts import Scripts
 from shared.board import Status
 from shared.protocol import AttemptState, CloseReason, Outcome, RaceStatus
+from shared.race.settings import SettingsInForce
 from shared.rules import Profile
 
 
@@ -72,7 +73,7 @@ def race_id() -> str:
     return secrets.token_hex(6)[:11]
 
 
-NEW_RACE = NewRace(profile="classic", undo=False, redeal_once=False, time_limit=None, deal=sealed(Profile.CLASSIC, 7))
+NEW_RACE = NewRace(SettingsInForce(spectator_delay_ms=0, grace_ms=30_000), sealed(Profile.CLASSIC, 7))
 
 
 async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(cluster_client: RedisCluster) -> None:
@@ -84,7 +85,7 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
         record(store.scripts, calls)
 
     first, second, waiting = race_id(), race_id(), race_id()
-    created_at = await races.create_race(first, Identity("ann", "Ann"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    created_at = await races.create_race(first, Identity("ann", "Ann"), NEW_RACE)
     await races.join_race(first, Identity("bob", "Bob"), countdown_ms=0)
     record_ = await races.load_race(first)
     assert record_ is not None
@@ -101,10 +102,10 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await races.offer_rematch(first, "ann", 60_000)
     await races.offer_rematch(first, "bob", 60_000)
     await races.link_rematch(first, second)
-    await races.create_race(waiting, Identity("cat", "Cat"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.create_race(waiting, Identity("cat", "Cat"), NEW_RACE)
     assert await races.leave_race(waiting, "cat", next_deal=sealed(Profile.CLASSIC, 8), reason=CloseReason.LEFT) is RaceStatus.CLOSED
     closed = race_id()
-    await races.create_race(closed, Identity("eve", "Eve"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.create_race(closed, Identity("eve", "Eve"), NEW_RACE)
     await races.close_by_operator(closed, "closed by the test")
     await races.schedule(first, 0)
     await races.due_races()
@@ -146,7 +147,7 @@ async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalClust
     store = RaceStore(cluster_client)
     ids = [race_id() for _ in range(24)]
     for race in ids:
-        await store.create_race(race, Identity("ann", "Ann"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+        await store.create_race(race, Identity("ann", "Ann"), NEW_RACE)
     slots = {race: await cluster_client.cluster_keyslot(f"fgr:{{race:{race}}}:state") for race in ids}
     # Random ids spread over the 16,384 slots: two of 24 share one about 1.7 % of the time (birthday bound), so the
     # check is that they spread, not that all differ; three sharing slots would take a broken hash.

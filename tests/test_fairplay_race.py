@@ -154,8 +154,8 @@ async def test_a_random_deal_is_never_named_before_the_result_and_the_reveal_ver
         record = await store_of(race_server).load_race(race.race_id)
     finally:
         await race.close()
-    assert record is not None and result.seed == record.seed and result.salt is not None
-    assert not [frame for frame in before_result(frames) if leaks(frame, record.seed)]
+    assert record is not None and result.seed == record.deal.seed and result.salt is not None
+    assert not [frame for frame in before_result(frames) if leaks(frame, record.deal.seed)]
     salt = bytes.fromhex(result.salt)
     assert verify_commitment(race.countdown.commitment, result.seed, Profile.CLASSIC, salt, NO_LINE)
     assert deals(race.countdown, result.seed)  # the layout played is the seed's

@@ -52,4 +52,4 @@ async def test_race_command_creates_a_race_nobody_may_watch(race_server: RaceSer
         with pytest.raises(ServerError) as refused:
             await host.watch(race_id)
         assert refused.value.code == "no_spectators"
-        assert (await race_server.races.record(race_id)).spectators is Spectators.NOBODY  # type: ignore[union-attr]
+        assert (await race_server.races.record(race_id)).settings.spectators is Spectators.NOBODY  # type: ignore[union-attr]

@@ -13,7 +13,7 @@ from race_helpers import events_until, player, server_config
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from server.services.race import replay, rules_of
+from server.services.race import replay
 from server.store import RaceStore, StaleEpoch, StoreRefusal, connect_redis
 from shared import Board, Rules, Status, action_text
 from shared.protocol import (
@@ -92,13 +92,13 @@ async def test_after_the_second_player_leaves_the_countdown_no_process_acts_on_t
 
         store = RaceStore(redis)
         record = await store.load_race(race_id)
-        assert record is not None and Board.deal(record.seed).columns == new_deal.columns
+        assert record is not None and Board.deal(record.deal.seed).columns == new_deal.columns
         assert ann.session is not None and cid.session is not None
         assert [seat.player for seat in record.seats] == [ann.session.player, cid.session.player]
         assert await store.actions(race_id, 0) == [on_new[0], on_new[1]]
         assert await store.actions(race_id, 1) == [on_new[0]]
         for slot in (0, 1):
-            replay(record.seed, rules_of(record), await store.actions(race_id, slot))  # raises if not playable on the deal
+            replay(record.deal.seed, record.settings.rules, await store.actions(race_id, slot))  # raises if not playable on the deal
     finally:
         for client in (ann, bob, cid, ann_elsewhere):
             await client.close()
@@ -124,7 +124,7 @@ async def test_the_move_script_refuses_a_player_who_no_longer_holds_the_seat_and
         assert created is not None and record is not None and record.epoch == created.epoch + 3
         assert bob.session is not None and cid.session is not None
         await cid.wait_for(Started, timeout=10)
-        move = two_moves(Board.deal(record.seed))[0]
+        move = two_moves(Board.deal(record.deal.seed))[0]
         arguments = {"seq": 0, "move_id": "m1", "action": move, "count": 0, "left": 52, "status": Status.PLAYING, "undos": 0}
         with pytest.raises(StoreRefusal) as refusal:
             await store.apply_action(race_id, 1, player=bob.session.player, epoch=record.epoch, **arguments)  # type: ignore[arg-type]

@@ -15,6 +15,7 @@ from server.services.race import new_race_id
 from server.store import Identity, NewRace, connect_redis, keys
 from shared import Profile
 from shared.protocol import RaceResult, RaceSettings, Started
+from shared.race.settings import SettingsInForce
 
 
 async def finish(race_server: RaceServer, settings: RaceSettings, line: tuple[str, ...], bob_moves: int) -> str:
@@ -55,9 +56,7 @@ async def test_a_race_created_with_a_retention_of_its_own_keeps_it_and_zero_keep
         try:
             assert ann.session is not None and bob.session is not None
             race_id = new_race_id()
-            kept = NewRace(
-                profile="classic", undo=False, redeal_once=False, time_limit=None, deal=sealed(Profile.CLASSIC, seed), record_ttl_ms=0
-            )
+            kept = NewRace(SettingsInForce(), sealed(Profile.CLASSIC, seed), record_ttl_ms=0)
             await server.races.create(race_id, Identity(ann.session.player, "Ann"), kept)
             await bob.join(race_id)
             await ann.sync(race_id)

@@ -12,10 +12,12 @@ import pytest_asyncio
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
-from server.store import Identity, RaceStore, connect_redis, keys
+from server.services.dealer import sealed
+from server.store import Identity, NewRace, RaceStore, connect_redis, keys
 from server.store.scripts import script_arguments, with_arguments
+from shared import Profile
 from shared.board import Status
-from tests.test_cluster_store import NEW_RACE
+from shared.race.settings import SettingsInForce
 
 
 @pytest_asyncio.fixture
@@ -49,7 +51,7 @@ async def test_a_script_refuses_a_missing_field_before_it_writes_anything(redis:
 async def test_the_move_script_refuses_an_action_sent_without_its_move_id(redis: Redis) -> None:
     races = RaceStore(redis)
     race = secrets.token_hex(5)
-    await races.create_race(race, Identity("ann", "Ann"), NEW_RACE, spectator_delay_ms=0, grace_ms=30_000)
+    await races.create_race(race, Identity("ann", "Ann"), NewRace(SettingsInForce(), sealed(Profile.CLASSIC, 7)))
     await races.join_race(race, Identity("bob", "Bob"), countdown_ms=0)
     record = await races.load_race(race)
     assert record is not None

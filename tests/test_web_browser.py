@@ -352,5 +352,5 @@ async def test_joining_a_private_race_with_a_delay_below_the_minimum_asks_the_pl
             await bob.goto(f"{site}/invite/{seated.race.invite}")
             await expect(bob.locator(".race-page [data-status=countdown], .race-page [data-status=running]")).to_be_visible()
         record = await server.races.record(seated.race.race)  # type: ignore[union-attr]
-        assert len(record.seats) == 2 and record.spectator_delay_ms == 5000
+        assert len(record.seats) == 2 and record.settings.spectator_delay_ms == 5000
         await host.close()

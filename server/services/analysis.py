@@ -237,7 +237,7 @@ class RaceAnalyst:
         race_id = record.race_id
         lines = [await self.races.actions(race_id, seat.slot) for seat in record.seats]
         request = {
-            "seed": str(record.seed), "profile": record.profile, "undo": record.undo, "redeal_once": record.redeal_once,
+            "seed": str(record.deal.seed), "profile": record.settings.profile, "undo": record.settings.undo, "redeal_once": record.settings.redeal_once,
             "lines": lines, "seconds": self.budget.seconds, "signal_seconds": self.budget.signal_seconds,
             "signal_solves": self.budget.signal_solves,
         }  # fmt: skip

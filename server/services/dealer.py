@@ -13,11 +13,11 @@ from dataclasses import replace
 
 from server.services.errors import ServiceError
 from server.services.seed_pool import SeedPool
-from server.services.views import settings_of
 from server.store import NewRace, PooledSeed, RaceRecord, SealedDeal
 from shared import Profile
 from shared.commitment import NO_LINE, SALT_BYTES, deal_commitment, line_digest
 from shared.protocol import ErrorCode, RaceSettings, Spectators
+from shared.race.settings import SettingsInForce
 from shared.solver.difficulty import WINNABLE_TIERS
 
 
@@ -65,7 +65,7 @@ def settings_key(settings: RaceSettings) -> str:
 
 def settings_key_of(record: RaceRecord) -> str:
     """The quick-match settings key ``record`` was dealt for (its seed counts only when the request fixed it)."""
-    return settings_key(replace(settings_of(record), seed=record.seed if record.seed_fixed else None))
+    return settings_key(replace(record.settings.shown(), seed=record.deal.seed if record.seed_fixed else None))
 
 
 def sealed(profile: Profile, seed: int, pooled: PooledSeed | None = None) -> SealedDeal:
@@ -84,32 +84,22 @@ class Dealer:
 
     async def deal(self, settings: RaceSettings, *, origin: str) -> NewRace:
         """A new race for ``settings``: its seed fixed, random, or popped from the pool (``seed_pool_empty``)."""
-        profile = checked_profile(settings, self.seeds)
-        if settings.solvable_only:
-            pooled = await self.seeds.take(profile.value, settings.difficulty)
-            deal = sealed(profile, pooled.seed, pooled)
-        else:
-            deal = sealed(profile, settings.seed if settings.seed is not None else secrets.randbits(64))
-        return NewRace(
-            profile=profile.value,
-            undo=settings.undo,
-            redeal_once=settings.redeal_once,
-            time_limit=settings.time_limit,
-            deal=deal,
-            solvable_only=settings.solvable_only,
-            private=settings.private,
-            seed_fixed=settings.seed is not None,
-            origin=origin,
-            spectator_delay=settings.spectator_delay,
-            grace=settings.grace,
-            spectators=spectators_of(settings, origin),
-            rated=settings.rated,
-            asked_difficulty=settings.difficulty,
-        )
+        checked_profile(settings, self.seeds)
+        chosen = SettingsInForce.chosen(settings, spectators=spectators_of(settings, origin))
+        return NewRace(chosen, await self._new_deal(chosen, settings.seed), seed_fixed=settings.seed is not None, origin=origin)
 
     async def rematch_of(self, record: RaceRecord) -> NewRace:
-        """The same settings as ``record`` with a new deal (random, or proven when solvable-only)."""
-        return replace(await self.deal(settings_of(record), origin="rematch"), rematch_of=record.race_id)
+        """The same settings as ``record`` (the delay its players accepted included) with a new deal (random, or
+        proven when solvable-only)."""
+        return NewRace(record.settings, await self._new_deal(record.settings), origin="rematch", rematch_of=record.race_id)
+
+    async def _new_deal(self, settings: SettingsInForce, seed: int | None = None) -> SealedDeal:
+        """The deal of ``seed``, a proven one popped from the pool (``seed_pool_empty``) or a random one."""
+        profile = Profile(settings.profile)
+        if settings.solvable_only:
+            pooled = await self.seeds.take(profile.value, settings.asked_difficulty)
+            return sealed(profile, pooled.seed, pooled)
+        return sealed(profile, seed if seed is not None else secrets.randbits(64))
 
     async def next_deal(self, record: RaceRecord) -> SealedDeal:
         """The deal of a race that waits again after its shown layout: the fixed seed (same commitment), a new proven
@@ -117,18 +107,18 @@ class Dealer:
 
         When the pool is empty the shown deal stays (rather than refusing to let a player leave).
         """
-        profile = Profile(record.profile)
+        profile = Profile(record.settings.profile)
         if record.seed_fixed:
             return record.deal
-        if record.solvable_only:
-            pooled = await self.seeds.take_if_any(record.profile, record.asked_difficulty)
+        if record.settings.solvable_only:
+            pooled = await self.seeds.take_if_any(profile.value, record.settings.asked_difficulty)
             return record.deal if pooled is None else sealed(profile, pooled.seed, pooled)
         return sealed(profile, secrets.randbits(64))
 
     async def give_back(self, race: NewRace) -> None:
         """Return a pool deal taken for a race that was never dealt."""
-        if race.solvable_only:
-            await self.give_back_deal(race.profile, race.deal, tiered=race.asked_difficulty is not None)
+        if race.settings.solvable_only:
+            await self.give_back_deal(race.settings.profile, race.deal, tiered=race.settings.asked_difficulty is not None)
 
     async def give_back_deal(self, profile: str, deal: SealedDeal, *, tiered: bool) -> None:
         """Return a pooled deal that was taken but never dealt (to its tier's pool when the race asked for a tier)."""

@@ -147,7 +147,7 @@ class LobbyService:
         race = await self.dealer.deal(settings, origin="create")
         race_id = new_race_id()
         try:
-            if race.private:
+            if race.settings.private:
                 race = replace(race, invite=await self._claim_invite(race_id))
             seated = await self.races.create(race_id, who, race)
         except BaseException:
@@ -202,8 +202,8 @@ class LobbyService:
         try:
             outcome = await self.races.leave(race_id, player, next_deal=next_deal, reason=CloseReason.LEFT)
         except ServiceError:
-            if next_deal.seed != record.seed and record.solvable_only:
-                await self.dealer.give_back_deal(record.profile, next_deal, tiered=record.asked_difficulty is not None)
+            if next_deal.seed != record.deal.seed and record.settings.solvable_only:
+                await self.dealer.give_back_deal(record.settings.profile, next_deal, tiered=record.settings.asked_difficulty is not None)
             raise
         if slot == 1 and self.races.books is not None:
             await self.races.books.seat_freed(record)
@@ -346,7 +346,7 @@ class LobbyService:
 
     def _entry(self, record: RaceRecord) -> dict[str, Any]:
         """The race's lobby entry as stored, with the spectator delay in force."""
-        return as_map(lobby_entry(record, spectator_delay_ms=self.races.policy.delay_of(record)))
+        return as_map(lobby_entry(record, spectator_delay_ms=self.races.policy.delay_of(record.settings)))
 
     async def make_room(self, owner: Owner, *, replacing_queue: bool = False) -> None:
         """Refuse (``too_many_open_races``) when the connection, its player or its client address already holds as
@@ -390,4 +390,4 @@ class LobbyService:
 
 def is_listed(record: RaceRecord) -> bool:
     """Whether the lobby lists the race: public races opened with ``create`` (not quick-match or rematch races)."""
-    return not record.private and record.origin == "create"
+    return not record.settings.private and record.origin == "create"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from server.store import RaceRecord
+from shared.race.settings import SettingsInForce
 
 DEFAULT_MIN_SPECTATOR_DELAY_MS = 60_000
 """No public race's spectators get events sooner (docs/FAIRPLAY.md "Spectator delay": a copied line is worth little
@@ -31,26 +31,26 @@ class RacePolicy:
     rematch_window_ms: int = 60_000
     """How long a rematch offer stands: a player is never put into a new race long after asking for it."""
 
-    def delay_for(self, requested_seconds: int | None, *, private: bool, rated: bool = False) -> int:
+    def delay_for(self, requested_ms: int | None, *, private: bool, rated: bool = False) -> int:
         """The delay (ms) a new race gets for its requested one (None: the default): never below the minimum (the
         rated minimum for rated races), except in a private race, whose joiner must accept a lower one."""
-        wanted = self.spectator_delay_ms if requested_seconds is None else requested_seconds * 1000
+        wanted = self.spectator_delay_ms if requested_ms is None else requested_ms
         if rated:
             return max(wanted, self.rated_min_spectator_delay_ms)
         return wanted if private else max(wanted, self.min_spectator_delay_ms)
 
-    def delay_of(self, record: RaceRecord) -> int:
-        """The delay (ms) in force for a stored race: its own, raised to the current minimum (the rated minimum for a
-        rated race) unless the race is private and casual (its joiner accepted its delay)."""
-        stored = self.spectator_delay_ms if record.spectator_delay_ms is None else record.spectator_delay_ms
-        if record.rated:
+    def delay_of(self, settings: SettingsInForce) -> int:
+        """The delay (ms) in force for a stored race's settings: its own, raised to the current minimum (the rated
+        minimum for a rated race) unless the race is private and casual (its joiner accepted its delay)."""
+        stored = self.spectator_delay_ms if settings.spectator_delay_ms is None else settings.spectator_delay_ms
+        if settings.rated:
             return max(stored, self.rated_min_spectator_delay_ms)
-        return stored if record.private else max(stored, self.min_spectator_delay_ms)
+        return stored if settings.private else max(stored, self.min_spectator_delay_ms)
 
-    def needs_acceptance(self, record: RaceRecord) -> bool:
+    def needs_acceptance(self, settings: SettingsInForce) -> bool:
         """Whether a joiner must accept the race's delay: a private casual race below the server's minimum."""
-        return record.private and not record.rated and self.delay_of(record) < self.min_spectator_delay_ms
+        return settings.private and not settings.rated and self.delay_of(settings) < self.min_spectator_delay_ms
 
-    def grace_for(self, requested_seconds: int | None) -> int:
+    def grace_for(self, requested_ms: int | None) -> int:
         """The grace period (ms) a new race gets."""
-        return self.grace_ms if requested_seconds is None else requested_seconds * 1000
+        return self.grace_ms if requested_ms is None else requested_ms

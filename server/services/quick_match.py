@@ -131,7 +131,7 @@ class QuickMatchService:
         if record.status is not RaceStatus.WAITING or not record.seats:
             return
         player = record.seats[0].player
-        rating = await self.rating_of(record.profile, player) if record.rated and self.rating_of is not None else None
+        rating = await self.rating_of(record.settings.profile, player) if record.settings.rated and self.rating_of is not None else None
         entry = QueueEntry(settings_key=settings_key_of(record), race_id=record.race_id, player=player)
         await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
 
@@ -167,7 +167,7 @@ class QuickMatchService:
             record = await self.races.store.load_race(entry.race_id)
             if record is None or record.status is not RaceStatus.WAITING or owner.queue != entry:
                 continue
-            rating = await self.rating_of(record.profile, who.player) if is_rated(entry) and self.rating_of is not None else None
+            rating = await self.rating_of(record.settings.profile, who.player) if is_rated(entry) and self.rating_of is not None else None
             partner = await self.store.pair_or_wait(
                 entry.settings_key, who.player, entry.race_id, rating=rating, waiting=True, window=self.window.as_args()
             )

@@ -43,7 +43,7 @@ from server.store import (
     StoreRefusal,
     deal_texts,
 )
-from shared import Action, Board, DeadCheck, EngineError, Profile, Rules, Special, Status, action_text, card_text, parse_action
+from shared import Action, Board, DeadCheck, EngineError, Rules, Special, Status, action_text, card_text, parse_action
 from shared.protocol import AttemptState, CloseReason, DealLayout, ErrorCode, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
 
@@ -115,11 +115,6 @@ class _Game:
     board: Board | None = None
     actions: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-def rules_of(record: RaceRecord) -> Rules:
-    """The engine rules a race was created with."""
-    return Rules(Profile(record.profile), undo=record.undo, redeal_once=record.redeal_once)
 
 
 def column_texts(board: Board) -> list[list[str]]:
@@ -196,18 +191,19 @@ class RaceService:
 
     async def create(self, race_id: str, who: Identity, race: NewRace) -> SeatedRace:
         """Open race ``race_id`` (drawn with :func:`new_race_id`) with ``who`` in seat 0; the seed is fixed now."""
-        if race.rated and self.books is not None:
+        settings = race.settings
+        resolved = replace(
+            settings,
+            spectator_delay_ms=self.policy.delay_for(
+                settings.spectator_delay_ms, private=settings.private and race.origin != "quick_match", rated=settings.rated
+            ),
+            grace_ms=self.policy.grace_for(settings.grace_ms),
+        )
+        race = replace(race, settings=resolved)
+        if settings.rated and self.books is not None:
             race = replace(race, record_ttl_ms=self.books.policy.record_ttl_ms)
         try:
-            await self.store.create_race(
-                race_id,
-                who,
-                race,
-                spectator_delay_ms=self.policy.delay_for(
-                    race.spectator_delay, private=race.private and race.origin != "quick_match", rated=race.rated
-                ),
-                grace_ms=self.policy.grace_for(race.grace),
-            )
+            await self.store.create_race(race_id, who, race)
         except RaceIdTaken:  # a 64-bit id drawn twice
             raise ServiceError(ErrorCode.INTERNAL_ERROR, "race id collision") from None
         race_journal.race_created(race_id, who.player, race)
@@ -225,8 +221,8 @@ class RaceService:
         # Asked only of a joiner the race could seat: a full, closed or own race answers as any join does
         # (``race_full``, ``race_closed``, ``already_seated``), before ``delay_not_accepted``.
         joinable = waiting.status is RaceStatus.WAITING and len(waiting.seats) == 1 and waiting.slot_of(who.player) is None
-        if joinable and self.policy.needs_acceptance(waiting):
-            delay_ms = self.policy.delay_of(waiting)
+        if joinable and self.policy.needs_acceptance(waiting.settings):
+            delay_ms = self.policy.delay_of(waiting.settings)
             if accept_delay is None or accept_delay * 1000 > delay_ms:
                 seconds = delay_ms // 1000
                 raise ServiceError(
@@ -247,7 +243,7 @@ class RaceService:
             raise _refused(refusal) from None
         race_journal.race_countdown(race_id, who.player, start_at)
         await self.store.schedule_earlier(race_id, start_at)
-        if waiting.spectators is Spectators.ANYONE:
+        if waiting.settings.spectators is Spectators.ANYONE:
             await self.store.index_live(race_id, start_at)
         await self.store.queue_for_analysis(race_id, start_at)
         record = await self.record(race_id)
@@ -313,8 +309,8 @@ class RaceService:
         the race waits): what a client replays without knowing the seed."""
         actions = await self.store.actions(record.race_id, slot, limit)
         dealt = record.status not in (RaceStatus.WAITING, RaceStatus.CLOSED)
-        layout = DealLayout(*deal_texts(record.seed)) if dealt else None
-        return PlayerLine(actions, redealt_columns(record.seed, rules_of(record), actions), layout)
+        layout = DealLayout(*deal_texts(record.deal.seed)) if dealt else None
+        return PlayerLine(actions, redealt_columns(record.deal.seed, record.settings.rules, actions), layout)
 
     # --- playing -----------------------------------------------------------------------------
 
@@ -418,8 +414,8 @@ class RaceService:
     async def rebuild(self, race_id: str) -> list[Board]:
         """Both players' positions rebuilt from Redis alone (settings, seed, stored actions)."""
         record = await self.record(race_id)
-        rules = rules_of(record)
-        return [replay(record.seed, rules, await self.store.actions(race_id, seat.slot)) for seat in record.seats]
+        rules = record.settings.rules
+        return [replay(record.deal.seed, rules, await self.store.actions(race_id, seat.slot)) for seat in record.seats]
 
     def cached_board(self, race_id: str, slot: int) -> Board | None:
         """This process's live position of a player, if cached (for checks against :meth:`rebuild`)."""
@@ -431,7 +427,7 @@ class RaceService:
 
     def info(self, record: RaceRecord) -> RaceInfo:
         """The race as players and lists show it, with the spectator delay in force."""
-        return race_info(record, spectator_delay_ms=self.policy.delay_of(record))
+        return race_info(record, spectator_delay_ms=self.policy.delay_of(record.settings))
 
     def _seated(self, record: RaceRecord, slot: int) -> SeatedRace:
         return SeatedRace(self.info(record), slot, record)
@@ -468,7 +464,7 @@ class RaceService:
         if len(record.seats) < 2:
             raise ServiceError(ErrorCode.NOT_STARTED, "the race is waiting for its second player")
         facts = _RaceFacts(
-            epoch=record.epoch, seed=record.seed, rules=rules_of(record), players=tuple(seat.player for seat in record.seats)
+            epoch=record.epoch, seed=record.deal.seed, rules=record.settings.rules, players=tuple(seat.player for seat in record.seats)
         )
         self._facts[race_id] = facts
         self._facts.move_to_end(race_id)

@@ -22,12 +22,12 @@ def race_created(race_id: str, player: str, race: NewRace) -> None:
         race=race_id,
         player=player,
         origin=race.origin,
-        profile=race.profile,
-        private=race.private,
-        solvable_only=race.solvable_only,
-        undo=race.undo,
-        redeal_once=race.redeal_once,
-        time_limit=race.time_limit,
+        profile=race.settings.profile,
+        private=race.settings.private,
+        solvable_only=race.settings.solvable_only,
+        undo=race.settings.undo,
+        redeal_once=race.settings.redeal_once,
+        time_limit=race.settings.time_limit,
     )
 
 

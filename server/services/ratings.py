@@ -90,7 +90,7 @@ class PlayerBooks:
     async def before_join(self, record: RaceRecord, joiner: Identity) -> dict[str, str]:
         """For a rated race: claim both players and compute each one's rating change per outcome (the fields the race
         keeps). ``account_required`` or ``rated_busy`` refuse the join."""
-        if not record.rated or record.status != "waiting" or len(record.seats) != 1:
+        if not record.settings.rated or record.status is not RaceStatus.WAITING or len(record.seats) != 1:
             return {}  # not rated, or the join script refuses it anyway
         if joiner.account is None:
             raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "rated races are for registered players: register or log in first")
@@ -106,7 +106,7 @@ class PlayerBooks:
         if holder is not None:
             raise ServiceError(ErrorCode.RATED_BUSY, "a player of this race is playing another rated race; try again when it is over")
         now = await self.races.now_ms()
-        current = [current_rating(stored, now, self.policy) for stored in await self.store.ratings(record.profile, players)]
+        current = [current_rating(stored, now, self.policy) for stored in await self.store.ratings(record.settings.profile, players)]
         keep: dict[str, str] = {}
         for slot in (0, 1):
             before, opponent = current[slot], current[1 - slot]
@@ -126,7 +126,7 @@ class PlayerBooks:
     async def join_failed(self, record: RaceRecord, joiner: Identity) -> None:
         """Release the joiner's claim of a rated join the race refused (the creator's may belong to a pairing that
         did succeed; a stale one is released when it is next in the way)."""
-        if record.rated:
+        if record.settings.rated:
             await self.store.end_rated(record.race_id, [joiner.player])
 
     async def joined(self, race_id: str, start_at: int, seats: Sequence[Identity]) -> None:
@@ -137,7 +137,7 @@ class PlayerBooks:
     async def seat_freed(self, record: RaceRecord) -> None:
         """The second player left the countdown of ``record``: nothing will be booked for that pairing."""
         await self.store.untrack(record.race_id)
-        if record.rated:
+        if record.settings.rated:
             await self.store.end_rated(record.race_id, [seat.player for seat in record.seats])
 
     # --- booking ------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ class PlayerBooks:
         """Book a finished race for its registered players (once: False if it was booked already)."""
         assert record.finished_at is not None
         names = [f"{kind}_{seat.slot}_{_RESULT_OF[outcome_of(record, seat.slot)]}" for seat in record.seats for kind in ("rating", "glicko")]
-        kept = await self.races.kept_fields(record.race_id, names) if record.rated else {}
+        kept = await self.races.kept_fields(record.race_id, names) if record.settings.rated else {}
         bookings = []
         for seat in record.seats:
             if seat.account is None:
@@ -199,8 +199,8 @@ class PlayerBooks:
             item: dict[str, Any] = {
                 "race": record.race_id,
                 "finished_at": record.finished_at,
-                "profile": record.profile,
-                "rated": record.rated,
+                "profile": record.settings.profile,
+                "rated": record.settings.rated,
                 "slot": seat.slot,
                 "outcome": outcome,
                 "reason": record.result_reason or "",
@@ -216,7 +216,7 @@ class PlayerBooks:
                     player=seat.player,
                     handle=seat.account,
                     bot=seat.bot,
-                    profile=record.profile,
+                    profile=record.settings.profile,
                     item=item,
                     outcome=outcome,
                     cleared=seat.state == "cleared",
@@ -226,4 +226,4 @@ class PlayerBooks:
                     provisional=rating is None or self.policy.provisional(rating.deviation),
                 )
             )
-        return await self.store.book(record.race_id, record.finished_at, record.profile, bookings)
+        return await self.store.book(record.race_id, record.finished_at, record.settings.profile, bookings)

@@ -34,7 +34,7 @@ class RematchService:
         try:
             await self.races.create(new_id, first.identity, race)
             # The second player accepted this race's spectator delay when it joined it; the rematch keeps it.
-            accepted = self.races.policy.delay_of(record) // 1000
+            accepted = self.races.policy.delay_of(record.settings) // 1000
             await self.races.join(new_id, second.identity, accept_delay=accepted)
             linked = await self.races.link_rematch(race_id, new_id)
         except BaseException:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from server.services.errors import ServiceError
-from server.services.race import RaceService, rules_of
+from server.services.race import RaceService
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceRecord, RaceStore
 from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
@@ -24,7 +24,7 @@ from shared.race.replay import replay
 def ensure_shown_to(record: RaceRecord, player: str) -> None:
     """What was played in a race nobody may watch (its replay, its analysis) is shown to its own players only:
     ``no_spectators`` for anyone else."""
-    if record.spectators is Spectators.NOBODY and record.slot_of(player) is None:
+    if record.settings.spectators is Spectators.NOBODY and record.slot_of(player) is None:
         raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it: only they see what was played")
 
 
@@ -66,7 +66,7 @@ class SpectateService:
             stale = [
                 race_id
                 for race_id, record in zip(race_ids, records)
-                if record is None or record.status not in LIVE_STATUSES or record.spectators is not Spectators.ANYONE
+                if record is None or record.status not in LIVE_STATUSES or record.settings.spectators is not Spectators.ANYONE
             ]
             if not stale:
                 return [self.races.info(record) for record in records if record is not None]
@@ -76,9 +76,9 @@ class SpectateService:
         """The race and both boards as they stood at now minus the race's spectator delay (``no_spectators`` if its
         players chose that nobody watches)."""
         record = await self.races.record(race_id)
-        if record.spectators is Spectators.NOBODY:
+        if record.settings.spectators is Spectators.NOBODY:
             raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it")
-        delay_ms = self.races.policy.delay_of(record)
+        delay_ms = self.races.policy.delay_of(record.settings)
         as_of = await self.store.now_ms() - delay_ms
         history = [event for event in await self.store.events_after(race_id, 0) if isinstance(event, RaceEvent)]
         shown = list(takewhile(lambda event: event.at <= as_of, history))
@@ -86,11 +86,11 @@ class SpectateService:
         boards: list[BoardView] = []
         deal: DealLayout | None = None
         if info.status not in (RaceStatus.WAITING, RaceStatus.CLOSED):  # the countdown has dealt
-            rules = rules_of(record)
+            rules = record.settings.rules
             for slot, count in sorted(action_counts.items()):
                 line = await self.races.line(record, slot, count)
                 deal = line.deal
-                boards.append(board_view(slot, line.actions, replay(record.seed, rules, line.actions), line.redeal_columns))
+                boards.append(board_view(slot, line.actions, replay(record.deal.seed, rules, line.actions), line.redeal_columns))
         return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms, deal=deal)
 
     async def replay_page(self, race_id: str, after: int, limit: int, player: str) -> EventPage:

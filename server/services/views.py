@@ -23,7 +23,6 @@ from shared.protocol import (
     Progress,
     RaceEvent,
     RaceInfo,
-    RaceSettings,
     RaceStatus,
     from_map,
 )
@@ -40,28 +39,6 @@ def event_for(event: RaceEvent, viewer_slot: int | None) -> RaceEvent:
     return event
 
 
-def settings_of(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceSettings:
-    """The race's settings as clients see them (the seed is never among them).
-
-    ``spectator_delay_ms`` is the delay in force (the server's minimum may exceed the race's own).
-    """
-    delay_ms = record.spectator_delay_ms if spectator_delay_ms is None else spectator_delay_ms
-    return RaceSettings(
-        profile=record.profile,
-        undo=record.undo,
-        redeal_once=record.redeal_once,
-        time_limit=record.time_limit,
-        seed=None,
-        spectator_delay=None if delay_ms is None else -(-delay_ms // 1000),
-        grace=None if record.grace_ms is None else -(-record.grace_ms // 1000),
-        solvable_only=record.solvable_only,
-        private=record.private,
-        spectators=record.spectators,
-        rated=record.rated,
-        difficulty=record.asked_difficulty,
-    )
-
-
 def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceInfo:
     """The race as its players see it: the seed (with the salt and proving line) stays hidden until the result,
     the commitment is shown from the countdown on."""
@@ -69,7 +46,7 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
     return RaceInfo(
         race=record.race_id,
         status=record.status,
-        settings=settings_of(record, spectator_delay_ms=spectator_delay_ms),
+        settings=record.settings.shown(spectator_delay_ms=spectator_delay_ms),
         players=[
             PlayerInfo(
                 slot=seat.slot,
@@ -85,17 +62,17 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
             )
             for seat in record.seats
         ],
-        seed=record.seed if finished else None,
+        seed=record.deal.seed if finished else None,
         start_at=record.start_at,
         deadline=record.deadline,
         event_seq=record.event_seq,
         watchers=record.watchers,
         invite=record.invite if record.status is RaceStatus.WAITING else None,  # only while it is of use: to be shared
-        commitment=(record.commitment or None) if record.status not in (RaceStatus.WAITING, RaceStatus.CLOSED) else None,
+        commitment=(record.deal.commitment or None) if record.status not in (RaceStatus.WAITING, RaceStatus.CLOSED) else None,
         seed_chosen=record.seed_fixed,
-        difficulty=record.difficulty,
-        salt=(record.salt or None) if finished else None,
-        proving_line=list(record.proving_line) if finished and record.proving_line else None,
+        difficulty=record.deal.difficulty,
+        salt=(record.deal.salt or None) if finished else None,
+        proving_line=list(record.deal.proving_line) if finished and record.deal.proving_line else None,
     )
 
 
@@ -146,14 +123,14 @@ def lobby_entry(record: RaceRecord, *, spectator_delay_ms: int | None = None) ->
         race=record.race_id,
         creator=creator.name,
         player=creator.player,
-        settings=settings_of(record, spectator_delay_ms=spectator_delay_ms),
+        settings=record.settings.shown(spectator_delay_ms=spectator_delay_ms),
         seats=len(record.seats),
         status=record.status,
         created_at=record.created_at,
         creator_account=creator.account,
         creator_bot=creator.bot,
         seed_chosen=record.seed_fixed,
-        difficulty=record.difficulty,
+        difficulty=record.deal.difficulty,
     )
 
 

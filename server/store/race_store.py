@@ -13,8 +13,9 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, get_args, get_type_hints
 
 import msgpack
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -38,9 +39,9 @@ from shared.protocol import (
     RaceResult,
     RaceStatus,
     ResultReason,
-    Spectators,
     event_from_map,
 )
+from shared.race.settings import SettingsInForce
 
 DAY_MS = 24 * 3600 * 1000
 
@@ -128,36 +129,17 @@ class SealedDeal:
 class NewRace:
     """What a race is created with: its settings, its sealed deal and how it came to be."""
 
-    profile: str
-    undo: bool
-    redeal_once: bool
-    time_limit: int | None
+    settings: SettingsInForce
     deal: SealedDeal
-    solvable_only: bool = False
-    private: bool = False
     seed_fixed: bool = False
     """The creator chose the seed (kept when a second player leaves the countdown)."""
     origin: str = "create"
     """``create``, ``quick_match`` or ``rematch``."""
     invite: str | None = None
     rematch_of: str | None = None
-    spectator_delay: int | None = None
-    """Seconds, as requested (None: the server's default)."""
-    grace: int | None = None
-    """Seconds, as requested (None: the server's default)."""
-    spectators: Spectators = Spectators.ANYONE
-    """Who may watch."""
-    rated: bool = False
     record_ttl_ms: int | None = None
     """How long the record is kept once the race finishes: None for the server's retention of casual records
     (``RaceStore.record_ttl_ms``), 0 for ever (rated races may be kept)."""
-    asked_difficulty: Difficulty | None = None
-    """The tier the creator asked for (solvable-only races), kept for rematches and new deals."""
-
-    @property
-    def seed(self) -> int:
-        """The seed of the deal."""
-        return self.deal.seed
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,11 +149,9 @@ class RaceRecord:
     race_id: str
     status: RaceStatus
     """``waiting``, ``countdown``, ``running``, ``finished`` or ``closed`` (left before the start)."""
-    profile: str
-    undo: bool
-    redeal_once: bool
-    time_limit: int | None
-    seed: int
+    settings: SettingsInForce
+    deal: SealedDeal
+    """The race's sealed deal (a new one when the second player leaves the countdown of a race with a random deal)."""
     created_at: int
     start_at: int | None
     deadline: int | None
@@ -181,36 +161,15 @@ class RaceRecord:
     result_reason: ResultReason | CloseReason | None
     """A finished race's result reason, or a closed race's close reason."""
     seats: tuple[SeatRecord, ...]
-    spectator_delay_ms: int | None = None
-    """None for races stored before spectator delays existed (the server's default applies)."""
-    grace_ms: int | None = None
     watchers: int = 0
-    solvable_only: bool = False
-    private: bool = False
     seed_fixed: bool = False
     origin: str = "create"
     invite: str | None = None
     rematch_race: str | None = None
     """The race both players agreed to play next, once created."""
-    spectators: Spectators = Spectators.ANYONE
-    """Who may watch: listed among the live races, by its id, or nobody; races stored before the setting existed
-    are ``anyone``."""
     epoch: int = 0
     """Bumped by every script that changes the seats or the deal (join, leave): a view of the race built at one
     epoch (seats, seed, boards) is valid only while the epoch stays (0 for races stored before epochs)."""
-    rated: bool = False
-    salt: str = ""
-    commitment: str = ""
-    """Empty for races stored before deals were committed."""
-    difficulty: Difficulty | None = None
-    """The deal's tier, when known (pooled deals)."""
-    proving_line: tuple[str, ...] = ()
-    asked_difficulty: Difficulty | None = None
-
-    @property
-    def deal(self) -> SealedDeal:
-        """The race's sealed deal."""
-        return SealedDeal(self.seed, self.salt, self.commitment, self.difficulty, self.proving_line)
 
     def slot_of(self, player: str) -> int | None:
         """The seat of ``player`` in this race, if any."""
@@ -295,10 +254,6 @@ def _optional_ms(value: int) -> int | None:
     return value or None
 
 
-def _optional_int(value: str | None) -> int | None:
-    return None if value is None else int(value)
-
-
 def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
     prefix = f"p{slot}_"
     if prefix + "player" not in fields:
@@ -328,17 +283,55 @@ def _reason(value: str | None) -> ResultReason | CloseReason | None:
     return ResultReason(value) if value in ResultReason._value2member_map_ else CloseReason(value)
 
 
+def settings_fields(settings: SettingsInForce) -> dict[str, str | int]:
+    """The settings as fields of the race's state hash, each under its own name (lua/create.lua stores them as
+    given): true and false as 1 and 0, an enum as its value, None left out (Lua reads a missing number as 0)."""
+    stored: dict[str, str | int] = {}
+    for name in _SETTING_READERS:
+        value = getattr(settings, name)
+        if value is not None:
+            stored[name] = int(value) if isinstance(value, bool) else value.value if isinstance(value, Enum) else value
+    return stored
+
+
+def settings_from_fields(fields: Mapping[str, str]) -> SettingsInForce:
+    """The settings stored by :func:`settings_fields`; a field missing or empty (a race stored before the setting
+    existed) keeps the setting's default."""
+    return SettingsInForce(**{name: read(fields[name]) for name, read in _SETTING_READERS.items() if fields.get(name, "") != ""})
+
+
+def _reader(hint: Any) -> Callable[[str], Any]:
+    """How a stored field of type ``hint`` (bool, int, str or a StrEnum, optionally None) is read back."""
+    kind = next((arg for arg in get_args(hint) if arg is not type(None)), hint)
+    if kind is bool:
+        return lambda text: text == "1"
+    if kind in (int, str) or (isinstance(kind, type) and issubclass(kind, Enum)):
+        return kind  # type: ignore[no-any-return]
+    raise TypeError(f"a race setting of type {hint} has no stored form")
+
+
+_SETTING_READERS: Final = {name: _reader(hint) for name, hint in get_type_hints(SettingsInForce).items()}
+"""Each setting's name and how its stored text is read back (every field of SettingsInForce, in order)."""
+
+
+def _sealed_deal(fields: Mapping[str, str]) -> SealedDeal:
+    return SealedDeal(
+        seed=int(fields["seed"]),
+        salt=fields.get("salt", ""),
+        commitment=fields.get("commitment", ""),
+        difficulty=Difficulty(fields["difficulty"]) if fields.get("difficulty") else None,
+        proving_line=tuple(json.loads(fields["line"])) if fields.get("line") else (),
+    )
+
+
 def _record(fields: Mapping[str, str]) -> RaceRecord:
     seats = tuple(seat for seat in (_seat(fields, 0), _seat(fields, 1)) if seat is not None)
     winner = fields.get("winner")
     return RaceRecord(
         race_id=fields["id"],
         status=RaceStatus(fields["status"]),
-        profile=fields["profile"],
-        undo=fields["undo"] == "1",
-        redeal_once=fields["redeal_once"] == "1",
-        time_limit=int(fields["time_limit"]) or None,
-        seed=int(fields["seed"]),
+        settings=settings_from_fields(fields),
+        deal=_sealed_deal(fields),
         created_at=int(fields["created_at"]),
         start_at=_optional_ms(int(fields["start_at"])),
         deadline=_optional_ms(int(fields["deadline"])),
@@ -347,23 +340,12 @@ def _record(fields: Mapping[str, str]) -> RaceRecord:
         winner=None if winner is None or winner == "-1" else int(winner),
         result_reason=_reason(fields.get("result_reason")),
         seats=seats,
-        spectator_delay_ms=_optional_int(fields.get("spectator_delay_ms")),
-        grace_ms=_optional_int(fields.get("grace_ms")),
         watchers=int(fields.get("watchers", 0)),
-        solvable_only=fields.get("solvable_only") == "1",
-        private=fields.get("private") == "1",
         seed_fixed=fields.get("seed_fixed") == "1",
         origin=fields.get("origin") or "create",
         invite=fields.get("invite") or None,
         rematch_race=fields.get("rematch_race") or None,
-        spectators=Spectators(fields.get("spectators") or Spectators.ANYONE),
         epoch=int(fields.get("epoch", 0)),
-        rated=fields.get("rated") == "1",
-        salt=fields.get("salt", ""),
-        commitment=fields.get("commitment", ""),
-        difficulty=Difficulty(fields["difficulty"]) if fields.get("difficulty") else None,
-        proving_line=tuple(json.loads(fields["line"])) if fields.get("line") else (),
-        asked_difficulty=Difficulty(fields["asked_difficulty"]) if fields.get("asked_difficulty") else None,
     )
 
 
@@ -469,8 +451,9 @@ class RaceStore:
 
     # --- changes (each one script) -----------------------------------------------------
 
-    async def create_race(self, race_id: str, who: Identity, race: NewRace, *, spectator_delay_ms: int, grace_ms: int) -> int:
-        """Store a new race with its creator in seat 0; returns its creation time (ms). RaceIdTaken if the id is taken."""
+    async def create_race(self, race_id: str, who: Identity, race: NewRace) -> int:
+        """Store a new race with its creator in seat 0; returns its creation time (ms). RaceIdTaken if the id is taken.
+        ``race.settings`` are stored as they are (RaceService.create resolves the spectator delay and grace first)."""
         result = await self._run(
             self.scripts.create,
             race_id,
@@ -479,12 +462,7 @@ class RaceStore:
             name=who.name,
             account=who.account or "",
             bot=int(who.bot),
-            settings={
-                "profile": race.profile, "undo": int(race.undo), "redeal_once": int(race.redeal_once), "time_limit": race.time_limit or 0,
-                "spectator_delay_ms": spectator_delay_ms, "grace_ms": grace_ms, "solvable_only": int(race.solvable_only),
-                "private": int(race.private), "spectators": race.spectators.value, "rated": int(race.rated),
-                "asked_difficulty": "" if race.asked_difficulty is None else race.asked_difficulty.value,
-            },
+            settings=settings_fields(race.settings),
             deal=deal_arguments(race.deal),
             seed_fixed=int(race.seed_fixed),
             origin=race.origin,

@@ -1,0 +1,71 @@
+"""One settings type: a race's settings in force (shared/race/settings.py) are what a new race is created with, what
+the store keeps (each field under its own name) and what replies show, so a new setting is one field, not four."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import fields
+
+import pytest_asyncio
+from redis.asyncio import Redis
+
+from server.services.dealer import sealed
+from server.store import Identity, NewRace, RaceStore, connect_redis
+from server.store.race_store import settings_fields, settings_from_fields
+from shared import Profile
+from shared.protocol import Difficulty, RaceSettings, Spectators
+from shared.race.settings import OWN_FIELDS, REQUEST_ONLY, SettingsInForce
+
+EVERY_SETTING = SettingsInForce(
+    profile="foundation-only", undo=True, redeal_once=True, time_limit=300, solvable_only=True, private=True,
+    spectators=Spectators.LINK, rated=True, asked_difficulty=Difficulty.HARD, spectator_delay_ms=1500, grace_ms=20_000,
+)  # fmt: skip
+
+
+@pytest_asyncio.fixture
+async def redis(single_redis_url: str) -> AsyncIterator[Redis]:
+    client = connect_redis(single_redis_url, max_connections=4)
+    assert isinstance(client, Redis)
+    yield client
+    await client.aclose()
+
+
+def test_every_setting_a_client_chooses_is_a_setting_in_force_of_the_same_name() -> None:
+    requested = {field.name for field in fields(RaceSettings)} - REQUEST_ONLY
+    in_force = {field.name for field in fields(SettingsInForce)} - OWN_FIELDS
+    assert requested == in_force
+
+
+def test_settings_asked_for_are_shown_as_asked_with_the_seed_left_out() -> None:
+    request = RaceSettings(
+        profile="foundation-only", undo=True, redeal_once=True, time_limit=300, seed=7, spectator_delay=5, grace=20,
+        solvable_only=False, private=True, spectators=Spectators.NOBODY, rated=False, difficulty=None,
+    )  # fmt: skip
+    chosen = SettingsInForce.chosen(request, spectators=Spectators.NOBODY)
+    assert (chosen.spectator_delay_ms, chosen.grace_ms) == (5000, 20_000)
+    assert chosen.shown() == RaceSettings(**{**{field.name: getattr(request, field.name) for field in fields(RaceSettings)}, "seed": None})
+
+
+def test_replies_show_times_in_whole_seconds_rounded_up_and_the_delay_in_force() -> None:
+    shown = EVERY_SETTING.shown()
+    assert (shown.spectator_delay, shown.grace, shown.difficulty) == (2, 20, Difficulty.HARD)
+    assert EVERY_SETTING.shown(spectator_delay_ms=60_000).spectator_delay == 60
+    assert SettingsInForce().shown().spectator_delay is None  # a race stored without its own delay: the default
+
+
+def test_the_state_hash_keeps_each_setting_under_its_name_and_reads_it_back() -> None:
+    stored = settings_fields(EVERY_SETTING)
+    assert set(stored) == {field.name for field in fields(SettingsInForce)}
+    assert stored["undo"] == 1 and stored["spectators"] == "link" and stored["grace_ms"] == 20_000
+    assert settings_from_fields({name: str(value) for name, value in stored.items()}) == EVERY_SETTING
+    assert "time_limit" not in settings_fields(SettingsInForce())  # None is left out (Lua reads a missing field as 0)
+    assert settings_from_fields({}) == SettingsInForce()  # a field a race was stored without keeps its default
+
+
+async def test_a_stored_race_reads_back_the_settings_it_was_created_with(redis: Redis) -> None:
+    races = RaceStore(redis)
+    race_id = secrets.token_hex(5)
+    await races.create_race(race_id, Identity("ann", "Ann"), NewRace(EVERY_SETTING, sealed(Profile.FOUNDATION_ONLY, 9)))
+    record = await races.load_race(race_id)
+    assert record is not None and record.settings == EVERY_SETTING and record.deal.seed == 9
