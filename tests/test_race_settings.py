@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest_asyncio
 from redis.asyncio import Redis
 
-from server.services.dealer import sealed
+from server.services.dealer import NOT_PAIRED_ON, sealed, settings_key
 from server.store import Identity, NewRace, RaceStore, connect_redis
 from server.store.race_store import settings_fields, settings_from_fields
 from shared import Profile
@@ -69,3 +69,17 @@ async def test_a_stored_race_reads_back_the_settings_it_was_created_with(redis: 
     await races.create_race(race_id, Identity("ann", "Ann"), NewRace(EVERY_SETTING, sealed(Profile.FOUNDATION_ONLY, 9)))
     record = await races.load_race(race_id)
     assert record is not None and record.settings == EVERY_SETTING and record.deal.seed == 9
+
+
+def test_quick_match_pairs_only_requests_that_agree_on_every_setting_but_the_delay_grace_and_privacy() -> None:
+    other_values = {
+        "profile": "foundation-only", "undo": True, "redeal_once": True, "time_limit": 60, "seed": 5, "solvable_only": True,
+        "spectators": Spectators.NOBODY, "rated": True, "difficulty": Difficulty.EASY,
+    }  # fmt: skip
+    assert set(other_values) == {field.name for field in fields(RaceSettings)} - NOT_PAIRED_ON  # a new setting: add it here
+    plain = RaceSettings()
+    for name, value in other_values.items():
+        assert settings_key(replace(plain, **{name: value})) != settings_key(plain), name
+    for name, value in {"private": True, "spectator_delay": 5, "grace": 9}.items():
+        assert settings_key(replace(plain, **{name: value})) == settings_key(plain), name
+    assert settings_key(replace(plain, spectators=Spectators.ANYONE)) == settings_key(plain)  # as resolved

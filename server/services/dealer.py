@@ -9,7 +9,9 @@ publishes and the result lets anyone check.
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import fields, replace
+from enum import Enum
+from typing import Final
 
 from server.services.errors import ServiceError
 from server.services.seed_pool import SeedPool
@@ -51,16 +53,23 @@ def spectators_of(settings: RaceSettings, origin: str) -> Spectators:
     return Spectators.LINK if settings.private and origin == "create" else Spectators.ANYONE
 
 
+NOT_PAIRED_ON: Final = frozenset({"private", "spectator_delay", "grace"})
+"""The settings two quick-match requests may differ in: the race takes those of the player who waited."""
+
+
 def settings_key(settings: RaceSettings) -> str:
-    """What two quick-match requests must share to be paired: the rules, the deal and who may watch (not ``private``,
-    nor the spectator delay and grace: the race takes those of the player who waited)."""
-    seed = "-" if settings.seed is None else str(settings.seed)
-    tier = "" if settings.difficulty is None else f"/difficulty={settings.difficulty.value}"
-    return (
-        f"{settings.profile}/undo={int(settings.undo)}/redeal={int(settings.redeal_once)}/limit={settings.time_limit or 0}"
-        f"/solvable={int(settings.solvable_only)}/seed={seed}/spectators={spectators_of(settings, 'quick_match')}{tier}"
-        + ("/rated" if settings.rated else "")
-    )
+    """What two quick-match requests must share to be paired: every setting but :data:`NOT_PAIRED_ON` (so a new
+    setting is paired on unless it is listed there), who may watch as resolved; ``<name>=<value>`` joined by ``/``."""
+    paired = replace(settings, spectators=spectators_of(settings, "quick_match"))
+    return "/".join(f"{field.name}={_key_text(getattr(paired, field.name))}" for field in fields(paired) if field.name not in NOT_PAIRED_ON)
+
+
+def _key_text(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(int(value))
+    return value.value if isinstance(value, Enum) else str(value)
 
 
 def settings_key_of(record: RaceRecord) -> str:

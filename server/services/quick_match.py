@@ -204,4 +204,4 @@ class QuickMatchService:
 
 def is_rated(entry: QueueEntry) -> bool:
     """Whether the entry waits in a rated queue (pairing by rating)."""
-    return entry.settings_key.endswith("/rated")
+    return "/rated=1/" in entry.settings_key + "/"
