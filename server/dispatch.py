@@ -84,6 +84,7 @@ from shared.protocol import (
     Watching,
     WatchLobby,
     Welcome,
+    project,
 )
 
 log = logging.getLogger(__name__)
@@ -370,20 +371,7 @@ class Dispatcher:
     async def _move(self, state: ConnectionState, session: Session, request: MoveRequest) -> None:
         self._refuse_spectator(state, request.race)
         outcome = await self.races.move(session, request.race, seq=request.seq, move_id=request.move_id, text=request.move)
-        state.send(
-            Moved(
-                id=request.id,
-                race=request.race,
-                move=outcome.move,
-                seq=outcome.move_seq,
-                count=outcome.count,
-                left=outcome.left,
-                status=outcome.status,
-                undos=outcome.undos,
-                duplicate=outcome.duplicate,
-                columns=outcome.columns,
-            )
-        )
+        state.send(project(outcome, Moved, id=request.id))
         own = state.subscriptions.get(request.race)
         if outcome.event is not None and own is not None and own.viewer_slot is not SPECTATOR:
             self.hub.deliver_next(own, outcome.event)  # the mover's own event, in the same write as the reply

@@ -55,11 +55,13 @@ RACE_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 @dataclass(frozen=True, slots=True)
 class MoveOutcome:
-    """A stored action and the player's position after it."""
+    """A stored action and the player's position after it: the fields of the ``moved`` reply (which dispatch.py makes
+    of it with :func:`shared.protocol.project`) but the request's id, and the move event."""
 
-    race_id: str
+    race: str
     move: str
-    move_seq: int
+    seq: int
+    """The player's action count including this one."""
     count: int
     left: int
     status: Status
@@ -517,9 +519,9 @@ class RaceService:
         """The reply's view of ``board``; ``status`` when the caller computed it already (once per move is enough);
         ``columns``: what a redeal dealt; ``event``: the ``move`` event the action appended."""
         return MoveOutcome(
-            race_id=race_id,
+            race=race_id,
             move=move,
-            move_seq=move_seq,
+            seq=move_seq,
             count=board.foundation_count,
             left=board.cards_left,
             status=board.status() if status is None else status,

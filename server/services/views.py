@@ -25,6 +25,7 @@ from shared.protocol import (
     RaceInfo,
     RaceStatus,
     from_map,
+    project,
 )
 from shared.race import fold_events
 
@@ -47,21 +48,7 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
         race=record.race_id,
         status=record.status,
         settings=record.settings.shown(spectator_delay_ms=spectator_delay_ms),
-        players=[
-            PlayerInfo(
-                slot=seat.slot,
-                player=seat.player,
-                name=seat.name,
-                count=seat.count,
-                left=seat.left,
-                state=seat.state,
-                connected=seat.connected,
-                grace_until=seat.grace_until,
-                account=seat.account,
-                bot=seat.bot,
-            )
-            for seat in record.seats
-        ],
+        players=[project(seat, PlayerInfo) for seat in record.seats],
         seed=record.deal.seed if finished else None,
         start_at=record.start_at,
         deadline=record.deadline,

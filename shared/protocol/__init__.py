@@ -11,7 +11,7 @@ Modules: :mod:`.codes` (version, limits, error and close codes), :mod:`.states` 
 and events), :mod:`.codec` (encoding and decoding).
 """
 
-from shared.protocol.base import Message, RaceRequest, Request, SessionRequest, bounded, plain
+from shared.protocol.base import Message, RaceRequest, Request, SessionRequest, bounded, plain, project
 from shared.protocol.codec import (
     SERVER_MESSAGE_TYPES,
     as_map,
@@ -291,5 +291,6 @@ __all__ = [
     "from_map",
     "pack",
     "plain",
+    "project",
     "unpack_map",
 ]

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from shared.protocol.codes import MAX_RACE_ID_LEN, MAX_REQUEST_ID, MAX_TOKEN_LEN
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+D = TypeVar("D", bound="DataclassInstance")
 
 
 def bounded(*, max_len: int | None = None, low: int | None = None, high: int | None = None, default: Any = MISSING) -> Any:
@@ -47,6 +52,14 @@ class RaceRequest(SessionRequest):
     """A request about one race, authenticated by the session token."""
 
     race: str = bounded(max_len=MAX_RACE_ID_LEN)
+
+
+def project(source: object, target: type[D], **given: Any) -> D:
+    """A ``target`` dataclass made of ``given`` and, for each other field, the attribute of the same name of
+    ``source``: a record whose fields include a message's (a stored seat and :class:`PlayerInfo`, a stored move and
+    ``moved``) makes the message without copying it field by field."""
+    taken = {field.name: getattr(source, field.name) for field in fields(target) if field.name not in given}
+    return target(**taken, **given)
 
 
 def plain(value: Any) -> Any:
