@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -11,7 +12,8 @@ from shared.protocol.codes import MAX_RACE_ID_LEN, MAX_REQUEST_ID, MAX_TOKEN_LEN
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-D = TypeVar("D", bound="DataclassInstance")
+_D = TypeVar("_D", bound="DataclassInstance")
+_M = TypeVar("_M", bound="Message")
 
 
 def bounded(*, max_len: int | None = None, low: int | None = None, high: int | None = None, default: Any = MISSING) -> Any:
@@ -54,7 +56,19 @@ class RaceRequest(SessionRequest):
     race: str = bounded(max_len=MAX_RACE_ID_LEN)
 
 
-def project(source: object, target: type[D], **given: Any) -> D:
+def message_types(namespace: Mapping[str, object], base: type[_M]) -> dict[str, type[_M]]:
+    """The messages a module defines (its ``globals()``), by ``TYPE``: every subclass of ``base`` with a ``TYPE``
+    defined there (the bases, whose ``TYPE`` is empty, and the classes it imports are left out), so that a new message
+    is its class and nothing else."""
+    module = namespace["__name__"]
+    return {
+        value.TYPE: value
+        for value in namespace.values()
+        if isinstance(value, type) and issubclass(value, base) and value.TYPE and value.__module__ == module
+    }
+
+
+def project(source: object, target: type[_D], **given: Any) -> _D:
     """A ``target`` dataclass made of ``given`` and, for each other field, the attribute of the same name of
     ``source``: a record whose fields include a message's (a stored seat and :class:`PlayerInfo`, a stored move and
     ``moved``) makes the message without copying it field by field."""

@@ -15,27 +15,7 @@ from shared.protocol.base import Message, Request, plain
 from shared.protocol.codes import MAX_FRAME_BYTES, MAX_REQUEST_ID, ErrorCode, ProtocolError
 from shared.protocol.events import EVENT_TYPES, RaceEvent
 from shared.protocol.lobby import LOBBY_EVENT_TYPES
-from shared.protocol.replies import (
-    AccountReply,
-    AnalysisReport,
-    Error,
-    History,
-    Leaderboard,
-    LobbySnapshot,
-    Moved,
-    Notice,
-    Ok,
-    Queued,
-    RaceList,
-    ReplayPage,
-    Seated,
-    ServerShutdown,
-    Solution,
-    Stats,
-    Synced,
-    Watching,
-    Welcome,
-)
+from shared.protocol.replies import REPLY_TYPES
 from shared.protocol.requests import REQUEST_TYPES
 
 # Bounds for unpacking untrusted input: msgpack bounds lengths by the input size,
@@ -44,17 +24,7 @@ _CLIENT_FRAME_LIMITS: Final = {"max_array_len": 64, "max_map_len": 32, "max_str_
 _SERVER_FRAME_LIMITS: Final = {"max_array_len": 4096, "max_map_len": 64, "max_str_len": 1 << 20, "max_bin_len": 0}
 
 
-SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
-    **{
-        cls.TYPE: cls
-        for cls in (
-            Welcome, Seated, Moved, Ok, Synced, RaceList, Watching, ReplayPage, ServerShutdown, Notice, Queued, LobbySnapshot, Error,
-            AccountReply, Leaderboard, History, Stats, AnalysisReport, Solution,
-        )
-    },
-    **EVENT_TYPES,
-    **LOBBY_EVENT_TYPES,
-}
+SERVER_MESSAGE_TYPES: Final[dict[str, type[Message]]] = {**REPLY_TYPES, **EVENT_TYPES, **LOBBY_EVENT_TYPES}
 
 
 def as_map(value: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from shared.board import Status
-from shared.protocol.base import Message
+from shared.protocol.base import Message, message_types
 from shared.protocol.records import FinalStanding, RaceAnalysis
 from shared.protocol.states import AttemptState, CloseReason, Difficulty, ResultReason
 
@@ -193,10 +193,5 @@ class AnalysisReady(RaceEvent):
     analysis: RaceAnalysis
 
 
-EVENT_TYPES: Final[dict[str, type[RaceEvent]]] = {
-    cls.TYPE: cls
-    for cls in (
-        PlayerJoined, Countdown, Started, MoveMade, Progress, AttemptEnded, RaceResult, Disconnected, Back, WatcherCount, PlayerLeft,
-        RaceClosed, RematchOffered, RematchStarted, AnalysisReady,
-    )
-}  # fmt: skip
+EVENT_TYPES: Final[dict[str, type[RaceEvent]]] = message_types(globals(), RaceEvent)
+"""Every race event, by its ``type`` (each class above with a ``TYPE``)."""

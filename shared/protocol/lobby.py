@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from shared.protocol.base import Message
+from shared.protocol.base import Message, message_types
 from shared.protocol.records import RaceSettings
 from shared.protocol.states import Difficulty, RaceStatus
 
@@ -76,4 +76,5 @@ class LobbyReset(LobbyEvent):
     races: list[LobbyEntry]
 
 
-LOBBY_EVENT_TYPES: Final[dict[str, type[LobbyEvent]]] = {cls.TYPE: cls for cls in (LobbyAdded, LobbyChanged, LobbyRemoved, LobbyReset)}
+LOBBY_EVENT_TYPES: Final[dict[str, type[LobbyEvent]]] = message_types(globals(), LobbyEvent)
+"""Every lobby event, by its ``type``."""

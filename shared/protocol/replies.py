@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from shared.board import Status
-from shared.protocol.base import Message
+from shared.protocol.base import Message, message_types
 from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
 from shared.protocol.records import (
@@ -271,3 +271,7 @@ class Stats(Message):
     handle: str
     bot: bool
     profiles: list[ProfileStats]
+
+
+REPLY_TYPES: Final[dict[str, type[Message]]] = message_types(globals(), Message)
+"""Every reply (and ``error``, ``notice``, ``server_shutdown``), by its ``type`` (each class above with a ``TYPE``)."""

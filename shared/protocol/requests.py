@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
-from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded
+from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded, message_types
 from shared.protocol.codes import (
     MAX_HANDLE_LEN,
     MAX_HISTORY_PAGE,
@@ -262,12 +262,5 @@ class SolveFrom(RaceRequest):
     """The position after this many of the player's actions (0: the deal), undos and a redeal included."""
 
 
-REQUEST_TYPES: Final[dict[str, type[Request]]] = {
-    cls.TYPE: cls
-    for cls in (
-        Hello, Create, Join, JoinInvite, Leave, MoveRequest, Resign, Stuck, Sync, LiveRaces, Watch, Unwatch, Replay, WatchLobby,
-        UnwatchLobby, QuickMatch, CancelQuickMatch, Rematch, Register, Login, LeaderboardRequest, HistoryRequest, StatsRequest,
-        SummonBot,
-        GetAnalysis, SolveFrom,
-    )
-}  # fmt: skip
+REQUEST_TYPES: Final[dict[str, type[Request]]] = message_types(globals(), Request)
+"""Every request of protocol v1, by its ``type`` (each class above with a ``TYPE``)."""
