@@ -23,6 +23,7 @@ from server.admin_signing import sign
 from server.app import ServerConfig
 from server.embedded_redis import running_url
 from server.store import AnalysisStore, BanKind, OpsStore, RaceStore, StoreError, connect_redis
+from shared.protocol import RaceStatus
 
 EPILOG = """\
 The tool talks to Redis, never to the public port: give the servers' Redis with --redis, REDIS_URL or the
@@ -288,7 +289,7 @@ async def _show(admin: Admin, args: argparse.Namespace) -> int:
         f"{seat['state']}{'' if seat['connected'] else ', disconnected'}"
         for seat in seats
     )
-    result = f", result {record.result_reason} (winner seat {record.winner})" if record.status == "finished" else ""
+    result = f", result {record.result_reason} (winner seat {record.winner})" if record.status is RaceStatus.FINISHED else ""
     chosen = " (chosen by the creator)" if record.seed_fixed else ""
     tier = f", {record.deal.difficulty}" if record.deal.difficulty is not None else ""
     lines += "".join(f"\n  {signal_text(entry)}" for entry in signals)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from client.race_client import RaceClient, ServerError
-from shared import Board, Move, Profile, Rules, move_text
+from shared import Board, Move, Profile, Rules, Status, move_text
 from shared.protocol import AttemptEnded, Countdown, RaceEvent, RaceResult, Started
 from shared.race import board_from_layout, play_reported
 from shared.solver import Budget, Verdict, hint, solve
@@ -129,7 +129,7 @@ class PracticeBot:
                     best, since_progress = board.foundation_count, 0
                 else:
                     since_progress += 1
-                if moved.status != "playing":
+                if moved.status is not Status.PLAYING:
                     return
         except ServerError as error:  # the attempt or the race ended meanwhile
             self.say(f"stopped: {error.code}")

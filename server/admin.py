@@ -23,7 +23,7 @@ from server.services.lobby import LobbyService
 from server.services.seed_pool import SeedPool
 from server.store import Ban, BanKind, OpsStore, RaceStore, StoreError, StoreRefusal
 from server.transport import LiveConnection, Transport
-from shared.protocol import Notice
+from shared.protocol import CloseReason, Notice
 
 Handler = Callable[[dict[str, Any], bool], Awaitable[dict[str, Any]]]
 """An action: its arguments and whether this process claimed the command's one-time part -> its result."""
@@ -214,7 +214,7 @@ class AdminExecutor:
         except StoreRefusal as refusal:
             raise AdminError(f"race {race_id}: {refusal.code}") from None
         await self.lobby.race_ticked(race_id)  # out of the lobby list, its invite code freed
-        logs.event("race_closed", race=race_id, reason="operator", status_before=before)
+        logs.event("race_closed", race=race_id, reason=CloseReason.OPERATOR, status_before=before)
         metrics.race_status("closed")
         return {"closed": race_id, "status_before": before}
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from server import logs, metrics
 from server.store import NewRace
-from shared.protocol import AnyErrorCode, ErrorCode, MoveRequest, Request
+from shared.protocol import AnyErrorCode, ErrorCode, MoveRequest, RaceStatus, Request
 
 
 def race_created(race_id: str, player: str, race: NewRace) -> None:
@@ -39,7 +39,7 @@ def race_countdown(race_id: str, player: str, start_at: int) -> None:
 
 def race_left(race_id: str, player: str, outcome: str, reason: str) -> None:
     """``player`` left before the start: the race was ``closed`` or waits again (``waiting``)."""
-    if outcome == "closed":
+    if outcome == RaceStatus.CLOSED:
         metrics.race_status("closed")
         logs.event("race_closed", race=race_id, player=player, reason=reason)
     else:

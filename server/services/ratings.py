@@ -20,7 +20,7 @@ from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
 from server.store import Identity, PlayerStore, RaceRecord, RaceStore, SeatBooking, StoredRating
 from shared.glicko2 import Game, Rating, aged, update
-from shared.protocol import ErrorCode, Outcome, RaceSettings, RaceStatus
+from shared.protocol import AttemptState, ErrorCode, Outcome, RaceSettings, RaceStatus
 
 OUTCOMES: Final = (("win", 1.0), ("draw", 0.5), ("loss", 0.0))
 """Each rated race's possible outcomes for one player and their Glicko-2 scores."""
@@ -98,9 +98,9 @@ class PlayerBooks:
         holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
         if holder is not None:
             earlier = await self.races.load_race(holder)
-            if earlier is not None and earlier.status == "finished":  # over but not booked yet: book it now
+            if earlier is not None and earlier.status is RaceStatus.FINISHED:  # over but not booked yet: book it now
                 await self.book(earlier)
-            elif earlier is None or earlier.status not in ("countdown", "running"):  # a claim nothing holds any more
+            elif earlier is None or earlier.status not in (RaceStatus.COUNTDOWN, RaceStatus.RUNNING):  # a claim nothing holds any more
                 await self.store.end_rated(holder, players)
             holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
         if holder is not None:
@@ -219,7 +219,7 @@ class PlayerBooks:
                     profile=record.settings.profile,
                     item=item,
                     outcome=outcome,
-                    cleared=seat.state == "cleared",
+                    cleared=seat.state is AttemptState.CLEARED,
                     time_ms=time_ms,
                     count=seat.count,
                     rating=rating,

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 from shared.board import Board, Status
 from shared.errors import EngineError
+from shared.protocol import AttemptState, ResultReason
 from shared.race.replay import replay_steps
 from shared.rules import Profile, Rules
 
@@ -97,9 +98,9 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
             result = event
     boards = [_replayed(seed, rules, slot, actions[slot], announced[slot]) for slot in (0, 1)]
     for slot, reason in ended.items():
-        if reason == "cleared" and not boards[slot].is_won():
+        if reason == AttemptState.CLEARED and not boards[slot].is_won():
             raise RecordInvalid(f"player {slot}'s attempt is said to be cleared, but its moves do not clear the board")
-        if reason == "blocked" and boards[slot].status() is not Status.BLOCKED:
+        if reason == AttemptState.BLOCKED and boards[slot].status() is not Status.BLOCKED:
             raise RecordInvalid(f"player {slot}'s attempt is said to be blocked, but a legal move is left")
     if result is None:
         raise RecordInvalid("the record has no result")
@@ -143,7 +144,7 @@ def _replayed(seed: int, rules: Rules, slot: int, actions: list[str], announced:
         if (board.foundation_count, board.cards_left) != (count, left):
             raise RecordInvalid(f"player {slot}: the engine counts {board.foundation_count} on the foundations, the record {count}", seq)
         engine_status = board.status().value
-        if status != engine_status and not (status == "dead" and engine_status == "playing"):
+        if status != engine_status and not (status == Status.DEAD and engine_status == Status.PLAYING):
             raise RecordInvalid(f"player {slot}: the engine says {engine_status}, the record {status}", seq)
     return board
 
@@ -174,16 +175,16 @@ def _checked_result(
             )
     counts = [board.foundation_count for board in boards]
     if winner is None:
-        fair = reason == "draw" and counts[0] == counts[1] and count_seq[0] == count_seq[1]
+        fair = reason == ResultReason.DRAW and counts[0] == counts[1] and count_seq[0] == count_seq[1]
     elif winner not in (0, 1):
         fair = False
     else:
         loser = 1 - winner
         fair = {
-            "cleared": boards[winner].is_won(),
-            "count": counts[winner] > counts[loser] and not boards[loser].is_won(),
-            "reached_first": counts[winner] == counts[loser] and count_seq[winner] < count_seq[loser],
-            "abandoned": rated and ended.get(loser) == "abandoned" and ended.get(winner) != "abandoned",
+            ResultReason.CLEARED: boards[winner].is_won(),
+            ResultReason.COUNT: counts[winner] > counts[loser] and not boards[loser].is_won(),
+            ResultReason.REACHED_FIRST: counts[winner] == counts[loser] and count_seq[winner] < count_seq[loser],
+            ResultReason.ABANDONED: rated and ended.get(loser) == AttemptState.ABANDONED and ended.get(winner) != AttemptState.ABANDONED,
         }.get(reason, False)
     if not fair:
         raise RecordInvalid(f"the result ({'draw' if winner is None else f'player {winner} wins'}, {reason}) does not follow from the moves", seq)
