@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from race_helpers import server_config
+from redis.asyncio import Redis
 from server_processes import ClusterUrl, ServerProcess, start_servers
 
 from server.app import RaceServer
 from server.embedded_cluster import LocalCluster
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
+from server.store import connect_redis
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -94,6 +96,15 @@ def redis_url(store_kind: str, request: pytest.FixtureRequest) -> str:
         cluster: LocalCluster = request.getfixturevalue("redis_cluster" if store_kind == "cluster" else "redis7_cluster")
         return ClusterUrl(cluster.url)
     return str(request.getfixturevalue("single_redis_url"))
+
+
+@pytest_asyncio.fixture
+async def redis(single_redis_url: str) -> AsyncIterator[Redis]:
+    """A client of the session's redis-server, closed after the test (for tests of the store and its scripts)."""
+    client = connect_redis(single_redis_url, max_connections=4)
+    assert isinstance(client, Redis)
+    yield client
+    await client.aclose()
 
 
 @pytest_asyncio.fixture

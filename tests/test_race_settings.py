@@ -4,16 +4,14 @@ the store keeps (each field under its own name) and what replies show, so a new 
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
 from dataclasses import fields, replace
 from enum import Enum
 from typing import Any, get_args, get_type_hints
 
-import pytest_asyncio
 from redis.asyncio import Redis
 
 from server.services.dealer import NOT_PAIRED_ON, sealed, settings_key
-from server.store import Identity, NewRace, RaceStore, connect_redis
+from server.store import Identity, NewRace, RaceStore
 from server.store.race_store import settings_fields, settings_from_fields
 from shared import Profile
 from shared.protocol import Difficulty, RaceSettings, Spectators
@@ -23,14 +21,6 @@ EVERY_SETTING = SettingsInForce(
     profile="foundation-only", undo=True, redeal_once=True, time_limit=300, solvable_only=True, private=True,
     spectators=Spectators.LINK, rated=True, asked_difficulty=Difficulty.HARD, spectator_delay_ms=1500, grace_ms=20_000,
 )  # fmt: skip
-
-
-@pytest_asyncio.fixture
-async def redis(single_redis_url: str) -> AsyncIterator[Redis]:
-    client = connect_redis(single_redis_url, max_connections=4)
-    assert isinstance(client, Redis)
-    yield client
-    await client.aclose()
 
 
 def test_every_setting_a_client_chooses_is_a_setting_in_force_of_the_same_name() -> None:

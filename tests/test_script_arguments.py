@@ -4,28 +4,18 @@ stops the script before it writes anything, and an optional value arrives as fal
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
 
 import msgpack
 import pytest
-import pytest_asyncio
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
 from server.services.dealer import sealed
-from server.store import Identity, NewRace, RaceStore, connect_redis, keys
+from server.store import Identity, NewRace, RaceStore, keys
 from server.store.scripts import script_arguments, with_arguments
 from shared import Profile
 from shared.board import Status
 from shared.race.settings import SettingsInForce
-
-
-@pytest_asyncio.fixture
-async def redis(single_redis_url: str) -> AsyncIterator[Redis]:
-    client = connect_redis(single_redis_url, max_connections=4)
-    assert isinstance(client, Redis)
-    yield client
-    await client.aclose()
 
 
 def test_the_fields_a_script_reads_are_the_fields_it_requires() -> None:
