@@ -178,8 +178,8 @@ class RaceAnalyst:
 
     async def _ask_solver(self, record: RaceRecord, actions: list[str]) -> PositionLine:
         request = {
-            "job": "solve_from", "seed": str(record.seed), "profile": record.profile, "undo": record.undo,
-            "redeal_once": record.redeal_once, "actions": actions, "seconds": self.solve_limits.seconds,
+            "job": "solve_from", "seed": str(record.deal.seed), "profile": record.settings.profile, "undo": record.settings.undo,
+            "redeal_once": record.settings.redeal_once, "actions": actions, "seconds": self.solve_limits.seconds,
         }  # fmt: skip
         self._solver_waiting += 1
         try:
