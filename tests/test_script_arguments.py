@@ -3,6 +3,7 @@ stops the script before it writes anything, and an optional value arrives as fal
 
 from __future__ import annotations
 
+import re
 import secrets
 
 import msgpack
@@ -12,9 +13,12 @@ from redis.exceptions import ResponseError
 
 from server.services.dealer import sealed
 from server.store import Identity, NewRace, RaceStore, keys
-from server.store.scripts import script_arguments, with_arguments
+from server.store.player_store import SeatBooking, seat_arguments
+from server.store.race_store import deal_arguments
+from server.store.scripts import _source, script_arguments, with_arguments
 from shared import Profile
 from shared.board import Status
+from shared.protocol import Outcome
 from shared.race.settings import SettingsInForce
 
 
@@ -54,3 +58,11 @@ async def test_the_move_script_refuses_an_action_sent_without_its_move_id(redis:
     assert await races.actions(race, 0) == []  # nothing stored, not even under a nil move id
     await races.scripts.apply_action(keys=keys.race_keys(race), args=script_arguments(**move, move_id="m1"))
     assert await races.actions(race, 0) == ["5D b>3"]
+
+
+def test_the_maps_nested_in_script_arguments_hold_every_field_the_scripts_read_from_them() -> None:
+    # read_arguments checks the top-level fields only; a nested map missing a field would read as nil
+    deal_reads = set(re.findall(r"\bdeal\.(\w+)", _source("common")))
+    assert deal_reads == set(deal_arguments(sealed(Profile.CLASSIC, 7)))
+    seat = SeatBooking(player="p", handle="Ann", bot=False, profile="classic", item={}, outcome=Outcome.WON, cleared=True, time_ms=1, count=52)
+    assert set(re.findall(r"\bseat\.(\w+)", _source("book_race"))) == set(seat_arguments(seat))

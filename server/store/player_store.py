@@ -69,6 +69,27 @@ class SeatBooking:
     provisional: bool = True
 
 
+def seat_arguments(seat: SeatBooking) -> dict[str, Any]:
+    """One seat's map in book_race.lua's ``seats`` argument (every ``seat.<name>`` the script reads)."""
+    rating = seat.rating
+    return {
+        "player": seat.player,
+        "rate": int(rating is not None),
+        "rating": repr(rating.rating) if rating else 0,  # repr: every digit (Lua would print 14)
+        "deviation": repr(rating.deviation) if rating else 0,
+        "volatility": repr(rating.volatility) if rating else 0,
+        "last_at": rating.last_at if rating else 0,
+        "provisional": int(seat.provisional),
+        "handle": seat.handle,
+        "bot": int(seat.bot),
+        "item": msgpack.packb(seat.item, use_bin_type=True),
+        "outcome": seat.outcome.value,
+        "cleared": int(seat.cleared),
+        "clear_ms": seat.time_ms,
+        "count": seat.count,
+    }
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -189,25 +210,7 @@ class PlayerStore:
                 keys.stats_key(seat.player, profile),
                 keys.rated_busy_key(seat.player),
             ]
-            rating = seat.rating
-            booked.append(
-                {
-                    "player": seat.player,
-                    "rate": int(rating is not None),
-                    "rating": repr(rating.rating) if rating else 0,  # repr: every digit (Lua would print 14)
-                    "deviation": repr(rating.deviation) if rating else 0,
-                    "volatility": repr(rating.volatility) if rating else 0,
-                    "last_at": rating.last_at if rating else 0,
-                    "provisional": int(seat.provisional),
-                    "handle": seat.handle,
-                    "bot": int(seat.bot),
-                    "item": msgpack.packb(seat.item, use_bin_type=True),
-                    "outcome": seat.outcome.value,
-                    "cleared": int(seat.cleared),
-                    "clear_ms": seat.time_ms,
-                    "count": seat.count,
-                }
-            )
+            booked.append(seat_arguments(seat))
         args = script_arguments(race=race_id, finished_at=finished_at, seats=booked)
         return bool(await self.scripts.book_race(keys=script_keys, args=args))
 
