@@ -417,6 +417,18 @@ class RaceServer:
             await self.transport.stop()
         if self.bots is not None:
             await self.bots.stop()
+        await self._stop_background()
+        for service in (self.races, self.seed_pool, self.admin, self.analyst):
+            if service is not None:
+                await service.close()
+        await self._close_redis()
+        if self._forget_metrics is not None:
+            self._forget_metrics()
+            self._forget_metrics = None
+        logs.event("shutdown_end")
+
+    async def _stop_background(self) -> None:
+        """Stop the background loops and cancel their tasks, waiting 5 s at most (a task still running is logged)."""
         for stop in self._stoppers:
             stop()
         for task in self._tasks:
@@ -424,23 +436,14 @@ class RaceServer:
         _, stuck = await asyncio.wait(self._tasks, timeout=5)
         for task in stuck:
             log.error("background task %s did not stop", task.get_name())
-        if self.races is not None:
-            await self.races.close()
-        if self.seed_pool is not None:
-            await self.seed_pool.close()
-        if self.admin is not None:
-            await self.admin.close()
-        if self.analyst is not None:
-            await self.analyst.close()
+
+    async def _close_redis(self) -> None:
+        """Close the Redis clients and their connections."""
         for client in (self.redis, self.reader_redis):
             if client is not None:
                 await client.aclose()
                 if isinstance(client, Redis):
                     await client.connection_pool.disconnect()
-        if self._forget_metrics is not None:
-            self._forget_metrics()
-            self._forget_metrics = None
-        logs.event("shutdown_end")
 
     @property
     def url(self) -> str:
