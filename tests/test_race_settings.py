@@ -85,3 +85,12 @@ def test_quick_match_pairs_only_requests_that_agree_on_every_setting_but_the_del
         else:
             assert settings_key(changed) != settings_key(plain), field.name
     assert settings_key(replace(plain, spectators=Spectators.ANYONE)) == settings_key(plain)  # who may watch, as resolved
+
+
+def test_a_record_of_the_layout_before_reads_as_its_race_was() -> None:
+    old = {"profile": "classic", "undo": "1", "redeal_once": "0", "time_limit": "0", "spectator_delay": "5000", "grace": "20000",
+           "solvable_only": "0", "private": "1", "spectators": "link", "rated": "0", "asked_difficulty": ""}  # fmt: skip
+    assert settings_from_fields(old) == SettingsInForce(
+        undo=True, private=True, spectators=Spectators.LINK, spectator_delay_ms=5000, grace_ms=20_000
+    )
+    assert settings_from_fields({**old, "time_limit": "300"}).time_limit == 300

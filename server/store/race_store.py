@@ -296,8 +296,23 @@ def settings_fields(settings: SettingsInForce) -> dict[str, str | int]:
 
 def settings_from_fields(fields: Mapping[str, str]) -> SettingsInForce:
     """The settings stored by :func:`settings_fields`; a field missing or empty (a race stored before the setting
-    existed) keeps the setting's default."""
+    existed) keeps the setting's default. A record of the layout before (rated records are kept for ever) reads as
+    its race was: see :data:`OLD_LAYOUT`."""
+    if "spectator_delay" in fields or fields.get("time_limit") == "0":
+        fields = _from_old_layout(fields)
     return SettingsInForce(**{name: read(fields[name]) for name, read in _SETTING_READERS.items() if fields.get(name, "") != ""})
+
+
+OLD_LAYOUT: Final = {"spectator_delay": "spectator_delay_ms", "grace": "grace_ms"}
+"""Records stored before the settings were kept under their own names had these fields (the same values, ms) and
+``time_limit`` 0 for no limit."""
+
+
+def _from_old_layout(fields: Mapping[str, str]) -> dict[str, str]:
+    renamed = {OLD_LAYOUT.get(name, name): value for name, value in fields.items()}
+    if renamed.get("time_limit") == "0":
+        del renamed["time_limit"]
+    return renamed
 
 
 def _reader(hint: Any) -> Callable[[str], Any]:
