@@ -352,7 +352,7 @@ class RaceServer:
             lobby=lobby,
             door=operations,
             players=PlayerServices(
-                accounts=AccountService(player_store, sessions, config.login), views=player_views
+                accounts=AccountService(player_store, sessions, config.login, races=self.races), views=player_views
             ),
             bots=BotHost(lambda: self.url, max_bots=config.max_summoned_bots, pace=config.bot_pace),
             analyst=self.analyst,

@@ -320,11 +320,12 @@ class Dispatcher:
     async def _quick_match(self, state: ConnectionState, session: Session, request: QuickMatch) -> None:
         seated, queued = await self.lobby.quick_match.quick_match(session.identity, request.settings, state.owner)
         if queued:
-            await self._keep_session(state)
+            await self._keep_session(state, seated.info.race)
             reply = Queued(id=request.id, race=seated.info)
             await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq, reply=reply)
 
             async def paired(moved: SeatedRace) -> None:  # a later rated pairing seated this player elsewhere
+                await self._keep_session(state, moved.info.race)
                 await self._subscribe(state, moved.info.race, moved.slot, 0, seated_at=moved.info.event_seq)
 
             state.owner.on_paired = paired
@@ -392,7 +393,7 @@ class Dispatcher:
     @handles(Sync)
     async def _sync(self, state: ConnectionState, session: Session, request: Sync) -> None:
         seated, line = await self.races.sync(session, request.race)
-        await self._keep_session(state)
+        await self._keep_session(state, request.race)
         reply = Synced(
             id=request.id, race=seated.info, slot=seated.slot, moves=line.actions, redeal_columns=line.redeal_columns, deal=line.deal
         )
@@ -562,15 +563,15 @@ class Dispatcher:
 
     async def _seat(self, state: ConnectionState, request_id: int, seated: SeatedRace) -> None:
         """Reply ``seated`` (once the session is kept for the long lifetime) and deliver the race's events from the first on."""
-        await self._keep_session(state)
+        await self._keep_session(state, seated.info.race)
         reply = Seated(id=request_id, race=seated.info, slot=seated.slot)
         await self._subscribe(state, seated.info.race, seated.slot, 0, seated_at=seated.info.event_seq, reply=reply)
 
-    async def _keep_session(self, state: ConnectionState) -> None:
-        """A session that took (or, syncing, holds) a seat is kept for the long lifetime: it must outlive the race
-        for reconnects."""
+    async def _keep_session(self, state: ConnectionState, race_id: str) -> None:
+        """A session that took (or, syncing, holds) a seat in ``race_id`` is kept for the long lifetime: it must
+        outlive the race for reconnects (and remembers the race: ``login`` must not orphan the seat)."""
         assert state.session is not None
-        state.session = await self.sessions.keep(state.session)
+        state.session = await self.sessions.keep(state.session, race_id)
 
     async def _subscribe(
         self,

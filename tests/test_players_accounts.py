@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lobby_helpers import next_lobby_event, players, refused
 from player_helpers import PASSWORD, new_handle, registered
-from race_helpers import player, server_config
+from race_helpers import player, seated_race, server_config
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
@@ -77,20 +77,45 @@ async def test_registering_logs_the_session_in_to_the_new_account_even_a_bot_acc
         await back.close()
 
 
-async def test_a_seat_taken_before_logging_in_stays_with_the_anonymous_player_the_session_no_longer_is(
+async def test_logging_in_or_registering_is_refused_while_the_session_waits_in_a_race_even_from_another_connection(
     race_server: RaceServer,
 ) -> None:
-    """PROTOCOL.md "Accounts and ratings": log in first; a race created before cannot be left or synced after."""
+    """PROTOCOL.md "Accounts and ratings": a seat belongs to the player id that took it, so a session that plays on in
+    a race may not change its player id; once it left the race it may."""
     handle = new_handle("Late")
-    owner = await registered(race_server.url, handle)
-    await owner.close()
+    await (await registered(race_server.url, handle)).close()
     async with players(race_server.url, "Ann") as (ann,):
         race_id = (await ann.create(RaceSettings())).race.race
-        await ann.login(handle, PASSWORD)
-        with refused("not_seated"):
-            await ann.leave(race_id)
-        with refused("not_seated"):
-            await ann.sync(race_id)
+        with refused("already_seated"):
+            await ann.login(handle, PASSWORD)
+        with refused("already_seated"):
+            await ann.register(new_handle("New"), PASSWORD)
+        other = await RaceClient.connect(race_server.url)  # the same session, which has not synced the race
+        try:
+            await other.hello("whatever", ann.token)
+            with refused("already_seated"):
+                await other.login(handle, PASSWORD)
+        finally:
+            await other.close()
+        assert (await ann.sync(race_id)).slot == 0  # the refusals left the seat as it was
+        await ann.leave(race_id)
+        reply = await ann.login(handle, PASSWORD)
+        assert ann.session is not None and ann.session.player == reply.player
+        assert (await ann.create(RaceSettings())).race.players[0].account == handle
+
+
+async def test_a_player_whose_attempt_ended_may_log_in_while_the_opponent_still_plays(race_server: RaceServer) -> None:
+    """Only a race the player still plays in holds the session back: resigning ends the player's part."""
+    handle = new_handle("Done")
+    await (await registered(race_server.url, handle)).close()
+    race = await seated_race(race_server.url)
+    try:
+        with refused("already_seated"):
+            await race.ann.login(handle, PASSWORD)
+        await race.ann.resign(race.race_id)
+        assert (await race.ann.login(handle, PASSWORD)).handle == handle
+    finally:
+        await race.close()
 
 
 async def test_a_wrong_password_and_an_unknown_handle_get_the_same_refusal(race_server: RaceServer) -> None:

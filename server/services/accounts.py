@@ -17,12 +17,12 @@ import secrets
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Protocol
 
 from server.services.errors import ServiceError
 from server.services.sessions import Session, SessionService
-from server.store import AccountRecord, PlayerStore
-from shared.protocol import ErrorCode
+from server.store import AccountRecord, PlayerStore, RaceRecord
+from shared.protocol import AttemptState, ErrorCode, RaceStatus
 
 HANDLE_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,19}")
 """3 to 20 ASCII letters, digits, ``_`` and ``-``, beginning with a letter or digit (never read as an option)."""
@@ -82,13 +82,45 @@ async def hash_secret(secret: str, salt: bytes) -> bytes:
     return await asyncio.to_thread(_derive, secret, salt)
 
 
+class RaceFinder(Protocol):
+    """Where the races are looked up (the race service)."""
+
+    async def find(self, race_id: str) -> RaceRecord | None:
+        """The race's stored record, or None if there is none (or it expired)."""
+
+
+def plays_on(record: RaceRecord | None, player: str) -> bool:
+    """Whether ``player`` still has something to do in the race: it waits, counts down, or runs with the player's
+    attempt not over."""
+    seat = next((seat for seat in record.seats if seat.player == player), None) if record is not None else None
+    if record is None or seat is None:
+        return False
+    return record.status in (RaceStatus.WAITING, RaceStatus.COUNTDOWN) or (
+        record.status is RaceStatus.RUNNING and seat.state is AttemptState.PLAYING
+    )
+
+
 class AccountService:
     """Registers accounts and logs sessions in to them."""
 
-    def __init__(self, store: PlayerStore, sessions: SessionService, limits: LoginLimits | None = None) -> None:
+    def __init__(self, store: PlayerStore, sessions: SessionService, limits: LoginLimits | None = None, *, races: RaceFinder) -> None:
         self.store = store
         self.sessions = sessions
         self.limits = limits or LoginLimits()
+        self.races = races
+
+    async def _refuse_while_playing(self, session: Session) -> None:
+        """``already_seated`` while the session plays on in a race: a seat belongs to the player id that took it, which
+        logging in would change (the session could no longer move, sync or leave there). Forgets finished races."""
+        race_ids = await self.sessions.seat_races(session)
+        records = [await self.races.find(race_id) for race_id in race_ids]
+        playing = [race_id for race_id, record in zip(race_ids, records) if plays_on(record, session.player)]
+        await self.sessions.forget_seats(session, [race_id for race_id in race_ids if race_id not in playing])
+        if playing:
+            raise ServiceError(
+                ErrorCode.ALREADY_SEATED,
+                f"you are playing in race {playing[0]}: leave it or play it out, then log in (a seat stays with who took it)",
+            )
 
     def _attempt(self, guard: LoginGuard) -> float:
         """Count one slow-hash request of a connection; ``rate_limited`` past the per-connection allowance."""
@@ -103,6 +135,7 @@ class AccountService:
     ) -> tuple[Session, str | None]:
         """Register ``handle`` and log ``session`` in to it; a bot gets a generated key (returned once)."""
         self._attempt(guard)
+        await self._refuse_while_playing(session)
         if not valid_handle(handle):
             raise ServiceError(
                 ErrorCode.BAD_FIELD, "a handle is 3 to 20 letters, digits, _ or -, beginning with a letter or digit", field="handle"
@@ -146,4 +179,6 @@ class AccountService:
             guard.failures.append(now)
             await self.store.count_login_failure(handle, round(self.limits.handle_window_seconds * 1000))
             raise ServiceError(ErrorCode.BAD_CREDENTIALS, "wrong handle or password")
+        if account.player != session.player:  # logging in again to the same account changes no seat
+            await self._refuse_while_playing(session)
         return await self.sessions.log_in(session, player=account.player, handle=account.handle, bot=account.bot)

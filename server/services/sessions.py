@@ -7,6 +7,7 @@ sessions one client address may create are counted per window: a loop of fresh h
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass, replace
 
 from server.services.errors import ServiceError
@@ -81,12 +82,22 @@ class SessionService:
         await self.store.create(session.token, SessionRecord(player=session.player, name=session.name))
         return session
 
-    async def keep(self, session: Session) -> Session:
-        """The session took a seat: store it for the long lifetime (once)."""
+    async def keep(self, session: Session, race_id: str) -> Session:
+        """The session took (or synced) a seat in ``race_id``: remember the race (see :meth:`seat_races`) and store
+        the session for the long lifetime (once)."""
+        await self.store.add_seat(session.token, race_id, int(time.time() * 1000))  # the order only: which to forget first
         if session.kept:
             return session
         await self.store.keep(session.token)
         return replace(session, kept=True)
+
+    async def seat_races(self, session: Session) -> list[str]:
+        """The races the session took seats in, newest first (finished ones too, until :meth:`forget_seats`)."""
+        return await self.store.seat_races(session.token)
+
+    async def forget_seats(self, session: Session, race_ids: list[str]) -> None:
+        """The session no longer plays in these races."""
+        await self.store.forget_seats(session.token, race_ids)
 
     async def log_in(self, session: Session, *, player: str, handle: str, bot: bool) -> Session:
         """The session logged in to an account: from now on it plays as the account's player, named by its handle

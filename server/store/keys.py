@@ -33,6 +33,16 @@ def session_key(token: str) -> str:
     return f"{PREFIX}:session:{hashlib.sha256(token.encode()).hexdigest()}"
 
 
+def session_seats_key(token: str) -> str:
+    """Sorted set: race id -> when (ms) the session of ``token`` last took or synced a seat in it (its newest
+    :data:`SESSION_SEATS_KEPT`): the races a ``login`` or ``register`` of the session must not orphan."""
+    return f"{PREFIX}:session_seats:{hashlib.sha256(token.encode()).hexdigest()}"
+
+
+SESSION_SEATS_KEPT = 64
+"""How many of a session's races :func:`session_seats_key` remembers (far more than it can play at once)."""
+
+
 def new_sessions_key(address: str) -> str:
     """Counter of the sessions created from one client address in the current window."""
     return f"{PREFIX}:new_sessions:{address}"

@@ -78,6 +78,29 @@ class SessionStore:
             pipe.pexpire(key, self.ttl_ms)
             await pipe.execute()
 
+    @repeatable
+    async def add_seat(self, token: str, race_id: str, at_ms: int) -> None:
+        """The session took (or synced) a seat in ``race_id``; only its newest races are remembered, as long as the
+        session lives."""
+        key = keys.session_seats_key(token)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, {race_id: at_ms})
+            pipe.zremrangebyrank(key, 0, -keys.SESSION_SEATS_KEPT - 1)
+            pipe.pexpire(key, self.ttl_ms)
+            await pipe.execute()
+
+    @repeatable
+    async def seat_races(self, token: str) -> list[str]:
+        """The races the session took seats in (newest first), finished ones included until :meth:`forget_seats`."""
+        members: list[Any] = await self.redis.zrevrange(keys.session_seats_key(token), 0, -1)
+        return [member.decode() for member in members]
+
+    @repeatable
+    async def forget_seats(self, token: str, race_ids: list[str]) -> None:
+        """Forget races the session no longer plays in (finished, left or expired)."""
+        if race_ids:
+            await self.redis.zrem(keys.session_seats_key(token), *race_ids)
+
     async def count_new(self, address: str, window_ms: int) -> int:
         """Count a new session of client ``address``; returns its new sessions in the current window."""
         return await count_in_window(self.redis, keys.new_sessions_key(address), window_ms)
