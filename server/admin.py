@@ -61,6 +61,8 @@ class AdminExecutor:
         self.heartbeat_seconds = heartbeat_seconds
         self.block_ms = block_ms
         self.transport: Transport | None = None
+        self.analysis_backlog: Callable[[], Awaitable[int]] | None = None
+        """Refreshes the analysis-backlog gauge with each heartbeat (server/services/analysis.py ``backlog``)."""
         self.address = ""
         self.drain_timeout = 3600.0
         self.started_at = int(time.time() * 1000)
@@ -108,7 +110,7 @@ class AdminExecutor:
             pass
 
     async def heartbeat(self) -> None:
-        """Renew this process's registration; refresh the seed-pool gauge."""
+        """Renew this process's registration; refresh the seed-pool and analysis-backlog gauges."""
         live = self.transport.live_connections() if self.transport is not None else []
         info = {
             "address": self.address,
@@ -121,6 +123,8 @@ class AdminExecutor:
         await self.ops_store.register_process(self.process_id, info, now_ms=await self.now_ms(), lease_ms=round(self.heartbeat_seconds * 3000))
         for profile in self.seed_pool.profiles:
             metrics.seed_pool_size(profile, await self.seed_pool.size(profile))
+        if self.analysis_backlog is not None:
+            metrics.analysis_backlog(await self.analysis_backlog())
 
     async def _obey(self, command: dict[str, Any]) -> None:
         target = command.get("target", "*")

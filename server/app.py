@@ -334,6 +334,7 @@ class RaceServer:
             solve_limits=config.solve_from,
             enabled=config.analysis,
         )
+        self.admin.analysis_backlog = self.analyst.backlog
         background: tuple[BackgroundService, ...] = (
             hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst,
         )  # fmt: skip

@@ -107,6 +107,12 @@ OUTBOX_DROPS = Counter(
     "flowergarden_outbox_drops", "Connections dropped because the client did not read (outbox or write buffer full).", registry=REGISTRY
 )
 SEED_POOL = Gauge("flowergarden_seed_pool_size", "Proven solvable seeds ready, by profile (refreshed every few seconds).", ["profile"], registry=REGISTRY)
+ANALYSIS_BACKLOG = Gauge(
+    "flowergarden_analysis_backlog",
+    "Races in the shared post-race analysis queue due now: finished races waiting for their analysis, and running "
+    "ones due for the analyst's next look (refreshed every few seconds; every process reports the same queue).",
+    registry=REGISTRY,
+)
 RACES_ANALYSED = Counter(
     "flowergarden_races_analysed", "Finished races the post-race analysis stored, by the solver's verdict on the deal.", ["deal"], registry=REGISTRY
 )
@@ -243,6 +249,11 @@ def outbox_dropped() -> None:
 def seed_pool_size(profile: str, size: int) -> None:
     """The seed pool of ``profile`` holds ``size`` proven seeds."""
     SEED_POOL.labels(profile).set(size)
+
+
+def analysis_backlog(races: int) -> None:
+    """``races`` wait in the post-race analysis queue now."""
+    ANALYSIS_BACKLOG.set(races)
 
 
 def race_analysed(deal: str) -> None:

@@ -66,6 +66,25 @@ async def test_metrics_count_a_scripted_race_moves_refusals_and_statuses(quiet_s
     assert value(after, "flowergarden_accepting") == 1
 
 
+async def test_the_analysis_backlog_gauge_counts_the_finished_races_waiting_for_an_analyst(quiet_server: RaceServer) -> None:
+    """Nothing analyses here (the tests' servers run ``analysis: False``): a finished race waits in the queue until an
+    analyst looks, and a race the analyst will look at later is not counted."""
+    base = http_base(quiet_server.url)
+    assert quiet_server.admin is not None and quiet_server.analyst is not None
+    await quiet_server.admin.heartbeat()
+    assert value(await scrape(base), "flowergarden_analysis_backlog") == 0
+    race = await seated_race(quiet_server.url)
+    await race.ann.resign(race.race_id)
+    await race.bob.resign(race.race_id)
+    await race.ann.wait_for(RaceResult)
+    await race.close()
+    await quiet_server.admin.heartbeat()
+    assert value(await scrape(base), "flowergarden_analysis_backlog") == 1
+    await quiet_server.analyst.store.schedule(race.race_id, await quiet_server.analyst.races.now_ms() + 60_000)
+    await quiet_server.admin.heartbeat()
+    assert value(await scrape(base), "flowergarden_analysis_backlog") == 0
+
+
 async def test_ready_answers_ok_while_accepting_and_503_while_draining(race_server: RaceServer) -> None:
     base = http_base(race_server.url)
     status, document = await ready(base)

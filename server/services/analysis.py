@@ -193,6 +193,11 @@ class RaceAnalyst:
         except (ValueError, KeyError, TypeError) as error:
             raise await self._solver.fail(f"answered {raw[:200]!r} ({error})") from None
 
+    async def backlog(self) -> int:
+        """How many races wait for an analyst now (any process's): finished races not analysed yet, and running ones due
+        for their next look (every ``recheck_ms``). Near 0 while the analysts keep up."""
+        return await self.store.due(await self.races.now_ms())
+
     async def signals(self, race_id: str) -> list[dict[str, Any]] | None:
         """The assistance signals of a finished race's attempts, for operators (None until analysed)."""
         stored = await self.store.load(race_id)

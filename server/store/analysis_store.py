@@ -44,9 +44,9 @@ class AnalysisStore:
         """Take the race out of the queue."""
         await self.redis.zrem(keys.analysis_queue(), race_id)
 
-    async def pending(self) -> int:
-        """Races in the queue."""
-        return int(await self.redis.zcard(keys.analysis_queue()))
+    async def due(self, now_ms: int) -> int:
+        """Races in the queue due by ``now_ms`` (one ZCOUNT)."""
+        return int(await self.redis.zcount(keys.analysis_queue(), "-inf", now_ms))
 
     async def save(self, race_id: str, analysis: dict[str, Any], signals: list[dict[str, Any]]) -> None:
         """Store the analysis (and the signals, for operators) and emit the race's ``analysis`` event, once.
