@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from cli.output import EXIT_OK, EXIT_REFUSED, CommandError, emit_json
+from cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CommandError, emit_json
 from server import config
 from server.admin_signing import sign
 from server.app import ServerConfig
@@ -184,14 +184,17 @@ def run_admin(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run(args, redis_url, settings.operator_secret))
     except StoreError as error:
-        raise CommandError("redis_unreachable", f"{error} (is Redis reachable at {redis_url}?)") from None
+        raise CommandError(  # not a usage error: the command was understood, Redis did not answer (exit 1)
+            "redis_unreachable",
+            f"cannot reach the servers' Redis at {redis_url} ({error}): is it running? Name it with --redis, REDIS_URL or --config",
+        ) from None
 
 
 def _settings(args: argparse.Namespace) -> ServerConfig:
     try:
         return config.effective(args.config, os.environ, {})
     except config.ConfigError as error:
-        raise CommandError("bad_config", str(error)) from None
+        raise CommandError("bad_config", str(error), exit_code=EXIT_USAGE) from None
 
 
 async def _run(args: argparse.Namespace, redis_url: str, secret: str | None) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from cli.output import EXIT_OK, CommandError
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError
 from server import config, logs
 from server.app import ServerConfig, TlsSetupError, serve_until_signal
 from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable
@@ -314,7 +314,7 @@ def settings_of(args: argparse.Namespace) -> ServerConfig:
     try:
         return config.effective(getattr(args, "config", None), os.environ, flags)
     except config.ConfigError as error:
-        raise CommandError("bad_config", str(error)) from None
+        raise CommandError("bad_config", str(error), exit_code=EXIT_USAGE) from None
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -217,6 +218,23 @@ async def test_every_admin_option_may_follow_the_action_as_docs_operations_shows
     assert before.returncode == 0, before.stderr
     assert any(item["address"].endswith(f":{operated.port}") for item in json.loads(after.stdout))
     assert json.loads(after.stdout) == json.loads(before.stdout)
+
+
+async def test_admin_with_an_unreachable_redis_exits_1_in_one_line_and_a_bad_config_file_is_a_usage_error(tmp_path: Path) -> None:
+    """README/NOTATION.md exit codes: a command understood but Redis not answering is not a usage error (1, like a server
+    that cannot be reached); a --config file that cannot be understood is (2)."""
+    with socket.socket() as probe:  # a port nobody listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"redis://127.0.0.1:{port}/0"
+    text = await _admin_here(tmp_path, "processes", "--redis", url)
+    assert text.returncode == 1 and text.stdout == "", text.stdout + text.stderr
+    assert text.stderr.count("\n") == 1 and "redis_unreachable" in text.stderr and url in text.stderr and "Traceback" not in text.stderr
+    document = await _admin_here(tmp_path, "processes", "--json", "--redis", url)
+    assert document.returncode == 1 and json.loads(document.stdout)["error"]["code"] == "redis_unreachable"
+    (tmp_path / "bad.toml").write_text("prot = 9000\n")
+    bad = await _admin_here(tmp_path, "processes", "--json", "--config", str(tmp_path / "bad.toml"))
+    assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] == "bad_config"
 
 
 async def test_admin_finds_the_embedded_redis_of_a_server_started_in_the_same_folder(tmp_path: Path) -> None:
