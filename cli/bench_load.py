@@ -28,7 +28,7 @@ from typing import Any
 import redis
 
 from cli.bench_workers import WorkOrder, WorkResult, work
-from cli.output import EXIT_OK, CommandError, emit_json
+from cli.output import EXIT_OK, CommandError, emit_json, help_text
 from cli.serve_command import _non_negative_int, _positive_int
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 
@@ -52,13 +52,15 @@ def register(kinds: Any) -> None:
     parser = kinds.add_parser(
         "load",
         help="load the race server and the floor server of its stack; print figures and ratios",
-        description=__doc__,
+        description=help_text(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "Modes: closed (every player alternates a legal move and undo as fast as acks return, --connections "
-            "players), open (--races races, each player one action every --interval s, plus --spectators "
-            "watchers), burst (--races races set up at once: create, join, started; counts requests answered twice "
-            "and races that never started). On a shared machine report the ratios, not the absolute figures."
+            "modes:\n"
+            "  closed  every player alternates a legal move and undo as fast as acks return (--connections players)\n"
+            "  open    --races races, each player one action every --interval s, plus --spectators watchers\n"
+            "  burst   --races races set up at once (create, join, started); counts requests answered twice and\n"
+            "          races that never started\n\n"
+            "On a shared machine report the ratios, not the absolute figures."
         ),
     )
     parser.add_argument("--mode", choices=["closed", "open", "burst"], default="closed", help="default %(default)s")

@@ -33,6 +33,12 @@ class CommandError(Exception):
         return {"error": {**self.fields, "code": self.code, "message": self.message}}
 
 
+def help_text(docstring: str | None) -> str:
+    """A module docstring as ``--help`` prints it: plain text, without the reST literal quotes (````x````) that
+    keep it readable in the source and in generated docs."""
+    return (docstring or "").replace("``", "").strip()
+
+
 def emit_json(document: Any) -> None:
     """Print one JSON document on stdout (with \\u escapes if stdout cannot encode a character such as ♥)."""
     try:
