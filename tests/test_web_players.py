@@ -213,3 +213,36 @@ async def test_a_lone_guest_races_a_labelled_bot_from_the_lobby(redis_url: str) 
         await expect(cid.locator('.result-table tr[data-slot="1"] .kind-tag.bot')).to_be_visible()
         await shot(cid, "players-10-result-bot")
         assert errors == []
+
+
+async def test_logging_in_while_playing_a_race_shows_the_servers_refusal_and_stays_a_guest(redis_url: str) -> None:
+    """PROTOCOL.md "Accounts and ratings": a session that plays on in a race may not log in (``already_seated``); the
+    account page shows why instead of breaking, and the guest keeps its seat. (Leaving the page of a race still
+    waiting leaves it: then logging in is fine.)"""
+    handle = f"Dee{secrets.token_hex(3)}"
+    async with RaceServer(server_config(redis_url)) as server, launched_browser() as browser:
+        owner = await player(server.url, "owner")
+        await owner.register(handle, PASSWORD)
+        await owner.close()
+        site = http_url(server.url)
+        page = await (await browser.new_context(viewport=DESKTOP)).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await first_visit(page, site + "/", "Dee")
+        await page.click("button[data-action=create]")
+        await expect(page.locator(".overlay.waiting")).to_be_visible()
+        race = page.url.rsplit("/", 1)[1]
+        bob = await player(server.url, "Bob")
+        await bob.join(race)
+        await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+        await page.click("#who [data-action=login]")
+        form = page.locator("form[data-form=login]")
+        await form.locator("input[name=handle]").fill(handle)
+        await form.locator("input[name=password]").fill(PASSWORD)
+        await form.locator("button[type=submit]").click()
+        await expect(form.locator(".error-text")).to_contain_text("already_seated")
+        await expect(form.locator(".error-text")).to_contain_text(race)
+        await expect(page.locator("#who .kind-tag.guest")).to_be_visible()
+        await shot(page, "players-11-login-refused-while-seated")
+        await bob.close()
+        assert errors == []

@@ -119,7 +119,8 @@ class AccountService:
         if playing:
             raise ServiceError(
                 ErrorCode.ALREADY_SEATED,
-                f"you are playing in race {playing[0]}: leave it or play it out, then log in (a seat stays with who took it)",
+                f"you still play in race {playing[0]} (a seat stays with the player who took it): finish or resign it, or leave it "
+                "while it waits, then log in",
             )
 
     def _attempt(self, guard: LoginGuard) -> float:
