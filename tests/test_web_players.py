@@ -12,7 +12,7 @@ from collections import deque
 
 from browser_helpers import click_move, first_visit, http_url, launched_browser, shot
 from lobby_helpers import wait_until
-from playwright.async_api import Page, ViewportSize, expect
+from playwright.async_api import Locator, Page, ViewportSize, expect
 from race_helpers import player, server_config
 from winning_lines import WINNABLE_SEED
 
@@ -25,15 +25,21 @@ BOARD = ".race-page .table"
 PASSWORD = "correct horse battery"
 
 
+async def submit_account_form(page: Page, kind: str, handle: str) -> Locator:
+    """Open /account from the top bar and submit its ``kind`` form (``login``, ``register``) for ``handle``."""
+    await page.click("#who [data-action=login]")
+    form = page.locator(f"form[data-form={kind}]")
+    await form.locator("input[name=handle]").fill(handle)
+    await form.locator("input[name=password]").fill(PASSWORD)
+    await form.locator("button[type=submit]").click()
+    return form
+
+
 async def register(page: Page, site: str, handle: str) -> None:
     """A first visit as a guest, then register ``handle`` on /account: the top bar then shows the handle."""
     await first_visit(page, site + "/", f"{handle} guest")
     await expect(page.locator("#who .kind-tag.guest")).to_be_visible()
-    await page.click("#who [data-action=login]")
-    form = page.locator("form[data-form=register]")
-    await form.locator("input[name=handle]").fill(handle)
-    await form.locator("input[name=password]").fill(PASSWORD)
-    await form.locator("button[type=submit]").click()
+    await submit_account_form(page, "register", handle)
     await expect(page.locator("#who .me-name")).to_have_text(handle)
     await expect(page.locator("#who .rating")).to_have_text("unrated")
 
@@ -235,11 +241,7 @@ async def test_logging_in_while_playing_a_race_shows_the_servers_refusal_and_sta
         bob = await player(server.url, "Bob")
         await bob.join(race)
         await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
-        await page.click("#who [data-action=login]")
-        form = page.locator("form[data-form=login]")
-        await form.locator("input[name=handle]").fill(handle)
-        await form.locator("input[name=password]").fill(PASSWORD)
-        await form.locator("button[type=submit]").click()
+        form = await submit_account_form(page, "login", handle)
         await expect(form.locator(".error-text")).to_contain_text("already_seated")
         await expect(form.locator(".error-text")).to_contain_text(race)
         await expect(page.locator("#who .kind-tag.guest")).to_be_visible()
