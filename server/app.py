@@ -441,6 +441,8 @@ class RaceServer:
 
     async def _close_redis(self) -> None:
         """Close the Redis clients and their connections."""
+        if self.races is not None:
+            await self.races.store.close()  # its own connection for race scripts (server/store/script_pipeline.py)
         for client in (self.redis, self.reader_redis):
             if client is not None:
                 await client.aclose()

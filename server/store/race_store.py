@@ -434,6 +434,10 @@ class RaceStore:
         self.lifecycle: LifecycleObserver | None = None
         """Told the lifecycle events (started, attempt_ended, result) of every script this store ran."""
 
+    async def close(self) -> None:
+        """Close the store's own connection for race scripts (the redis-py client is closed by whoever made it)."""
+        await self.runner.close()
+
     async def _run(self, script: Any, race_id: str, *, lifecycle_at: int | None = None, **fields: Any) -> list[Any]:
         """Run a race script with its named ``fields`` (acknowledged at the store's durability level); ``lifecycle_at``
         is where its reply lists the lifecycle events it emitted."""
