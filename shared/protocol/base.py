@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeVar
 
 from shared.protocol.codes import MAX_RACE_ID_LEN, MAX_REQUEST_ID, MAX_TOKEN_LEN
 
@@ -32,7 +32,11 @@ class Message:
 
     def to_wire(self) -> dict[str, Any]:
         """The MessagePack map of this message (``type`` first)."""
-        return {"type": self.TYPE, **{f.name: plain(getattr(self, f.name)) for f in fields(self)}}
+        document: dict[str, Any] = {"type": self.TYPE}
+        for name in field_names(type(self)):
+            value = getattr(self, name)
+            document[name] = value if type(value) in _PACKED_AS_IS else plain(value)
+        return document
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +76,23 @@ def project(source: object, target: type[_D], **given: Any) -> _D:
     """A ``target`` dataclass made of ``given`` and, for each other field, the attribute of the same name of
     ``source``: a record whose fields include a message's (a stored seat and :class:`PlayerInfo`, a stored move and
     ``moved``) makes the message without copying it field by field."""
-    taken = {field.name: getattr(source, field.name) for field in fields(target) if field.name not in given}
+    taken = {name: getattr(source, name) for name in field_names(target) if name not in given}
     return target(**taken, **given)
+
+
+_PACKED_AS_IS: Final = frozenset({str, int, float, bool, bytes, type(None)})
+"""Field values that MessagePack takes as they are (an enum member, though a ``str``, is sent as its value)."""
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """The field names of dataclass ``cls``, in order (``dataclasses.fields`` rebuilds them on every call)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(spec.name for spec in fields(cls))
+    return names
 
 
 def plain(value: Any) -> Any:
@@ -83,7 +102,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, Message):
         return value.to_wire()  # a message inside a message (events of a replay page) keeps its ``type``
     if hasattr(value, "__dataclass_fields__"):
-        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+        return {name: plain(getattr(value, name)) for name in field_names(type(value))}
     if isinstance(value, Enum):
         return value.value
     return value

@@ -102,46 +102,73 @@ def from_map(cls: type[T], document: dict[str, Any], prefix: str = "") -> T:
 
     Unknown keys are ignored; a missing field that may be nil is nil.
     """
-    hints = _hints(cast(Any, cls))
     values: dict[str, Any] = {}
-    for spec in fields(cls):  # type: ignore[arg-type]
-        name = prefix + spec.name
-        if spec.name not in document:
-            if spec.default is MISSING and spec.default_factory is MISSING:
-                if type(None) not in get_args(hints[spec.name]):
+    for field_name, check, required, nullable in _plan(cast(Any, cls)):
+        name = prefix + field_name if prefix else field_name
+        if field_name not in document:
+            if required:
+                if not nullable:
                     raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} is missing", field=name)
-                values[spec.name] = None
+                values[field_name] = None
             continue
-        values[spec.name] = _check(document[spec.name], hints[spec.name], name, spec.metadata)
+        values[field_name] = check(document[field_name], name)
     return cls(**values)
 
 
+Check = Callable[[Any, str], Any]
+"""A field's check: the value as its type requires (given the value and the field's name for the error), or
+ProtocolError ``bad_field``."""
+
+
 @cache
-def _hints(cls: Any) -> dict[str, Any]:
-    return get_type_hints(cls)
+def _plan(cls: Any) -> tuple[tuple[str, Check, bool, bool], ...]:
+    """(name, check, required, may be nil) of each field of dataclass ``cls``, worked out once per class from its
+    type hints (reading the hints on every frame cost more than the checks themselves)."""
+    hints = get_type_hints(cls)
+    return tuple(
+        (spec.name, _checker(hints[spec.name], spec.metadata), spec.default is MISSING and spec.default_factory is MISSING,
+         type(None) in get_args(hints[spec.name]))
+        for spec in fields(cls)
+    )  # fmt: skip
 
 
-def _check(value: Any, hint: Any, name: str, limits: Any) -> Any:
-    """``value`` as the field's type ``hint`` requires; ProtocolError ``bad_field`` naming the field otherwise."""
+def _checker(hint: Any, limits: Any) -> Check:
+    """The check of a field of type ``hint`` (with ``bounded`` limits). Each check takes a fast path for a valid
+    value and leaves everything else to the ``_check_*`` functions, which word the error."""
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
-        options = get_args(hint)
-        if value is None and type(None) in options:
-            return None
-        (inner,) = [option for option in options if option is not type(None)]
-        return _check(value, inner, name, limits)
+        (inner,) = [option for option in get_args(hint) if option is not type(None)]
+        inner_check = _checker(inner, limits)
+        if type(None) not in get_args(hint):
+            return inner_check
+        return lambda value, name: None if value is None else inner_check(value, name)
     if origin is list:
         (item_hint,) = get_args(hint)
-        return [_check(item, item_hint, f"{name}[{index}]", {}) for index, item in enumerate(_expect(value, list, "a list", name))]
-    scalar = _SCALARS.get(hint)
-    if scalar is not None:
-        return scalar(value, name, limits)
+        item_check = _checker(item_hint, {})
+        return lambda value, name: [item_check(item, f"{name}[{index}]") for index, item in enumerate(_expect(value, list, "a list", name))]
+    if hint is bool:
+        return lambda value, name: value if type(value) is bool else _check_bool(value, name, limits)
+    if hint is int:
+        low, high = limits.get("low"), limits.get("high")
+        return lambda value, name: (
+            value if type(value) is int and (low is None or value >= low) and (high is None or value <= high) else _check_int(value, name, limits)
+        )
+    if hint is float:
+        return lambda value, name: value if type(value) is float else _check_float(value, name, limits)
+    if hint is str:
+        max_len = limits.get("max_len")
+        return lambda value, name: (
+            value if type(value) is str and (max_len is None or 1 <= len(value) <= max_len) else _check_str(value, name, limits)
+        )
     if isinstance(hint, type) and issubclass(hint, Enum):
-        return _check_enum(value, hint, name)
+        members: dict[Any, Enum] = {member.value: member for member in hint}
+        enum = hint
+        return lambda value, name: members[value] if type(value) is str and value in members else _check_enum(value, enum, name)
     if hint is RaceEvent:
-        return _decode(_expect(value, dict, "a map", name), EVENT_TYPES)
+        return lambda value, name: _decode(_expect(value, dict, "a map", name), EVENT_TYPES)
     if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
-        return from_map(hint, _expect(value, dict, "a map", name), prefix=name + ".")
+        nested = hint
+        return lambda value, name: from_map(nested, _expect(value, dict, "a map", name), prefix=name + ".")
     raise TypeError(f"unsupported field type {hint!r}")  # a bug in a message declaration
 
 
@@ -185,4 +212,3 @@ def _check_enum(value: Any, enum: type[Enum], name: str) -> Enum:
         raise ProtocolError(ErrorCode.BAD_FIELD, f"field {name!r} must be one of {allowed}", field=name) from None
 
 
-_SCALARS: Final[dict[Any, Callable[[Any, str, Any], Any]]] = {bool: _check_bool, int: _check_int, float: _check_float, str: _check_str}
