@@ -29,6 +29,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from server import edge_journal, metrics
 from server.dispatch import ConnectionState, Dispatcher
@@ -132,15 +133,29 @@ MAX_FRAMES_PER_WRITE = 64
 """Most queued messages written to a socket at once (one system call for all of them)."""
 
 
-async def send_frames(connection: ServerConnection, frames: list[bytes]) -> None:
+async def send_frames(connection: ServerConnection, frames: list[bytes], drain_timeout: float) -> None:
     """Send each of ``frames`` as one binary message, with one write to the socket for all of them (see
-    :meth:`BatchingConnection.send_data`) rather than one per message: a socket write is the server's largest cost."""
-    if len(frames) == 1:
-        await connection.send(frames[0])
-        return
-    async with connection.send_context():
+    :meth:`BatchingConnection.send_data`) rather than one per message: a socket write is the server's largest cost.
+
+    Waits only while the socket's buffer is full (the client not reading), at most ``drain_timeout`` (then
+    TimeoutError). An open connection with room is written to directly: websockets' ``send_context`` and a timeout
+    context around every write cost more than the write's own Python code."""
+    protocol = connection.protocol
+    if protocol.state is State.OPEN and not connection.paused:
         for frame in frames:
-            connection.protocol.send_binary(frame)
+            protocol.send_binary(frame)
+        connection.send_data()
+        if connection.paused:
+            async with asyncio.timeout(drain_timeout):
+                await connection.drain()
+        return
+    async with asyncio.timeout(drain_timeout):  # full, closing or closed: websockets waits, or raises ConnectionClosed
+        if len(frames) == 1:
+            await connection.send(frames[0])
+            return
+        async with connection.send_context():
+            for frame in frames:
+                protocol.send_binary(frame)
 
 
 class Wakeup:
@@ -240,8 +255,7 @@ class Outbox:
                 del self.pending[:MAX_FRAMES_PER_WRITE]
                 self.writing = len(frames)
                 try:
-                    async with asyncio.timeout(self.limits.drain_timeout):
-                        await send_frames(self.connection, frames)
+                    await send_frames(self.connection, frames, self.limits.drain_timeout)
                 finally:
                     self.writing = 0
                     self._written.notify()
@@ -516,9 +530,11 @@ class Transport:
         identified = False
         try:
             while True:
-                timeout = self.limits.hello_timeout if state.session is None else None
                 try:
-                    async with asyncio.timeout(timeout):
+                    if state.session is None:
+                        async with asyncio.timeout(self.limits.hello_timeout):
+                            frame = await connection.recv()
+                    else:  # no timeout context per frame once identified (its set-up costs more than the read)
                         frame = await connection.recv()
                     received = time.perf_counter()
                 except TimeoutError:
