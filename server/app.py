@@ -46,6 +46,8 @@ from server.services.timers import TimerSweeper
 from server.store import (
     UNDECODABLE_EVENTS,
     AnalysisStore,
+    AnyRaceChannels,
+    DirectRaceChannels,
     LobbyFeedReader,
     LobbyStore,
     OpsStore,
@@ -61,6 +63,7 @@ from server.store import (
 )
 from server.store.connection import RedisClient, connect_cluster
 from server.store.durability import Durability, check_store
+from server.store.script_pipeline import DirectAddress
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
 from shared.glicko2 import DEFAULT_RATING
@@ -70,7 +73,8 @@ log = logging.getLogger(__name__)
 
 DAY_SECONDS = 24 * 3600
 BLOCKING_POOL_SIZE = 4
-"""Connections for blocking reads: the event hub's pub/sub connection and the lobby feed's XREAD use one each;
+"""Connections for blocking reads: the lobby feed's XREAD uses one, and the event hub's pub/sub connection one where
+it goes through redis-py (on one Redis over TCP it has a connection of its own: server/store/direct_channels.py);
 never shared with commands, so a burst of requests cannot starve event delivery (nor the reverse)."""
 
 
@@ -279,9 +283,11 @@ class RaceServer:
         process_id = secrets.token_hex(8)
         clock = ServerClock(store)
         await clock.calibrate()
-        channels: RaceChannels | ShardedRaceChannels = RaceChannels(self.reader_redis)
+        channels: AnyRaceChannels = RaceChannels(self.reader_redis)
         if sharded and isinstance(self.reader_redis, RedisCluster):
             channels = ShardedRaceChannels(self.reader_redis)
+        elif (direct := DirectAddress.of(self.reader_redis)) is not None:
+            channels = DirectRaceChannels(direct)
         hub = EventHub(store, channels, clock)
         self.presence = PresenceService(store, clock, process_id=process_id, lease_ms=round(config.presence_lease_seconds * 1000))
         self.seed_pool = SeedPool(

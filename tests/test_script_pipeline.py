@@ -12,7 +12,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store import connect_redis
 from server.store.durability import Durability, ScriptRunner
-from server.store.script_pipeline import ScriptPipeline
+from server.store.script_pipeline import DirectAddress, ScriptPipeline
 
 ECHO = "return {KEYS[1], ARGV[1], tonumber(ARGV[2]) * 2}"
 
@@ -83,7 +83,7 @@ async def test_a_redis_that_does_not_answer_in_time_fails_the_waiting_scripts_th
 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    pipeline = ScriptPipeline("127.0.0.1", port, timeout=0.2, connect_timeout=0.2)
+    pipeline = ScriptPipeline(DirectAddress("127.0.0.1", port, timeout=0.2, connect_timeout=0.2))
     client = connect_redis(f"redis://127.0.0.1:{port}/0")
     script = client.register_script(ECHO)
     try:

@@ -33,10 +33,9 @@ from server.services.background import BackgroundLoop
 from server.services.clock import ServerClock
 from server.services.views import event_for
 from server.store import (
+    AnyRaceChannels,
     LiveEvent,
-    RaceChannels,
     RaceStore,
-    ShardedRaceChannels,
     StoredEvent,
     StoreError,
     Subscribed,
@@ -170,7 +169,7 @@ class RaceFeed:
 class EventHub:
     """Fans out the events of every race that has a recipient in this process (one channel per race)."""
 
-    def __init__(self, store: RaceStore, channels: RaceChannels | ShardedRaceChannels, clock: ServerClock | None = None) -> None:
+    def __init__(self, store: RaceStore, channels: AnyRaceChannels, clock: ServerClock | None = None) -> None:
         self.store = store
         self.channels = channels
         self.clock = clock

@@ -2,6 +2,7 @@
 
 from server.store.analysis_store import AnalysisStore
 from server.store.connection import connect_redis
+from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.ops_store import Ban, BanKind, OpsStore
@@ -33,9 +34,11 @@ __all__ = [
     "UNDECODABLE_EVENTS",
     "AccountRecord",
     "AnalysisStore",
+    "AnyRaceChannels",
     "ApplyResult",
     "Ban",
     "BanKind",
+    "DirectRaceChannels",
     "GuessLimit",
     "Identity",
     "InviteLimits",

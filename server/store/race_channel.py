@@ -131,15 +131,19 @@ def _kind(message: dict[str, Any]) -> str:
 
 
 def _parse(message: dict[str, Any]) -> ChannelMessage | None:
+    """A confirmation or an event from redis-py's message map; None for anything else."""
+    return parse_channel_message(_kind(message), message["channel"], message["data"])
+
+
+def parse_channel_message(kind: str, channel: bytes | str, data: Any) -> ChannelMessage | None:
     """A confirmation or an event; None for anything else (an unsubscription). Sharded channels' messages
     (``ssubscribe``, ``smessage``) read the same as ordinary ones."""
-    kind = _kind(message)
     if kind in ("subscribe", "ssubscribe"):
-        return Subscribed(_race_of(message["channel"]))
+        return Subscribed(_race_of(channel))
     if kind not in ("message", "smessage"):
         return None
-    race_id = _race_of(message["channel"])
-    return LiveEvent(race_id, decode_published(race_id, message["data"]))
+    race_id = _race_of(channel)
+    return LiveEvent(race_id, decode_published(race_id, data))
 
 
 class SubscriptionLost(RedisConnectionError):

@@ -24,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import hiredis
 from redis._parsers.base import BaseParser
@@ -38,20 +39,22 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics
 
-_INCOMPLETE = object()
+P = TypeVar("P", bound=asyncio.Protocol)
+
+INCOMPLETE = object()
 """What the parser returns while a reply has not fully arrived (a script may return ``false``)."""
 
 
-class _ErrorReply(Exception):
+class ErrorReply(Exception):
     """An error reply as the parser hands it over (turned into redis-py's exception class for it)."""
 
 
-def _redis_error(reply: _ErrorReply) -> ResponseError:
+def redis_error(reply: ErrorReply) -> ResponseError:
     error: ResponseError = BaseParser.parse_error(str(reply))  # type: ignore[no-untyped-call]
     return error
 
 
-def _packed(command: tuple[Any, ...]) -> bytes:
+def pack_command(command: tuple[Any, ...]) -> bytes:
     """One command in RESP (its arguments: str, bytes, int or float, as redis-py accepts)."""
     packed: bytes = hiredis.pack_command(command)
     return packed
@@ -64,7 +67,7 @@ class _Link(asyncio.Protocol):
         self.timeout = timeout
         self.loop = asyncio.get_running_loop()
         self.transport: asyncio.Transport | None = None
-        self.reader = hiredis.Reader(replyError=_ErrorReply, notEnoughData=_INCOMPLETE)
+        self.reader = hiredis.Reader(replyError=ErrorReply, notEnoughData=INCOMPLETE)
         self.waiting: deque[tuple[asyncio.Future[Any], float]] = deque()
         """The callers whose commands were written or queued, oldest first, with the time each was issued."""
         self.outgoing: list[bytes] = []
@@ -96,13 +99,13 @@ class _Link(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.reader.feed(data)
-        while (reply := self.reader.gets()) is not _INCOMPLETE:
+        while (reply := self.reader.gets()) is not INCOMPLETE:
             if not self.waiting:
                 self.fail(RedisConnectionError("Redis sent a reply no command was waiting for"))
                 return
             future, _ = self.waiting.popleft()
             if not future.done():  # its caller may have been cancelled
-                future.set_result(_redis_error(reply) if isinstance(reply, _ErrorReply) else reply)
+                future.set_result(redis_error(reply) if isinstance(reply, ErrorReply) else reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.fail(RedisConnectionError("Connection closed by server." if exc is None else f"Error while reading from Redis: {exc}"))
@@ -133,36 +136,59 @@ class _Link(asyncio.Protocol):
             self.transport.abort()
 
 
+@dataclass(frozen=True, slots=True)
+class DirectAddress:
+    """Where and how to reach one Redis over plain TCP, as a redis-py client's pool is configured."""
+
+    host: str
+    port: int
+    db: int = 0
+    username: str | None = None
+    password: str | None = None
+    timeout: float | None = 5.0
+    connect_timeout: float | None = 5.0
+
+    @classmethod
+    def of(cls, client: Any) -> DirectAddress | None:
+        """The address of the Redis that ``client`` (redis-py) talks to, with its credentials and timeouts; None unless
+        that is one Redis over plain TCP (a Cluster, TLS, a Unix socket or a credential provider are left to redis-py)."""
+        if not isinstance(client, Redis):  # a Redis Cluster client is not one
+            return None
+        pool = client.connection_pool
+        settings = pool.connection_kwargs
+        if pool.connection_class is not Connection or settings.get("credential_provider") is not None:
+            return None
+        return cls(
+            str(settings.get("host", "localhost")), int(settings.get("port", 6379)), int(settings.get("db", 0) or 0),
+            settings.get("username"), settings.get("password"), settings.get("socket_timeout"), settings.get("socket_connect_timeout"),
+        )  # fmt: skip
+
+    async def open(self, factory: Callable[[], P]) -> P:
+        """A new connection with protocol ``factory()``; redis-py's ConnectionError or TimeoutError if it cannot be made."""
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                _, protocol = await loop.create_connection(factory, self.host, self.port)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Timeout connecting to Redis at {self.host}:{self.port}") from None
+        except OSError as error:
+            raise RedisConnectionError(f"Error connecting to Redis at {self.host}:{self.port}: {error}") from error
+        return protocol
+
+
 class ScriptPipeline:
     """Runs scripts on one Redis over one pipelined connection (opened on first use, again after a failure)."""
 
-    def __init__(
-        self, host: str, port: int, *, db: int = 0, username: str | None = None, password: str | None = None,
-        timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
-    ) -> None:  # fmt: skip
-        self.host, self.port, self.db = host, port, db
-        self.username, self.password = username, password
-        self.timeout, self.connect_timeout = timeout, connect_timeout
+    def __init__(self, address: DirectAddress) -> None:
+        self.address = address
         self._link: _Link | None = None
         self._connecting = asyncio.Lock()
 
     @classmethod
     def for_client(cls, client: Any) -> ScriptPipeline | None:
-        """A pipeline to the Redis that ``client`` (redis-py) talks to, with its credentials and timeouts; None unless
-        that is one Redis over plain TCP."""
-        if not isinstance(client, Redis):  # a Redis Cluster client is not one
-            return None
-        pool = client.connection_pool
-        if pool.connection_class is not Connection:  # TLS or a Unix socket: left to redis-py
-            return None
-        settings = pool.connection_kwargs
-        if settings.get("credential_provider") is not None:
-            return None
-        return cls(
-            str(settings.get("host", "localhost")), int(settings.get("port", 6379)), db=int(settings.get("db", 0) or 0),
-            username=settings.get("username"), password=settings.get("password"),
-            timeout=settings.get("socket_timeout"), connect_timeout=settings.get("socket_connect_timeout"),
-        )  # fmt: skip
+        """A pipeline to the Redis ``client`` (redis-py) talks to, if that is one Redis over plain TCP."""
+        address = DirectAddress.of(client)
+        return None if address is None else cls(address)
 
     async def run_script(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """The script's reply (loading the script first if Redis does not know it); redis-py's exceptions on failure."""
@@ -186,36 +212,31 @@ class ScriptPipeline:
         link = self._link
         if link is None or link.closed:
             link = await self._connect()
-        return await link.call(_packed(command))
+        return await link.call(pack_command(command))
 
     async def _connect(self) -> _Link:
         async with self._connecting:
             if self._link is not None and not self._link.closed:
                 return self._link
-            loop = asyncio.get_running_loop()
-            link: _Link | None = None
+            address = self.address
+            link = await address.open(lambda: _Link(address.timeout))
             try:
-                async with asyncio.timeout(self.connect_timeout):
-                    _, link = await loop.create_connection(lambda: _Link(self.timeout), self.host, self.port)
+                async with asyncio.timeout(address.connect_timeout):
                     hello: tuple[Any, ...] = ("HELLO", 3)
-                    if self.password is not None:
-                        hello += ("AUTH", self.username or "default", self.password)
-                    replies = [link.call(_packed(hello))]
-                    if self.db:
-                        replies.append(link.call(_packed(("SELECT", self.db))))
+                    if address.password is not None:
+                        hello += ("AUTH", address.username or "default", address.password)
+                    replies = [link.call(pack_command(hello))]
+                    if address.db:
+                        replies.append(link.call(pack_command(("SELECT", address.db))))
                     for reply in replies:
                         answer = await reply
                         if isinstance(answer, Exception):
                             raise answer
             except TimeoutError:
-                if link is not None:
-                    link.fail(RedisTimeoutError("Timeout connecting to Redis"))
-                raise RedisTimeoutError(f"Timeout connecting to Redis at {self.host}:{self.port}") from None
-            except OSError as error:
-                raise RedisConnectionError(f"Error connecting to Redis at {self.host}:{self.port}: {error}") from error
+                link.fail(RedisTimeoutError("Timeout connecting to Redis"))
+                raise RedisTimeoutError(f"Timeout connecting to Redis at {address.host}:{address.port}") from None
             except BaseException:
-                if link is not None:
-                    link.fail(RedisConnectionError("the script connection to Redis failed to start"))
+                link.fail(RedisConnectionError("the script connection to Redis failed to start"))
                 raise
             self._link = link
             return link
