@@ -133,31 +133,6 @@ MAX_FRAMES_PER_WRITE = 64
 """Most queued messages written to a socket at once (one system call for all of them)."""
 
 
-async def send_frames(connection: ServerConnection, frames: list[bytes], drain_timeout: float) -> None:
-    """Send each of ``frames`` as one binary message, with one write to the socket for all of them (see
-    :meth:`BatchingConnection.send_data`) rather than one per message: a socket write is the server's largest cost.
-
-    Waits only while the socket's buffer is full (the client not reading), at most ``drain_timeout`` (then
-    TimeoutError). An open connection with room is written to directly: websockets' ``send_context`` and a timeout
-    context around every write cost more than the write's own Python code."""
-    protocol = connection.protocol
-    if protocol.state is State.OPEN and not connection.paused:
-        for frame in frames:
-            protocol.send_binary(frame)
-        connection.send_data()
-        if connection.paused:
-            async with asyncio.timeout(drain_timeout):
-                await connection.drain()
-        return
-    async with asyncio.timeout(drain_timeout):  # full, closing or closed: websockets waits, or raises ConnectionClosed
-        if len(frames) == 1:
-            await connection.send(frames[0])
-            return
-        async with connection.send_context():
-            for frame in frames:
-                protocol.send_binary(frame)
-
-
 class Wakeup:
     """Wakes the tasks waiting for something to change (they check their condition again). It holds futures only
     while tasks wait: an asyncio.Event or Queue keeps deques of its own (about 0.6 KiB each), and every connection
@@ -189,7 +164,14 @@ class Wakeup:
 
 
 class Outbox:
-    """The messages waiting for one client, written in order by one task; never grows past its bound."""
+    """The messages waiting for one client, written in order; never grows past its bound.
+
+    What is queued in one turn of the event loop (a reply and the events queued with it) goes out in one write at the
+    end of that turn, from a callback: no writer task per connection (its task, coroutine and wake-ups cost memory
+    and two turns of the loop per message). Only while the socket's buffer is full does a task wait for the client to
+    read, at most the drain deadline (then the connection is dropped: the client stopped reading and the kernel's
+    buffers are full).
+    """
 
     def __init__(self, connection: ServerConnection, limits: TransportLimits, stats: TransportStats, peer: str = "") -> None:
         """``peer`` is the client's address, for the log line of a drop."""
@@ -198,12 +180,12 @@ class Outbox:
         self.limits = limits
         self.stats = stats
         self.pending: list[bytes] = []
-        """Encoded messages not yet taken by the writer."""
-        self.writing = 0
-        """Messages the writer took and is writing now."""
+        """Encoded messages not yet written to the socket."""
         self.dropped = False
         self.sealed = False
-        self._queued = Wakeup()
+        self._loop = asyncio.get_running_loop()
+        self._scheduled = False
+        self._draining: asyncio.Task[None] | None = None
         self._written = Wakeup()
 
     async def room(self) -> None:
@@ -224,8 +206,44 @@ class Outbox:
             self._drop(f"{len(self.pending)} queued, {buffered} bytes buffered")
             return
         self.pending.append(encode(message))
-        self._queued.notify()
         self.stats.outbox_high_water = max(self.stats.outbox_high_water, len(self.pending))
+        if not self._scheduled and self._draining is None:
+            self._scheduled = True
+            self._loop.call_soon(self._write)
+
+    def _write(self) -> None:
+        """Write what is queued while the socket takes it (one write per :data:`MAX_FRAMES_PER_WRITE` messages); once
+        its buffer is full, wait for it to drain in a task."""
+        self._scheduled = False
+        if self._draining is not None or not self.pending or self.dropped:
+            return
+        connection = self.connection
+        if connection.protocol.state is not State.OPEN:
+            self.close()  # closing or closed: nothing can be written any more
+            return
+        while self.pending and not connection.paused:
+            frames = self.pending[:MAX_FRAMES_PER_WRITE]
+            del self.pending[:MAX_FRAMES_PER_WRITE]
+            for frame in frames:
+                connection.protocol.send_binary(frame)
+            connection.send_data()
+        self._written.notify()
+        if connection.paused:
+            self._draining = self._loop.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            async with asyncio.timeout(self.limits.drain_timeout):
+                await self.connection.drain()
+        except TimeoutError:
+            self._drop("its write did not drain in time")
+        except OSError:  # the connection was lost while it waited (websockets passes on the transport's error)
+            self.close()
+        finally:
+            self._draining = None
+            self._written.notify()
+        if not self.dropped and self.pending:
+            self._write()
 
     def _drop(self, why: str) -> None:
         """Cut a client that does not read (no closing handshake: it would wait for the same stalled socket)."""
@@ -235,38 +253,21 @@ class Outbox:
         self.stats.dropped_slow += 1
         edge_journal.outbox_dropped(self.peer, why)
         self.connection.transport.abort()
-        self._written.notify()
+        self.close()
 
     async def flush(self) -> None:
         """Accept nothing more and wait until everything queued is written (shutdown)."""
         self.sealed = True
-        while self.pending or self.writing:
+        while (self.pending or self._draining is not None) and not self.dropped:
             await self._written.wait()
 
-    async def run(self) -> None:
-        """Write queued messages until the connection closes; drop it if they cannot be written within the drain
-        deadline (the client stopped reading and the kernel's buffers are full). What was queued meanwhile (a reply
-        and the events queued in the same turn of the event loop) goes out in one write."""
-        try:
-            while True:
-                while not self.pending:
-                    await self._queued.wait()
-                frames = self.pending[:MAX_FRAMES_PER_WRITE]
-                del self.pending[:MAX_FRAMES_PER_WRITE]
-                self.writing = len(frames)
-                try:
-                    await send_frames(self.connection, frames, self.limits.drain_timeout)
-                finally:
-                    self.writing = 0
-                    self._written.notify()
-        except TimeoutError:
-            self._drop("its write did not drain in time")
-        except ConnectionClosed:
-            pass
-        finally:
-            self.sealed = True  # nothing can be written any more: let flush() and room() return
-            self.pending.clear()
-            self._written.notify()
+    def close(self) -> None:
+        """Nothing can be written any more (the connection closed or was dropped): let flush() and room() return."""
+        self.sealed = True
+        self.pending.clear()
+        if self._draining is not None and self._draining is not asyncio.current_task():
+            self._draining.cancel()
+        self._written.notify()
 
 
 @dataclass(slots=True, eq=False)
@@ -519,7 +520,6 @@ class Transport:
         self.stats.connections += 1
         self._bound_kernel_buffer(connection)
         outbox = Outbox(connection, self.limits, self.stats, address)
-        writer = asyncio.create_task(outbox.run())
         state = self.dispatcher.connect(outbox.send, address, outbox.room)
         live = LiveConnection(connection, outbox, state)
         edge_journal.connection_opened(address, state.connection_id)
@@ -578,5 +578,5 @@ class Transport:
             self.addresses.closed(address, identified=identified)
             self._live.discard(live)
             edge_journal.connection_closed(address, state.connection_id, connection.close_code, connection.close_reason, state.player)
-            writer.cancel()
+            outbox.close()
             await self.dispatcher.disconnect(state, going_away=self.shutting_down, deliberate=closed_by_client(connection))
