@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import Enum
+from typing import Any, TypeVar
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -191,14 +192,29 @@ def handshake_refused(reason: str) -> None:
     HTTP_REFUSED.labels(reason).inc()
 
 
+M = TypeVar("M", Counter, Histogram)
+_CHILDREN: dict[tuple[int, str], Any] = {}
+
+
+def _labelled(metric: M, label: str) -> M:
+    """``metric.labels(label)``, looked up once: what a move reports runs several times per move, and prometheus_client
+    checks and locks on every ``labels`` call (labels are never removed here, so a child stays valid)."""
+    key = (id(metric), label)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(label)
+    labelled: M = child
+    return labelled
+
+
 def request_handled(request_type: str, seconds: float) -> None:
     """A request of ``request_type`` was answered ``seconds`` after its frame arrived."""
-    REQUESTS.labels(request_type).observe(seconds)
+    _labelled(REQUESTS, request_type).observe(seconds)
 
 
 def move_stored(duplicate: bool) -> None:
     """A move request was answered ``moved`` (a resend of a stored move when ``duplicate``)."""
-    MOVES.labels("duplicate" if duplicate else "accepted").inc()
+    _labelled(MOVES, "duplicate" if duplicate else "accepted").inc()
 
 
 def request_refused(request_type: str, code: str) -> None:
@@ -226,12 +242,12 @@ def race_result(reason: str) -> None:
 
 def event_delivered(player: bool, seconds: float) -> None:
     """An event reached a recipient's outbox ``seconds`` after it was stored (spectator delay excluded)."""
-    FANOUT_LAG.labels(Role.PLAYER.value if player else Role.SPECTATOR.value).observe(max(seconds, 0.0))
+    _labelled(FANOUT_LAG, Role.PLAYER.value if player else Role.SPECTATOR.value).observe(max(seconds, 0.0))
 
 
 def redis_command(command: str, seconds: float, failed: bool) -> None:
     """A Redis command took ``seconds`` (``failed``: it raised)."""
-    REDIS_COMMANDS.labels(command).observe(seconds)
+    _labelled(REDIS_COMMANDS, command).observe(seconds)
     if failed:
         REDIS_ERRORS.labels(command).inc()
 
