@@ -270,6 +270,51 @@ class Outbox:
         self._written.notify()
 
 
+KEEPALIVE_SECONDS = 20.0
+"""Every open connection is pinged this often, and closed (1011) if its pong has not come back this long after the
+ping (docs/PROTOCOL.md "Limits": websockets' defaults, which it runs with one task per connection)."""
+
+
+class Keepalive:
+    """Pings every open connection from one task (websockets' own keepalive is a sleeping task per connection, about
+    1.4 KiB each: 4 KiB of every race with two players and a spectator)."""
+
+    def __init__(self, connections: Callable[[], list[ServerConnection]], interval: float = KEEPALIVE_SECONDS, timeout: float = KEEPALIVE_SECONDS) -> None:
+        self.connections = connections
+        self.interval = interval
+        self.timeout = timeout
+        self._closing: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        """Ping, wait for the pongs, close the connections that gave none; again every ``interval`` seconds."""
+        while True:
+            await asyncio.sleep(self.interval)
+            pongs: list[tuple[ServerConnection, asyncio.Future[float]]] = []
+            for connection in self.connections():
+                if connection.protocol.state is not State.OPEN or connection.paused:
+                    continue  # closing, or not reading (its outbox's drain deadline deals with that)
+                with contextlib.suppress(ConnectionClosed):
+                    pongs.append((connection, asyncio.ensure_future(await connection.ping())))
+            if not pongs:
+                continue
+            await asyncio.wait([pong for _, pong in pongs], timeout=self.timeout)
+            for connection, pong in pongs:
+                if not pong.done():
+                    pong.cancel()
+                    closing = asyncio.create_task(self._close_silent(connection))
+                    self._closing.add(closing)
+                    closing.add_done_callback(self._closing.discard)
+                elif not pong.cancelled():
+                    pong.exception()  # the connection closed meanwhile: nothing to do
+
+    @staticmethod
+    async def _close_silent(connection: ServerConnection) -> None:
+        """Close a connection whose pong did not come, as websockets' keepalive does (1011)."""
+        with contextlib.suppress(ConnectionClosed):
+            async with connection.send_context():
+                connection.protocol.fail(CloseCode.INTERNAL_ERROR, "keepalive ping timeout")
+
+
 @dataclass(slots=True, eq=False)
 class LiveConnection:
     """A connection being served: what a graceful shutdown needs to finish it."""
@@ -429,6 +474,7 @@ class Transport:
         self.shutting_down = False
         """Set once the server shuts down: closing connections then keep their open races for a takeover elsewhere."""
         self._live: set[LiveConnection] = set()
+        self._keepalive: asyncio.Task[None] | None = None
 
     async def start(self, host: str, port: int, *, ssl: SSLContext | None = None) -> Server:
         """Listen (TLS with ``ssl``); returns the websockets server (its sockets tell the bound port)."""
@@ -439,11 +485,13 @@ class Transport:
             max_size=self.limits.max_frame_bytes,
             max_queue=16,
             compression=None,
+            ping_interval=None,  # one Keepalive task for all connections instead
             process_request=self._process_request,
             server_header="flowergarden",
             create_connection=HttpAwareConnection,
             ssl=ssl,
         )
+        self._keepalive = asyncio.create_task(Keepalive(lambda: [live.connection for live in self._live]).run(), name="keepalive pings")
         return self.server
 
     async def stop(self) -> None:
@@ -451,6 +499,8 @@ class Transport:
         close with 1001 ``server_shutdown``; connections still open after ``shutdown_timeout`` are cut."""
         if self.server is None:
             return
+        if self._keepalive is not None:
+            self._keepalive.cancel()
         self.shutting_down = True
         self.server.close(close_connections=False)  # stop accepting; handshakes in progress get 503
         notice = ServerShutdown(message="this server is shutting down: reconnect (to another server), hello with your token, sync")

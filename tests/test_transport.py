@@ -12,11 +12,13 @@ import msgpack
 import pytest
 from race_helpers import player, seated_race, server_config
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from client import RaceClient, Unsolicited
 from server.app import RaceServer
-from server.transport import TransportLimits
+from server.transport import Keepalive, TransportLimits
 from shared import action_text
 from shared.protocol import MAX_FRAME_BYTES, CloseCode, Error, RaceSettings
 
@@ -242,3 +244,35 @@ async def test_messages_queued_in_one_turn_go_out_in_one_socket_write_and_arrive
         received = [msgpack.unpackb(await asyncio.wait_for(websocket.recv(), 5)) for _ in range(3)]
         assert [message["id"] for message in received] == [101, 102, 103]
         assert len(writes) == 1
+
+
+async def test_keepalive_closes_a_connection_whose_pong_does_not_come_and_keeps_one_that_answers() -> None:
+    """One task pings every connection (server/transport.py Keepalive, instead of websockets' task per connection)."""
+    accepted: list[ServerConnection] = []
+
+    async def hold(connection: ServerConnection) -> None:
+        accepted.append(connection)
+        await connection.wait_closed()
+
+    async with serve(hold, "127.0.0.1", 0, ping_interval=None) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        answering = await connect(f"ws://127.0.0.1:{port}", ping_interval=None)
+        silent = await connect(f"ws://127.0.0.1:{port}", ping_interval=None)
+        keepalive: asyncio.Task[None] | None = None
+        try:
+            while len(accepted) < 2:
+                await asyncio.sleep(0.01)
+            by_port = {connection.remote_address[1]: connection for connection in accepted}
+            silent_side, answering_side = by_port[silent.local_address[1]], by_port[answering.local_address[1]]
+            silent.transport.pause_reading()  # reads nothing more: never answers a ping
+            keepalive = asyncio.create_task(Keepalive(lambda: list(accepted), interval=0.05, timeout=0.3).run())
+            deadline = time.monotonic() + 10
+            while silent_side.protocol.state is State.OPEN:
+                assert time.monotonic() < deadline, "the connection without pongs stayed open"
+                await asyncio.sleep(0.05)
+            assert answering_side.protocol.state is State.OPEN
+        finally:
+            if keepalive is not None:
+                keepalive.cancel()
+            silent.transport.abort()
+            await answering.close()
