@@ -317,7 +317,8 @@ def start_profiler(path: Path, pid: int, seconds: float) -> subprocess.Popen[byt
     """py-spy recording ``pid`` for ``seconds`` into ``path`` (collapsed stacks, one "frames count" line each)."""
     executable = Path(sys.executable).with_name("py-spy")
     command = [str(executable if executable.exists() else "py-spy"), "record", "--pid", str(pid), "--duration", str(max(1, round(seconds))),
-               "--rate", "200", "--format", "raw", "--output", str(path), "--nonblocking"]  # fmt: skip
+               "--rate", "200", "--format", "raw", "--output", str(path)]  # fmt: skip
+    # py-spy's default mode pauses the process for each sample: slower, but --nonblocking cut ~40 % of the stacks short
     try:
         return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError as error:
