@@ -5,8 +5,11 @@ again, and a Redis that does not answer in time fails the waiting commands and i
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
+from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -17,58 +20,47 @@ from server.store.script_pipeline import DirectAddress, ScriptPipeline
 ECHO = "return {KEYS[1], ARGV[1], tonumber(ARGV[2]) * 2}"
 
 
-async def test_concurrent_scripts_each_get_their_own_reply(single_redis_url: str) -> None:
+@pytest_asyncio.fixture
+async def redis_and_pipeline(single_redis_url: str) -> AsyncIterator[tuple[Redis, ScriptPipeline]]:
+    """redis-py's client of the test Redis and a script pipeline to the same Redis."""
     client = connect_redis(single_redis_url)
     pipeline = ScriptPipeline.for_client(client)
     assert pipeline is not None
+    try:
+        yield client, pipeline
+    finally:
+        await pipeline.close()
+        await client.aclose()
+
+
+async def test_concurrent_scripts_each_get_their_own_reply(redis_and_pipeline: tuple[Redis, ScriptPipeline]) -> None:
+    client, pipeline = redis_and_pipeline
     script = client.register_script(ECHO)
-    try:
-        replies = await asyncio.gather(*(pipeline.run_script(script, [f"key:{n}"], [f"value {n}", n]) for n in range(300)))
-        assert replies == [[f"key:{n}".encode(), f"value {n}".encode(), 2 * n] for n in range(300)]
-    finally:
-        await pipeline.close()
-        await client.aclose()
+    replies = await asyncio.gather(*(pipeline.run_script(script, [f"key:{n}"], [f"value {n}", n]) for n in range(300)))
+    assert replies == [[f"key:{n}".encode(), f"value {n}".encode(), 2 * n] for n in range(300)]
 
 
-async def test_a_script_reply_has_the_same_value_as_through_redis_py(single_redis_url: str) -> None:
-    client = connect_redis(single_redis_url)
-    pipeline = ScriptPipeline.for_client(client)
-    assert pipeline is not None
+async def test_a_script_reply_has_the_same_value_as_through_redis_py(redis_and_pipeline: tuple[Redis, ScriptPipeline]) -> None:
+    client, pipeline = redis_and_pipeline
     script = client.register_script("return {1, 'text', {}, false, true, {'nested', 7}}")
-    try:
-        assert await pipeline.run_script(script, ["k"], []) == await script(keys=["k"], args=[])
-    finally:
-        await pipeline.close()
-        await client.aclose()
+    assert await pipeline.run_script(script, ["k"], []) == await script(keys=["k"], args=[])
 
 
-async def test_an_error_reply_is_redis_py_exception_and_the_connection_goes_on(single_redis_url: str) -> None:
-    client = connect_redis(single_redis_url)
-    pipeline = ScriptPipeline.for_client(client)
-    assert pipeline is not None
+async def test_an_error_reply_is_redis_py_exception_and_the_connection_goes_on(redis_and_pipeline: tuple[Redis, ScriptPipeline]) -> None:
+    client, pipeline = redis_and_pipeline
     failing = client.register_script("return redis.error_reply('refused here')")
     echo = client.register_script(ECHO)
-    try:
-        with pytest.raises(ResponseError, match="refused here"):
-            await pipeline.run_script(failing, ["k"], [])
-        assert await pipeline.run_script(echo, ["k"], ["v", 1]) == [b"k", b"v", 2]
-    finally:
-        await pipeline.close()
-        await client.aclose()
+    with pytest.raises(ResponseError, match="refused here"):
+        await pipeline.run_script(failing, ["k"], [])
+    assert await pipeline.run_script(echo, ["k"], ["v", 1]) == [b"k", b"v", 2]
 
 
-async def test_a_script_redis_no_longer_knows_is_loaded_again(single_redis_url: str) -> None:
-    client = connect_redis(single_redis_url)
-    pipeline = ScriptPipeline.for_client(client)
-    assert pipeline is not None
+async def test_a_script_redis_no_longer_knows_is_loaded_again(redis_and_pipeline: tuple[Redis, ScriptPipeline]) -> None:
+    client, pipeline = redis_and_pipeline
     script = client.register_script(ECHO + " -- reloaded")
-    try:
-        await client.script_flush()
-        assert await pipeline.run_script(script, ["k"], ["v", 3]) == [b"k", b"v", 6]
-        assert await client.script_exists(script.sha) == [True]
-    finally:
-        await pipeline.close()
-        await client.aclose()
+    await client.script_flush()
+    assert await pipeline.run_script(script, ["k"], ["v", 3]) == [b"k", b"v", 6]
+    assert await client.script_exists(script.sha) == [True]
 
 
 async def test_a_redis_that_does_not_answer_in_time_fails_the_waiting_scripts_then_a_new_connection_is_used() -> None:
