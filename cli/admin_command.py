@@ -199,10 +199,12 @@ def _settings(args: argparse.Namespace) -> ServerConfig:
 
 async def _run(args: argparse.Namespace, redis_url: str, secret: str | None) -> int:
     redis = connect_redis(redis_url, max_connections=4)
+    races = RaceStore(redis)
     try:
-        admin = Admin(OpsStore(redis), RaceStore(redis), secret, args.operator, args.wait_replies)
+        admin = Admin(OpsStore(redis), races, secret, args.operator, args.wait_replies)
         return await ACTIONS[args.admin_command](admin, args)
     finally:
+        await races.close()  # its script connection (server/store/script_pipeline.py), if a script ran
         await redis.aclose()
 
 
