@@ -556,6 +556,14 @@ class Transport:
             headers["Allow"] = allow
         return Response(status.value, status.phrase, headers, body)
 
+    async def _next_frame(self, connection: ServerConnection, state: ConnectionState) -> str | bytes:
+        """The next frame: before ``hello`` within the hello timeout (else TimeoutError), after it without a timeout
+        context (whose set-up costs more than the read)."""
+        if state.session is not None:
+            return await connection.recv()
+        async with asyncio.timeout(self.limits.hello_timeout):
+            return await connection.recv()
+
     async def _handle(self, connection: ServerConnection) -> None:
         if self.shutting_down:  # opened just as the shutdown began
             await connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
@@ -581,11 +589,7 @@ class Transport:
         try:
             while True:
                 try:
-                    if state.session is None:
-                        async with asyncio.timeout(self.limits.hello_timeout):
-                            frame = await connection.recv()
-                    else:  # no timeout context per frame once identified (its set-up costs more than the read)
-                        frame = await connection.recv()
+                    frame = await self._next_frame(connection, state)
                     received = time.perf_counter()
                 except TimeoutError:
                     await close_discarding(connection, CloseCode.POLICY_VIOLATION, "no hello in time")
