@@ -25,6 +25,9 @@ class WorkerProcess:
     def __init__(self, module: str) -> None:
         self.module = module
         self._process: asyncio.subprocess.Process | None = None
+        self._abandoned: list[asyncio.subprocess.Process] = []
+        """Workers killed mid-request, not waited for then: :meth:`close` reaps them, so that no pipe of theirs is
+        left for the garbage collector to close after the event loop has gone."""
 
     async def ask(self, request: str) -> bytes:
         """Send one request line and return the answer line (WorkerFailed if the worker failed)."""
@@ -51,18 +54,22 @@ class WorkerProcess:
         return WorkerFailed(f"{self.module}: {message}")
 
     async def close(self) -> None:
-        """Stop the worker (at once: a request in progress is abandoned)."""
+        """Stop the worker (at once: a request in progress is abandoned), and reap the workers abandoned before."""
         process, self._process = self._process, None
-        if process is None or process.returncode is not None:
-            return
-        process.kill()
-        await process.wait()
+        stopping, self._abandoned = [*self._abandoned, *([process] if process is not None else [])], []
+        for worker in stopping:
+            if worker.stdin is not None:
+                worker.stdin.close()  # its pipe is ours to close: the worker's exit does not
+            if worker.returncode is None:
+                worker.kill()
+            await worker.wait()
 
     def _abandon(self) -> None:
         """Kill the worker without waiting (asyncio reaps it); the next request starts a new one."""
         process, self._process = self._process, None
         if process is not None and process.returncode is None:
             process.kill()
+            self._abandoned.append(process)
 
     async def _running(self) -> asyncio.subprocess.Process:
         if self._process is None or self._process.returncode is not None:
