@@ -24,7 +24,7 @@ from winning_lines import winning_deal
 import client.race_client as race_client_module
 from server.app import RaceServer
 from server.services.analysis import AnalysisBudget
-from server.store import PooledSeed, SeedPoolStore, keys
+from server.store import ANALYSIS_SAFETY_MS, PooledSeed, SeedPoolStore, keys
 from shared import Board, Rules, action_text, parse_action
 from shared.commitment import NO_LINE, line_digest, verify_commitment
 from shared.protocol import (
@@ -334,6 +334,47 @@ async def test_a_deal_without_a_winning_line_is_analysed_and_the_analyst_goes_on
     assert unwinnable.deal != "solved" and unwinnable.winning_line is None
     assert {line.verdict for line in unwinnable.players} <= {LineVerdict.DEAL_NOT_WINNABLE, LineVerdict.UNKNOWN}
     assert winnable.deal == "solved" and winnable.winning_line
+
+
+async def test_a_finished_race_is_analysed_from_its_result_without_any_look_at_it_while_it_runs(redis_url: str) -> None:
+    """The result queues the race (due at once); while it runs, its safety entry is not due and the analyst, claiming
+    again and again meanwhile, never takes it (it used to load every running race every 5 s)."""
+    async with Redis.from_url(redis_url) as redis:
+        await redis.delete(keys.analysis_queue())
+    config = server_config(redis_url, analysis=True, analysis_budget=AnalysisBudget(seconds=2, signal_seconds=0.1, signal_solves=2))
+    async with RaceServer(config) as server:
+        analyst = server.analyst
+        assert analyst is not None
+        claims: list[list[str]] = []
+        claim = analyst.store.claim
+
+        async def counted_claim(now_ms: int, limit: int, lease_ms: int) -> list[str]:
+            claims.append(await claim(now_ms, limit, lease_ms))
+            return claims[-1]
+
+        analyst.store.claim = counted_claim  # type: ignore[method-assign]
+        race = await seated_race(server.url, RaceSettings(seed=7))
+        try:
+            await play(race.ann, race.race_id, WINNING_PREFIX[:3])
+            looks = len(claims)
+            await wait_until(lambda: _true(len(claims) >= looks + 3), timeout=30, what="three more claims of the analyst")
+            assert not any(race.race_id in claimed for claimed in claims)
+            async with Redis.from_url(redis_url) as redis:
+                due = await redis.zscore(keys.analysis_queue(), race.race_id)
+            record = await server.races.record(race.race_id)
+            assert record.start_at is not None and due == record.start_at + ANALYSIS_SAFETY_MS
+            await race.ann.resign(race.race_id)
+            await race.bob.resign(race.race_id)
+            await race.ann.wait_for(RaceResult)
+            ready = await race.ann.wait_for(AnalysisReady, timeout=120)
+        finally:
+            await race.close()
+        assert ready.analysis.race == race.race_id
+        assert [claimed for claimed in claims if race.race_id in claimed] == [[race.race_id]]  # once, after the result
+
+
+async def _true(value: bool) -> bool:
+    return value
 
 
 async def _fetch(url: str, race_id: str) -> Any:

@@ -68,7 +68,7 @@ async def test_metrics_count_a_scripted_race_moves_refusals_and_statuses(quiet_s
 
 async def test_the_analysis_backlog_gauge_counts_the_finished_races_waiting_for_an_analyst(quiet_server: RaceServer) -> None:
     """Nothing analyses here (the tests' servers run ``analysis: False``): a finished race waits in the queue until an
-    analyst looks, and a race the analyst will look at later is not counted."""
+    analyst looks, and a race an analyst has claimed is not counted."""
     base = http_base(quiet_server.url)
     assert quiet_server.admin is not None and quiet_server.analyst is not None
     await quiet_server.admin.heartbeat()
@@ -80,7 +80,7 @@ async def test_the_analysis_backlog_gauge_counts_the_finished_races_waiting_for_
     await race.close()
     await quiet_server.admin.heartbeat()
     assert value(await scrape(base), "flowergarden_analysis_backlog") == 1
-    await quiet_server.analyst.store.schedule(race.race_id, await quiet_server.analyst.races.now_ms() + 60_000)
+    assert race.race_id in await quiet_server.analyst.store.claim(await quiet_server.analyst.races.now_ms(), 100, 60_000)
     await quiet_server.admin.heartbeat()
     assert value(await scrape(base), "flowergarden_analysis_backlog") == 0
 

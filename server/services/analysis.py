@@ -1,10 +1,14 @@
 """Post-race analysis in the background: for every finished race, where each player lost the win, and signals.
 
-Every race enters the analysis queue in Redis when its countdown starts. Each
-server process runs one :class:`RaceAnalyst` loop that claims due races (a lease,
-so several processes share the queue and a crashed one's claim lapses); a race
-still running is looked at again later, one without a result (closed, expired)
-leaves the queue. A finished race goes to a separate low-priority worker
+A race becomes due in the analysis queue in Redis when its result is stored (the
+store queues it as the script that decided the result returns). Each server
+process runs one :class:`RaceAnalyst` loop that claims due races (a lease, so
+several processes share the queue and a crashed one's claim lapses). Running
+races are never polled: each holds a safety entry from its countdown, due
+``ANALYSIS_SAFETY_MS`` after its start, for a result whose process died before
+queueing it; a race still running then is left as the claim's lease put it (due
+again a lease later), one without a result (closed, expired) leaves the queue.
+A finished race goes to a separate low-priority worker
 process (``race_analyst``) with a documented budget; the answer is stored with
 the race's record and announced by an ``analysis`` event. Nothing is analysed,
 or given to anyone, before the result: ``get_analysis`` of a running race is
@@ -34,7 +38,7 @@ from server.services.errors import ServiceError
 from server.services.race import RACE_ID_PATTERN
 from server.services.spectate import ensure_shown_to
 from server.services.worker_process import WorkerFailed, WorkerProcess
-from server.store import AnalysisStore, RaceRecord, RaceStore, StoreError, StoreRefusal
+from server.store import ANALYSIS_SAFETY_MS, AnalysisStore, RaceRecord, RaceStore, StoreError, StoreRefusal
 from shared.protocol import ErrorCode, MoveMade, ProtocolError, RaceAnalysis, RaceStatus, from_map
 from shared.solver import Verdict
 
@@ -106,17 +110,16 @@ class RaceAnalyst:
         solve_limits: SolveFromLimits | None = None,
         enabled: bool = True,
         idle_seconds: float = 0.5,
-        recheck_ms: int = 5_000,
-        lease_ms: int = 300_000,
+        lease_ms: int = ANALYSIS_SAFETY_MS,
     ) -> None:
-        """``enabled`` False never analyses (the queue waits for a process that does)."""
+        """``enabled`` False never analyses (the queue waits for a process that does). ``lease_ms``: how long a claim
+        keeps a race from the other analysts, and when a race found still running by its safety entry is due again."""
         self.store = store
         self.races = races
         self.budget = budget or AnalysisBudget()
         self.solve_limits = solve_limits or SolveFromLimits()
         self.enabled = enabled
         self.idle_seconds = idle_seconds
-        self.recheck_ms = recheck_ms
         self.lease_ms = lease_ms
         self.analysed = 0
         self._worker = WorkerProcess("server.services.race_analyst")
@@ -194,8 +197,8 @@ class RaceAnalyst:
             raise await self._solver.fail(f"answered {raw[:200]!r} ({error})") from None
 
     async def backlog(self) -> int:
-        """How many races wait for an analyst now (any process's): finished races not analysed yet, and running ones due
-        for their next look (every ``recheck_ms``). Near 0 while the analysts keep up."""
+        """How many races wait for an analyst now (any process's): finished races not analysed yet (and, for a moment,
+        a running race whose safety entry fell due: see the module docstring). Near 0 while the analysts keep up."""
         return await self.store.due(await self.races.now_ms())
 
     async def signals(self, race_id: str) -> list[dict[str, Any]] | None:
@@ -225,17 +228,18 @@ class RaceAnalyst:
 
     async def analyse_due(self) -> int:
         """Look at the races due now; returns how many were claimed."""
-        now = await self.races.now_ms()
-        claimed = await self.store.claim(now, 5, self.lease_ms)
+        claimed = await self.store.claim(await self.races.now_ms(), 5, self.lease_ms)
+        if not claimed:
+            return 0
+        statuses = await self.races.statuses(claimed)
         for race_id in claimed:
-            record = await self.races.load_race(race_id)
-            if record is None or record.status is RaceStatus.CLOSED:
-                await self.store.done(race_id)
-            elif record.status is not RaceStatus.FINISHED:
-                await self.store.schedule(race_id, now + self.recheck_ms)
-            else:
+            status, _created_at = statuses[race_id]
+            if status is not None and status is not RaceStatus.CLOSED and status is not RaceStatus.FINISHED:
+                continue  # a safety entry of a running race: the claim's lease is its next look; its result comes sooner
+            record = await self.races.load_race(race_id) if status is RaceStatus.FINISHED else None
+            if record is not None:
                 await self._analyse(record)
-                await self.store.done(race_id)
+            await self.store.done(race_id)
         return len(claimed)
 
     async def _analyse(self, record: RaceRecord) -> None:

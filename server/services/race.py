@@ -31,6 +31,7 @@ from server.services.ratings import PlayerBooks
 from server.services.sessions import Session
 from server.services.views import race_info
 from server.store import (
+    ANALYSIS_SAFETY_MS,
     Identity,
     NewRace,
     RaceIdTaken,
@@ -247,7 +248,7 @@ class RaceService:
         await self.store.schedule_earlier(race_id, start_at)
         if waiting.settings.spectators is Spectators.ANYONE:
             await self.store.index_live(race_id, start_at)
-        await self.store.queue_for_analysis(race_id, start_at)
+        await self.store.queue_for_analysis(race_id, start_at + ANALYSIS_SAFETY_MS)  # its result makes it due at once
         record = await self.record(race_id)
         if self.books is not None:
             await self.books.joined(race_id, start_at, [seat.identity for seat in record.seats])

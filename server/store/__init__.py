@@ -10,6 +10,7 @@ from server.store.player_store import AccountRecord, PlayerStore, SeatBooking, S
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_channel import LiveEvent, RaceChannels, ShardedRaceChannels, Subscribed, sharded_channels_supported
 from server.store.race_store import (
+    ANALYSIS_SAFETY_MS,
     UNDECODABLE_EVENTS,
     ApplyResult,
     Identity,
@@ -31,6 +32,7 @@ from server.store.seed_pool_store import PooledSeed, SeedPoolStore
 from server.store.session_store import SessionRecord, SessionStore
 
 __all__ = [
+    "ANALYSIS_SAFETY_MS",
     "UNDECODABLE_EVENTS",
     "AccountRecord",
     "AnalysisStore",

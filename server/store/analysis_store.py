@@ -31,10 +31,6 @@ class AnalysisStore:
         self.scripts = Scripts(redis)
         self.record_ttl_ms = record_ttl_ms
 
-    async def schedule(self, race_id: str, due_ms: int) -> None:
-        """Look at the race again at ``due_ms``."""
-        await self.redis.zadd(keys.analysis_queue(), {race_id: due_ms}, xx=True)
-
     async def claim(self, now_ms: int, limit: int, lease_ms: int) -> list[str]:
         """Races due by ``now_ms``, each leased to this caller for ``lease_ms``."""
         raw: list[bytes] = await self.scripts.analysis_claim(keys=[keys.analysis_queue()], args=script_arguments(now_ms=now_ms, limit=limit, lease_ms=lease_ms))

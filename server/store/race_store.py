@@ -19,6 +19,7 @@ from typing import Any, Final, get_args, get_type_hints
 
 import msgpack
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 
 from server.store import keys
 from server.store.connection import RedisClient, drop_idle_connections, repeatable, time_ms_at
@@ -44,6 +45,9 @@ from shared.protocol import (
 from shared.race.settings import SettingsInForce
 
 DAY_MS = 24 * 3600 * 1000
+ANALYSIS_SAFETY_MS: Final = 300_000
+"""When a running race's safety entry in the analysis queue falls due, after its start (and again after each claim's
+lease): only for a result whose process died before queueing it (:meth:`RaceStore.queue_finished`)."""
 
 log = logging.getLogger(__name__)
 
@@ -445,7 +449,7 @@ class RaceStore:
         result: list[Any] = await self.runner.run(script, keys.race_keys(race_id), arguments)
         if result[0] == 0:
             if len(result) > 3:
-                self._observe(race_id, result[3])
+                await self._observe(race_id, result[3])
             code = _text(result[1])
             if code == "exists":
                 raise RaceIdTaken(race_id)
@@ -454,17 +458,24 @@ class RaceStore:
             expected = int(result[2]) if len(result) > 2 else -1
             raise StoreRefusal(ErrorCode(code), expected if expected >= 0 else None)
         if lifecycle_at is not None and result[0] == 1 and len(result) > lifecycle_at:
-            self._observe(race_id, result[lifecycle_at])
+            await self._observe(race_id, result[lifecycle_at])
         return result
 
-    def _observe(self, race_id: str, packed: Sequence[bytes]) -> None:
-        if self.lifecycle is not None and packed:
-            self.lifecycle(race_id, [msgpack.unpackb(item, raw=False) for item in packed])
+    async def _observe(self, race_id: str, packed: Sequence[bytes]) -> None:
+        """Tell the observer the lifecycle events a script emitted; a ``result`` among them puts the race in the
+        analysis queue at once (:meth:`queue_finished`)."""
+        if not packed:
+            return
+        events = [msgpack.unpackb(item, raw=False) for item in packed]
+        if self.lifecycle is not None:
+            self.lifecycle(race_id, events)
+        if any(event.get("type") == RaceResult.TYPE for event in events):
+            await self.queue_finished(race_id)
 
-    def _due(self, race_id: str, result: Any) -> int | None:
+    async def _due(self, race_id: str, result: Any) -> int | None:
         """The next deadline from a tick or presence reply, observing the lifecycle events it lists."""
         if isinstance(result, list):
-            self._observe(race_id, result[1])
+            await self._observe(race_id, result[1])
             result = result[0]
         return _optional_ms(int(result))
 
@@ -625,13 +636,13 @@ class RaceStore:
             keys=keys.race_keys(race_id),
             args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms, lease_ms=lease_ms, leave=leave, members=list(members)),
         )
-        return self._due(race_id, result)
+        return await self._due(race_id, result)
 
     @repeatable
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
         result = await self.scripts.tick(keys=keys.race_keys(race_id), args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms))
-        return self._due(race_id, result)
+        return await self._due(race_id, result)
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -719,8 +730,18 @@ class RaceStore:
         await self.redis.zadd(keys.LIVE, {race_id: start_at})
 
     async def queue_for_analysis(self, race_id: str, due_ms: int) -> None:
-        """Put the race in the post-race analysis queue (looked at from ``due_ms`` on, until it has a result)."""
-        await self.redis.zadd(keys.analysis_queue(), {race_id: due_ms})
+        """Put the race in the post-race analysis queue, looked at from ``due_ms`` on, unless it is there already: a
+        running race's safety entry (its result queues it at once, :meth:`queue_finished`, maybe before this)."""
+        await self.redis.zadd(keys.analysis_queue(), {race_id: due_ms}, nx=True)
+
+    async def queue_finished(self, race_id: str) -> None:
+        """Make a race whose result this process's script just stored due for analysis now (score 0). The queue
+        is not in the race's hash slot, so a race script cannot add it itself on a Redis Cluster; if this fails, or
+        the process dies first, the race's safety entry from the countdown brings it to an analyst later."""
+        try:
+            await self.redis.zadd(keys.analysis_queue(), {race_id: 0})
+        except (RedisError, OSError) as error:  # the result is stored: the caller's request succeeded
+            log.warning("race %s: not queued for analysis at its result (%s); its safety entry will be", race_id, error)
 
     @repeatable
     async def live_race_ids(self, limit: int) -> list[str]:
