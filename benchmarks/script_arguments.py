@@ -12,6 +12,8 @@ and the network's time are left out:
    positional reads with ``tonumber`` of the old layout, ``cmsgpack.unpack``, and ``read_arguments`` (unpack and
    the check that each of the 13 fields was sent).
 
+For the move script it also prints the Redis commands the script ran per call, by name.
+
 Each figure is the median of ``--rounds`` rounds. The table in docs/BENCHMARKS.md comes from here.
 """
 
@@ -69,8 +71,9 @@ def evalsha_usec(client: sync_redis.Redis, run: Any, calls: int) -> float:
     return float(stats["cmdstat_evalsha"]["usec_per_call"])
 
 
-async def move_script_usec(url: str, calls: int) -> float:
-    """Redis' microseconds per call of the move script over ``calls`` actions of one seat."""
+async def move_script_usec(url: str, calls: int) -> tuple[float, dict[str, float]]:
+    """Redis' microseconds per call of the move script over ``calls`` actions of one seat, and the commands the
+    script ran per call (``INFO commandstats`` counts the commands a script calls too)."""
     client = connect_redis(url, max_connections=2)
     races = RaceStore(client, max_actions=calls + 1)
     race = secrets.token_hex(5)
@@ -87,7 +90,12 @@ async def move_script_usec(url: str, calls: int) -> float:
     stats: dict[str, Any] = await client.info("commandstats")
     await client.delete(*keys.race_keys(race))
     await client.aclose()
-    return float(stats["cmdstat_evalsha"]["usec_per_call"])
+    commands = {
+        name.removeprefix("cmdstat_").upper(): int(figures["calls"]) / calls
+        for name, figures in stats.items()
+        if name.startswith("cmdstat_") and name not in {"cmdstat_evalsha", "cmdstat_config"}
+    }
+    return float(stats["cmdstat_evalsha"]["usec_per_call"]), commands
 
 
 def main() -> None:
@@ -105,8 +113,11 @@ def main() -> None:
             argv = packed if layout == "map" else positional
             figures = [evalsha_usec(client, partial(script, keys=[], args=argv), args.calls) for _ in range(args.rounds)]
             print(f"{label:<48} {statistics.median(figures):6.2f} us per call")
-        figures = [asyncio.run(move_script_usec(server.url, args.calls)) for _ in range(args.rounds)]
-        print(f"{'the move script (apply_action.lua)':<48} {statistics.median(figures):6.2f} us per call")
+        moves = [asyncio.run(move_script_usec(server.url, args.calls)) for _ in range(args.rounds)]
+        print(f"{'the move script (apply_action.lua)':<48} {statistics.median(usec for usec, _ in moves):6.2f} us per call")
+        commands = moves[-1][1]
+        listed = ", ".join(f"{name} {count:g}" for name, count in sorted(commands.items(), key=lambda item: -item[1]))
+        print(f"{'  commands it ran per call':<48} {sum(commands.values()):6.2f} ({listed})")
         client.close()
 
 

@@ -6,7 +6,7 @@ if status == false then return {0, 'unknown_race'} end
 if status == 'finished' then return {0, 'race_over'} end
 if status == 'closed' then return {0, 'race_closed'} end
 local now = now_ms()
-redis.call('HSET', K_STATE, 'status', 'closed', 'finished_at', now, 'result_reason', 'operator')
+set_state('status', 'closed', 'finished_at', now, 'result_reason', 'operator')
 emit({type = 'race_closed', reason = 'operator', message = ARGS.message}, now)
 redis.call('DEL', K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS)
 expire_all(RECORD_TTL)

@@ -6,8 +6,11 @@
 -- | {2, move_seq, stored action (duplicate move id)}
 -- | {0, code, expected or -1, lifecycle events}
 -- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
-if redis.call('EXISTS', K_STATE) == 0 then return {0, 'unknown_race'} end
 local slot = ARGS.slot
+-- One HMGET for what an ordinary move of a running race reads (the checks, its counter, whether an attempt is
+-- over); what only the rarer paths read (the countdown's end, a result) is read by get() when needed (common.lua STATE).
+load_state({'status', 'epoch', 'deadline', 'event_seq', pf(slot, 'player'), pf(slot, 'count'), 'p0_state', 'p1_state'})
+if get('status') == false then return {0, 'unknown_race'} end
 local stale = seat_refusal(slot, ARGS.player, ARGS.epoch)
 if stale then return stale end
 local ids, moves = K_IDS[slot + 1], K_MOVES[slot + 1]
@@ -16,18 +19,21 @@ if duplicate then return duplicate end
 local now = now_ms()
 local refusal, expected = action_refusal(slot, ARGS.seq, ARGS.max_actions, now)
 if refusal then return {0, refusal, expected or -1, LIFECYCLE} end  -- opening may have started or timed out the race
-local move_seq = redis.call('LLEN', moves) + 1
-redis.call('RPUSH', moves, ARGS.action)
+local move_seq = redis.call('RPUSH', moves, ARGS.action)
 redis.call('HSET', ids, ARGS.move_id, move_seq)
 local count = ARGS.count
-local count_changed = count ~= geti(pf(slot, 'count'))
-redis.call('HSET', K_STATE, pf(slot, 'count'), count, pf(slot, 'left'), ARGS.left, pf(slot, 'status'), ARGS.status,
-  pf(slot, 'undos'), ARGS.undos, pf(slot, 'moves'), move_seq)
+local seq = geti('event_seq') + 1  -- the move event's: written with the counters, in one HSET, and given to emit()
+local fields = {pf(slot, 'count'), count, pf(slot, 'left'), ARGS.left, pf(slot, 'status'), ARGS.status,
+                pf(slot, 'undos'), ARGS.undos, pf(slot, 'moves'), move_seq, 'event_seq', seq}
+if count ~= geti(pf(slot, 'count')) then
+  fields[#fields + 1] = pf(slot, 'count_seq')
+  fields[#fields + 1] = seq
+end
+set_state(unpack(fields))
 local event = {type = 'move', slot = slot, move = ARGS.action, move_seq = move_seq, count = count,
                left = ARGS.left, status = ARGS.status}
 if ARGS.columns then event['columns'] = ARGS.columns end
-local seq, published = emit(event, now)
-if count_changed then redis.call('HSET', K_STATE, pf(slot, 'count_seq'), seq) end
+local _, published = emit(event, now, seq)
 if ARGS.ends then end_attempt(slot, ARGS.ends, now) end
 local finished = decide(now)
 if not finished then refresh_live_ttl(move_seq == 1) end

@@ -15,9 +15,49 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
-local function get(name) return redis.call('HGET', K_STATE, name) end
-local function geti(name) return tonumber(redis.call('HGET', K_STATE, name) or '0') end
-local function pf(slot, name) return 'p' .. slot .. '_' .. name end
+-- The state hash's fields this script has read or written, as Redis holds them (text; false for a missing field):
+-- each field is read from Redis at most once per call (one HMGET for the fields a script names up front:
+-- load_state), and every write of the script goes through set_state/incr_state/del_state, which keep it current.
+local STATE = {}
+-- A number the script wrote is kept as the number and given as text only when read as text (formatting costs
+-- more than most commands): the text Redis stored, an integer's digits (Redis formats script numbers with %.17g
+-- on 6.2, the shortest form on 7; every number the scripts write is an integer).
+local function get(name)
+  local value = STATE[name]
+  if value == nil then
+    value = redis.call('HGET', K_STATE, name)
+    STATE[name] = value
+  elseif type(value) == 'number' then
+    return string.format('%.17g', value)
+  end
+  return value
+end
+local function geti(name)
+  local value = STATE[name]
+  if type(value) == 'number' then return value end
+  return tonumber(get(name) or '0')
+end
+local function load_state(names)
+  local values = redis.call('HMGET', K_STATE, unpack(names))
+  for i, name in ipairs(names) do STATE[name] = values[i] end
+end
+-- HSET on the state hash with field, value pairs.
+local function set_state(...)
+  local fields = {...}
+  redis.call('HSET', K_STATE, unpack(fields))
+  for i = 1, #fields, 2 do STATE[fields[i]] = fields[i + 1] end
+end
+local function incr_state(name)
+  local value = redis.call('HINCRBY', K_STATE, name, 1)
+  STATE[name] = value
+  return value
+end
+local function del_state(names)
+  redis.call('HDEL', K_STATE, unpack(names))
+  for _, name in ipairs(names) do STATE[name] = false end
+end
+local SEAT_PREFIX = {[0] = 'p0_', [1] = 'p1_'}  -- a number's conversion to text costs a sprintf
+local function pf(slot, name) return SEAT_PREFIX[slot] .. name end
 
 -- The lifecycle events this script emitted (packed), returned to the server for its logs and metrics.
 local LIFECYCLE_TYPES = {started = true, attempt_ended = true, result = true}
@@ -30,13 +70,15 @@ local LIFECYCLE = {}
 -- server/store/scripts.py, race_channel.ShardedRaceChannels). Returns the event's seq and the
 -- published message.
 local PUBLISH = 'PUBLISH'
-local function emit(event, now)
-  local seq = redis.call('HINCRBY', K_STATE, 'event_seq', 1)
+-- ``seq``: the event's seq when the caller already wrote it as ``event_seq`` (the move script, in its one HSET).
+local function emit(event, now, seq)
+  seq = seq or incr_state('event_seq')
   event['at'] = now
   local packed = cmsgpack.pack(event)
-  redis.call('XADD', K_EVENTS, '0-' .. seq, 'e', packed)
+  local seq_text = tostring(seq)
+  redis.call('XADD', K_EVENTS, '0-' .. seq_text, 'e', packed)
   if LIFECYCLE_TYPES[event.type] then LIFECYCLE[#LIFECYCLE + 1] = packed end
-  local published = seq .. ' ' .. packed
+  local published = seq_text .. ' ' .. packed
   redis.call(PUBLISH, K_EVENTS, published)
   return seq, published
 end
@@ -48,7 +90,7 @@ end
 -- A finished race's record is kept for the race's own retention ('record_ttl' ms, set at creation: 0 keeps it for
 -- ever, e.g. a rated race) or else the server's retention of casual records (RECORD_TTL).
 local function keep_record()
-  local ttl = tonumber(redis.call('HGET', K_STATE, 'record_ttl') or RECORD_TTL)
+  local ttl = tonumber(get('record_ttl') or RECORD_TTL)
   if ttl > 0 then
     expire_all(ttl)
   else
@@ -100,15 +142,16 @@ local function deal_fields(deal)
 end
 
 local function end_attempt(slot, reason, now)
-  redis.call('HSET', K_STATE, pf(slot, 'state'), reason, pf(slot, 'ended_at'), now)
+  set_state(pf(slot, 'state'), reason, pf(slot, 'ended_at'), now)
   local seq = emit({type = 'attempt_ended', slot = slot, reason = reason,
                     count = geti(pf(slot, 'count')), left = geti(pf(slot, 'left'))}, now)
-  redis.call('HSET', K_STATE, pf(slot, 'ended_seq'), seq)
+  set_state(pf(slot, 'ended_seq'), seq)
 end
 
 -- The result rules (docs/PROTOCOL.md "Result"): returns winner slot (-1 for a draw) and reason, or nil.
 local function outcome()
   local state = {get('p0_state'), get('p1_state')}
+  if state[1] == 'playing' and state[2] == 'playing' then return nil end  -- every rule below needs an attempt over
   if state[1] == 'cleared' or state[2] == 'cleared' then
     if state[1] == 'cleared' and state[2] == 'cleared' then
       return (geti('p0_ended_seq') < geti('p1_ended_seq')) and 0 or 1, 'cleared'
@@ -163,7 +206,7 @@ local function told(slot) return get(pf(slot, 'told')) or 'here' end
 local function announce_seat(slot, now, force)
   local presence = presence_of(slot)
   if presence == told(slot) or (not force and now < geti(pf(slot, 'told_at')) + PRESENCE_EVERY) then return end
-  redis.call('HSET', K_STATE, pf(slot, 'told'), presence, pf(slot, 'told_at'), now)
+  set_state(pf(slot, 'told'), presence, pf(slot, 'told_at'), now)
   if presence == 'here' then
     emit({type = 'back', slot = slot}, now)
   else
@@ -182,7 +225,7 @@ local function decide(now)
   local players = {}
   for slot = 0, 1 do
     if get(pf(slot, 'state')) == 'playing' then
-      redis.call('HSET', K_STATE, pf(slot, 'state'), 'race_over', pf(slot, 'ended_at'), now)
+      set_state(pf(slot, 'state'), 'race_over', pf(slot, 'ended_at'), now)
     end
     players[slot + 1] = {slot = slot, player = get(pf(slot, 'player')), name = get(pf(slot, 'name')),
       count = geti(pf(slot, 'count')), left = geti(pf(slot, 'left')), ended = get(pf(slot, 'state')),
@@ -198,7 +241,7 @@ local function decide(now)
     end
   end
   for slot = 0, 1 do announce_seat(slot, now, true) end  -- the stream ends with each seat's true presence
-  redis.call('HSET', K_STATE, 'status', 'finished', 'finished_at', now, 'winner', winner, 'result_reason', reason)
+  set_state('status', 'finished', 'finished_at', now, 'winner', winner, 'result_reason', reason)
   -- The reveal: seed and salt recompute the countdown's commitment (with the proving line of a pooled deal).
   local event = {type = 'result', reason = reason, players = players, seed = get('seed'), salt = get('salt') or ''}
   if winner >= 0 then event['winner'] = winner end
@@ -227,7 +270,7 @@ local function open_for_play(now)
   if status == 'waiting' then return 'not_started' end
   if status == 'countdown' then
     if now < geti('start_at') then return 'not_started' end
-    redis.call('HSET', K_STATE, 'status', 'running')
+    set_state('status', 'running')
     emit({type = 'started'}, now)
   end
   local deadline = geti('deadline')
@@ -273,7 +316,7 @@ local function update_seat(slot, status, now)
   local key = K_PRESENCE[slot + 1]
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
   if redis.call('ZCARD', key) > 0 then
-    redis.call('HSET', K_STATE, pf(slot, 'seen'), 1, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0)
+    set_state(pf(slot, 'seen'), 1, pf(slot, 'away'), 0, pf(slot, 'grace_until'), 0)
     announce_seat(slot, now)
     return false
   end
@@ -286,7 +329,7 @@ local function update_seat(slot, status, now)
       local grace = geti('grace_ms')
       grace_until = now + ((grace > 0) and grace or DEFAULT_GRACE)
     end
-    redis.call('HSET', K_STATE, pf(slot, 'away'), (away > 0) and away or now, pf(slot, 'grace_until'), grace_until)
+    set_state(pf(slot, 'away'), (away > 0) and away or now, pf(slot, 'grace_until'), grace_until)
   end
   announce_seat(slot, now)
   if grace_until > 0 and now >= grace_until and status == 'running' and get(pf(slot, 'state')) == 'playing' then
@@ -310,7 +353,7 @@ local function update_presence(now)
   -- At most one 'watchers' event per WATCHERS_EVERY ms: spectators coming and going cannot flood the race;
   -- a change held back is announced by the tick that next_due() schedules.
   if count ~= geti('watchers') and now >= geti('watchers_at') + WATCHERS_EVERY then
-    redis.call('HSET', K_STATE, 'watchers', count, 'watchers_at', now)
+    set_state('watchers', count, 'watchers_at', now)
     emit({type = 'watchers', count = count}, now)
   end
 end

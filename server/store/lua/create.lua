@@ -14,11 +14,11 @@ for name, value in pairs(ARGS.settings) do
   fields[#fields + 1] = name
   fields[#fields + 1] = value
 end
-redis.call('HSET', K_STATE, unpack(fields))
-redis.call('HSET', K_STATE, unpack(deal_fields(ARGS.deal)))
-if ARGS.own_record_ttl then redis.call('HSET', K_STATE, 'record_ttl', ARGS.own_record_ttl) end
-redis.call('HSET', K_STATE, unpack(seat_fields(0, ARGS.player, ARGS.name)))
-redis.call('HSET', K_STATE, 'p0_account', ARGS.account, 'p0_bot', ARGS.bot)
+set_state(unpack(fields))
+set_state(unpack(deal_fields(ARGS.deal)))
+if ARGS.own_record_ttl then set_state('record_ttl', ARGS.own_record_ttl) end
+set_state(unpack(seat_fields(0, ARGS.player, ARGS.name)))
+set_state('p0_account', ARGS.account, 'p0_bot', ARGS.bot)
 emit(joined_event(0), now)
 expire_all(LIVE_TTL)
 return {1, now}

@@ -6,18 +6,18 @@ if get('p0_player') == ARGS.player or get('p1_player') == ARGS.player then retur
 if status == 'closed' then return {0, 'race_closed'} end
 if status ~= 'waiting' then return {0, 'race_full'} end
 local now = now_ms()
-redis.call('HSET', K_STATE, unpack(seat_fields(1, ARGS.player, ARGS.name)))
-redis.call('HINCRBY', K_STATE, 'epoch', 1)  -- the seats changed: every cached view of the race is stale
-redis.call('HSET', K_STATE, 'p1_account', ARGS.account, 'p1_bot', ARGS.bot)
+set_state(unpack(seat_fields(1, ARGS.player, ARGS.name)))
+incr_state('epoch')  -- the seats changed: every cached view of the race is stale
+set_state('p1_account', ARGS.account, 'p1_bot', ARGS.bot)
 local keep = {}
 for name, value in pairs(ARGS.keep) do keep[#keep + 1] = name; keep[#keep + 1] = value end
-if #keep > 0 then redis.call('HSET', K_STATE, unpack(keep)) end
+if #keep > 0 then set_state(unpack(keep)) end
 emit(joined_event(1), now)
 local start_at = now + ARGS.countdown_ms
 local limit = geti('time_limit')
 local deadline = 0
 if limit > 0 then deadline = start_at + limit * 1000 end
-redis.call('HSET', K_STATE, 'status', 'countdown', 'start_at', start_at, 'deadline', deadline)
+set_state('status', 'countdown', 'start_at', start_at, 'deadline', deadline)
 -- The stored seed lets readers spell out the layout; it is never sent (revealed by the result).
 local event = {type = 'countdown', seed = get('seed'), start_at = start_at, commitment = get('commitment') or '',
                seed_chosen = get('seed_fixed') == '1'}

@@ -13,10 +13,10 @@ local now = now_ms()
 if status == 'running' or (status == 'countdown' and now >= geti('start_at')) then return {0, 'already_started'} end
 if ARGS.only_waiting and status ~= 'waiting' then return {0, 'already_started'} end
 emit({type = 'player_left', slot = slot, player = ARGS.player}, now)
-redis.call('HINCRBY', K_STATE, 'epoch', 1)  -- the seats (and maybe the deal) change: every cached view is stale
+incr_state('epoch')  -- the seats (and maybe the deal) change: every cached view is stale
 if slot == 0 then
   -- The creator leaves: nobody can join any more; the record is kept like a finished race's.
-  redis.call('HSET', K_STATE, 'status', 'closed', 'finished_at', now, 'result_reason', ARGS.reason)
+  set_state('status', 'closed', 'finished_at', now, 'result_reason', ARGS.reason)
   local closed = {type = 'race_closed', reason = ARGS.reason}
   if ARGS.new_race then closed['new_race'] = ARGS.new_race end
   emit(closed, now)
@@ -26,9 +26,9 @@ if slot == 0 then
 end
 -- The second player leaves the countdown: its seat frees and the race waits again, with a new deal
 -- (the revealed one stays only when the creator fixed it).
-redis.call('HDEL', K_STATE, unpack(seat_names(1)))
+del_state(seat_names(1))
 redis.call('DEL', K_PRESENCE[2])
 -- A grace period the creator started in the countdown ends with it; the next countdown starts a fresh one.
-redis.call('HSET', K_STATE, 'status', 'waiting', 'start_at', 0, 'deadline', 0, 'p0_grace_until', 0, unpack(deal_fields(ARGS.deal)))
+set_state('status', 'waiting', 'start_at', 0, 'deadline', 0, 'p0_grace_until', 0, unpack(deal_fields(ARGS.deal)))
 expire_all(LIVE_TTL)
 return {1, 'waiting'}

@@ -3,6 +3,6 @@
 -- Returns {1, new race id} | {2, the race linked before (the new one must be discarded)}
 local linked = get('rematch_race')
 if linked then return {2, linked} end
-redis.call('HSET', K_STATE, 'rematch_race', ARGS.new_race)
+set_state('rematch_race', ARGS.new_race)
 emit({type = 'rematch', new_race = ARGS.new_race}, now_ms())
 return {1, ARGS.new_race}

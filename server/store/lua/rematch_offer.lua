@@ -13,7 +13,7 @@ if linked then return {2, slot, linked} end
 local now = now_ms()
 if geti(pf(slot, 'rematch')) <= now then
   local offer_until = now + ARGS.stands_ms
-  redis.call('HSET', K_STATE, pf(slot, 'rematch'), offer_until)
+  set_state(pf(slot, 'rematch'), offer_until)
   emit({type = 'rematch_offered', slot = slot, ['until'] = offer_until}, now)
 end
 return {1, slot, geti(pf(1 - slot, 'rematch')) > now and 1 or 0}
