@@ -14,7 +14,7 @@ import msgpack
 import pytest
 from lobby_helpers import players, refused, wait_until
 from player_helpers import new_handle, registered
-from race_helpers import deals, play, player, seated_race, server_config, store_of
+from race_helpers import Race, deals, play, player, seated_race, server_config, store_of
 from redis.asyncio import Redis
 from server_processes import flowergarden
 from test_fairplay_analysis import FATAL, WINNING_PREFIX
@@ -291,10 +291,7 @@ async def test_the_analysis_names_the_fatal_move_after_the_result_and_never_befo
                 with refused("not_finished"):
                     await eve.analysis(race.race_id)
             assert server.analyst is not None and await server.analyst.store.load(race.race_id) is None
-            await race.ann.resign(race.race_id)
-            await race.bob.resign(race.race_id)
-            await race.ann.wait_for(RaceResult)
-            ready = await race.ann.wait_for(AnalysisReady, timeout=120)
+            ready = await _resign_both_for_the_analysis(race)
         finally:
             await race.close()
         ann_line, bob_line = sorted(ready.analysis.players, key=lambda p: p.slot)
@@ -363,14 +360,19 @@ async def test_a_finished_race_is_analysed_from_its_result_without_any_look_at_i
                 due = await redis.zscore(keys.analysis_queue(), race.race_id)
             record = await server.races.record(race.race_id)
             assert record.start_at is not None and due == record.start_at + ANALYSIS_SAFETY_MS
-            await race.ann.resign(race.race_id)
-            await race.bob.resign(race.race_id)
-            await race.ann.wait_for(RaceResult)
-            ready = await race.ann.wait_for(AnalysisReady, timeout=120)
+            ready = await _resign_both_for_the_analysis(race)
         finally:
             await race.close()
         assert ready.analysis.race == race.race_id
         assert [claimed for claimed in claims if race.race_id in claimed] == [[race.race_id]]  # once, after the result
+
+
+async def _resign_both_for_the_analysis(race: Race) -> AnalysisReady:
+    """Both players resign; the result, then the analysis event Ann gets."""
+    await race.ann.resign(race.race_id)
+    await race.bob.resign(race.race_id)
+    await race.ann.wait_for(RaceResult)
+    return await race.ann.wait_for(AnalysisReady, timeout=120)
 
 
 async def _true(value: bool) -> bool:
