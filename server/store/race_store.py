@@ -410,7 +410,6 @@ def decode_published(race_id: str, message: bytes) -> StoredEvent:
 
 
 @translate_errors
-@translate_errors
 class RaceStore:
     """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished or
     closed (the retention of casual records; a race created with its own ``NewRace.record_ttl_ms`` keeps that)."""
