@@ -463,7 +463,6 @@ class RaceService:
             raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         if record.status is RaceStatus.CLOSED:
             raise ServiceError(ErrorCode.RACE_CLOSED, "the race was closed before it started")
-            raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         if len(record.seats) < 2:
             raise ServiceError(ErrorCode.NOT_STARTED, "the race is waiting for its second player")
         facts = _RaceFacts(
