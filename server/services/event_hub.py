@@ -373,14 +373,13 @@ class EventHub:
         it reaches them); past :data:`MAX_BUFFERED`, the oldest regardless (who needed them reads the stream)."""
         if feed.base is None or not feed.ready.is_set():
             return
-        live = feed.live_subscribers()
         needed = min((subscription.last_seq for subscription in feed.subscribers), default=None)
         overflow = False
         while feed.buffer and ((needed is None or feed.buffer[0].seq <= needed) or len(feed.buffer) > MAX_BUFFERED):
             overflow = overflow or (needed is not None and feed.buffer[0].seq > needed)
             feed.base = max(feed.base, feed.buffer.popleft().seq)
         if overflow:
-            for subscription in live:
+            for subscription in feed.live_subscribers():
                 if subscription.last_seq < feed.base:
                     self._start_catch_up(feed, subscription)
 
