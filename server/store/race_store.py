@@ -595,8 +595,11 @@ class RaceStore:
         except RedisConnectionError:
             await drop_idle_connections(self.redis)
             result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
-            if result[0] == 2 and int(result[1]) == seq + 1:
-                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=False, action=action)  # the first attempt was stored
+            if result[0] == 2 and int(result[1]) == seq + 1:  # the first attempt was stored, its reply lost
+                finished = bool(result[3])
+                if finished:  # its lifecycle events went with the lost reply: the result's analysis is queued here
+                    await self.queue_finished(race_id)
+                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=finished, action=action)
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         event = decode_published(race_id, result[4]) if len(result) > 4 else None
