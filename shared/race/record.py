@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from shared.board import Board, Status
+from shared.deal import MASK64, check_seed
 from shared.errors import EngineError
 from shared.protocol import AttemptState, ResultReason
 from shared.race.replay import replay_steps
@@ -119,9 +120,9 @@ def _seed(events: Sequence[Mapping[str, Any]]) -> int:
     for event in events:
         if event.get("type") in ("countdown", "result") and event.get("seed") is not None:
             try:
-                return int(event["seed"])
-            except (TypeError, ValueError):
-                raise RecordInvalid("the seed is not a number", event.get("seq")) from None
+                return check_seed(int(event["seed"]))
+            except (TypeError, ValueError, OverflowError):
+                raise RecordInvalid(f"the seed is not an integer from 0 to {MASK64}", event.get("seq")) from None
     raise RecordInvalid("no event names the seed (countdown)")
 
 
@@ -162,7 +163,8 @@ def _checked_result(
     seq = result["seq"]
     winner = result.get("winner")
     reason = _field(result, "reason", str, seq)
-    standings = {standing.get("slot"): standing for standing in _field(result, "players", list, seq) if isinstance(standing, dict)}
+    lines = _field(result, "players", list, seq)  # a slot of another type (a list would not even hash) names no seat
+    standings = {line["slot"]: line for line in lines if isinstance(line, dict) and type(line.get("slot")) is int}
     for slot in (0, 1):
         standing = standings.get(slot)
         if standing is None:
@@ -176,7 +178,7 @@ def _checked_result(
     counts = [board.foundation_count for board in boards]
     if winner is None:
         fair = reason == ResultReason.DRAW and counts[0] == counts[1] and count_seq[0] == count_seq[1]
-    elif winner not in (0, 1):
+    elif type(winner) is not int or winner not in (0, 1):
         fair = False
     else:
         loser = 1 - winner
