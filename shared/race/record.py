@@ -78,7 +78,7 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
     actions: dict[int, list[str]] = {0: [], 1: []}
     announced: dict[int, list[tuple[int, int, int, str]]] = {0: [], 1: []}
     count_seq = {0: 0, 1: 0}
-    last_count = {0: Board.deal(seed, rules).foundation_count, 1: Board.deal(seed, rules).foundation_count}
+    last_count = {0: 0, 1: 0}  # a fresh deal has no card on the foundations
     ended: dict[int, str] = {}
     result: Mapping[str, Any] | None = None
     for event in events:
@@ -136,7 +136,7 @@ def _slot(event: Mapping[str, Any], seq: int) -> int:
 def _replayed(seed: int, rules: Rules, slot: int, actions: list[str], announced: list[tuple[int, int, int, str]]) -> Board:
     """Replay one player's actions, checking each announced count, cards left and status against the engine."""
     board = Board.deal(seed, rules)
-    steps = replay_steps(seed, rules, actions)
+    steps = replay_steps(board, actions)
     for index, (seq, count, left, status) in enumerate(announced):
         try:
             board = next(steps)

@@ -9,10 +9,9 @@ from shared.moves import parse_action
 from shared.rules import Rules
 
 
-def replay_steps(seed: int, rules: Rules, actions: Iterable[str]) -> Iterator[Board]:
-    """The position after each action of ``actions`` on the deal of ``seed`` (the same board object, advanced each
-    step; copy it to keep one). Raises the engine's error at the first action the rules refuse."""
-    board = Board.deal(seed, rules)
+def replay_steps(board: Board, actions: Iterable[str]) -> Iterator[Board]:
+    """Play ``actions`` on ``board`` one at a time, yielding the board (the same object, advanced; copy it to keep a
+    position) after each. Raises the engine's error at the first action the rules refuse."""
     for text in actions:
         board.play(parse_action(text))
         yield board
@@ -21,6 +20,6 @@ def replay_steps(seed: int, rules: Rules, actions: Iterable[str]) -> Iterator[Bo
 def replay(seed: int, rules: Rules, actions: Iterable[str]) -> Board:
     """The position after ``actions`` on the deal of ``seed``."""
     board = Board.deal(seed, rules)
-    for board in replay_steps(seed, rules, actions):
+    for _ in replay_steps(board, actions):
         pass
     return board
