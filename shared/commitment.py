@@ -67,4 +67,4 @@ def verify_commitment(commitment: str, seed: int, profile: Profile, salt: bytes,
         expected = deal_commitment(seed, profile, salt, line)
     except ValueError:
         return False
-    return hmac.compare_digest(expected, commitment.lower())
+    return hmac.compare_digest(expected.encode(), commitment.lower().encode())  # bytes: a str with non-ASCII would raise

@@ -50,3 +50,8 @@ def test_a_tampered_reveal_does_not_verify(seed: int, profile: Profile, salt: by
 
 def test_the_line_digest_hashes_each_move_on_its_own_line() -> None:
     assert line_digest(["AD b>f", "AS b>f"]) == hashlib.sha256(b"AD b>f\nAS b>f\n").digest()
+
+
+@pytest.mark.parametrize("commitment", ["é" * 64, "", "not hex at all"])
+def test_a_commitment_that_is_no_hex_digest_does_not_verify(commitment: str) -> None:
+    assert not verify_commitment(commitment, 15, Profile.CLASSIC, SALT)
