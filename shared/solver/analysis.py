@@ -22,6 +22,7 @@ from itertools import pairwise
 from shared.board import Board
 from shared.moves import Action, Move, Special, action_text, parse_action
 from shared.protocol.states import LineVerdict
+from shared.race.replay import replay
 from shared.rules import Rules
 from shared.solver.api import solve
 from shared.solver.results import Budget, Verdict
@@ -149,9 +150,7 @@ def line_from(seed: int, rules: Rules, actions: list[str], budget: Budget) -> tu
     UNSOLVABLE only when proven lost: a position whose one redeal is unused answers UNKNOWN instead of UNSOLVABLE
     (the solver searches plain moves; redealing might save it). Raises the engine's error if an action does not replay.
     """
-    board = Board.deal(seed, rules)
-    for text in actions:
-        board.play(parse_action(text))
+    board = replay(seed, rules, actions)
     result = solve(board, budget)
     if result.verdict is Verdict.UNSOLVABLE and not _proven_lost(board, result.verdict):
         return Verdict.UNKNOWN, []
