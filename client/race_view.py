@@ -44,6 +44,7 @@ from shared.protocol import (
     RaceEvent,
     RaceInfo,
     RaceResult,
+    RaceSettings,
     RaceStatus,
     RatingChange,
     RematchOffered,
@@ -88,6 +89,11 @@ CLOSED_REASONS: Final[dict[CloseReason, str]] = {
     CloseReason.PAIRED: "quick match seated you in another race",
 }
 """Why a race closed before its start, in words."""
+
+
+def rules_of(settings: RaceSettings) -> Rules:
+    """The engine rules a race's settings give (profile, undo, redeal)."""
+    return Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
 
 
 def result_reason_words(reason: ResultReason) -> str:
@@ -193,7 +199,6 @@ class RaceView:
     @classmethod
     def of(cls, info: RaceInfo, slot: int | None = None) -> RaceView:
         """A view from a race snapshot (seated, synced, watching or a replay page)."""
-        settings = info.settings
         race = RaceSnapshot(
             status=info.status,
             seed=info.seed,
@@ -202,11 +207,11 @@ class RaceView:
             watchers=info.watchers,
             event_seq=info.event_seq,
             players={player.slot: player for player in info.players},
+            commitment=info.commitment,
         )
-        race.commitment = info.commitment
-        rules = Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
         return cls(
-            race_id=info.race, slot=slot, rules=rules, race=race, invite=info.invite, seed_chosen=info.seed_chosen, difficulty=info.difficulty
+            race_id=info.race, slot=slot, rules=rules_of(info.settings), race=race, invite=info.invite, seed_chosen=info.seed_chosen,
+            difficulty=info.difficulty,
         )
 
     @classmethod
@@ -231,7 +236,7 @@ class RaceView:
     @classmethod
     def before_start(cls, info: RaceInfo) -> RaceView:
         """A spectator's view of the race as it was before its first event (for replaying its log)."""
-        return cls(race_id=info.race, rules=cls.of(info).rules)
+        return cls(race_id=info.race, rules=rules_of(info.settings))
 
     # --- what a front end asks ----------------------------------------------------------
 
