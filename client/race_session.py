@@ -97,6 +97,8 @@ class RaceSession:
         self.queued = False
         """True while a quick-match request waits for a partner."""
         self._clock_offset_ms = clock_offset_ms
+        self.unsaved: str | None = None
+        """Why the seat taken last could not be saved for ``--resume`` (None: saved, or nothing to save)."""
 
     @property
     def race_id(self) -> str:
@@ -128,6 +130,8 @@ class RaceSession:
         slot = seated.slot if isinstance(seated, Seated) else 0
         self._seat(seated.race, slot)
         lines = [f"You are {player_label(welcome.name, welcome.account, welcome.bot)}, seat {slot + 1} of race {seated.race.race}."]
+        if self.unsaved is not None:
+            lines.append(self.unsaved)
         if seated.race.seed_chosen:
             lines.append("The creator CHOSE this race's deal (it may have been studied; never rated).")
         if isinstance(seated, Queued):
@@ -174,7 +178,8 @@ class RaceSession:
         view, session = self.view, self.client.session
         if view is None or session is None or view.slot is None:
             return
-        self.store.save(SavedRace(self.client.url or "", session.token, session.name, view.race_id, view.slot))
+        error = self.store.save(SavedRace(self.client.url or "", session.token, session.name, view.race_id, view.slot))
+        self.unsaved = None if error is None else f"This seat could not be saved for --resume ({error.strerror or error}: {self.store.path})."
 
     # --- playing -------------------------------------------------------------------------
 

@@ -4,8 +4,9 @@ One JSON file, ``sessions.json`` in the user's config directory (platformdirs:
 ``~/.config/flowergarden`` on Linux, honouring ``XDG_CONFIG_HOME``), readable by
 the user only because it holds session tokens. Each entry is the server, the
 session token and name, the race and the seat; the newest comes first. A file
-that cannot be read is treated as empty (and rewritten on the next save), so a
-damaged file never stops anyone from racing.
+that cannot be read is treated as empty (and rewritten on the next save), and one
+that cannot be written only loses the resume, so a damaged file never stops anyone
+from racing.
 """
 
 from __future__ import annotations
@@ -55,18 +56,24 @@ class SessionStore:
         except (OSError, ValueError, KeyError, TypeError):
             return []
 
-    def save(self, saved: SavedRace) -> None:
-        """Remember ``saved`` (replacing an older entry of the same race) as the newest."""
+    def save(self, saved: SavedRace) -> OSError | None:
+        """Remember ``saved`` (replacing an older entry of the same race) as the newest; the error if the file could
+        not be written (the race goes on: only ``--resume`` will not find it)."""
         stamped = SavedRace(saved.server, saved.token, saved.name, saved.race, saved.slot, time.time())
         races = [stamped, *(entry for entry in self.load() if entry.race != saved.race)][:KEPT]
-        self._write(races)
+        try:
+            self._write(races)
+        except OSError as error:
+            return error
+        return None
 
     def forget(self, race: str) -> None:
-        """Drop a race that is over (or can no longer be resumed)."""
+        """Drop a race that is over (or can no longer be resumed); a file that cannot be written keeps it."""
         races = self.load()
         kept = [entry for entry in races if entry.race != race]
         if len(kept) != len(races):
-            self._write(kept)
+            with contextlib.suppress(OSError):
+                self._write(kept)
 
     def find(self, race: str | None = None, server: str | None = None) -> SavedRace | None:
         """The saved race ``race`` (any server), else the newest one on ``server`` (any server if None)."""
