@@ -12,8 +12,8 @@ from cli.connected import add_server_argument, run_connected
 from cli.output import EXIT_USAGE, CommandError
 from cli.player_commands import PASSWORD_ENV, read_password
 from client import RaceClient
-from client.practice_bot import LEVELS, BotBrain, PracticeBot, rules_of_settings
-from client.race_view import player_label
+from client.practice_bot import LEVELS, BotBrain, PracticeBot
+from client.race_view import player_label, rules_of
 from shared.protocol import Queued, RaceResult, RaceSettings, Seated
 
 
@@ -101,6 +101,5 @@ async def _one_race(client: RaceClient, args: argparse.Namespace, *, first: bool
     _say(f"level {args.level} playing race {race.race} as seat {slot}")
     brain = BotBrain(LEVELS[args.level], random.Random())
     bot = PracticeBot(client, brain, pace=args.pace, say=_say)
-    settings_now = race.settings
-    return await bot.play(race.race, slot, rules_of_settings(settings_now.profile, settings_now.undo, settings_now.redeal_once))
+    return await bot.play(race.race, slot, rules_of(race.settings))
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from client.race_client import RaceClient, ServerError
-from shared import Board, Move, Profile, Rules, Status, move_text
+from shared import Board, Move, Rules, Status, move_text
 from shared.protocol import AttemptEnded, Countdown, RaceEvent, RaceResult, Started
 from shared.race import board_from_layout, play_reported
 from shared.solver import Budget, Verdict, hint, solve
@@ -135,6 +135,3 @@ class PracticeBot:
             self.say(f"stopped: {error.code}")
 
 
-def rules_of_settings(profile: str, undo: bool, redeal_once: bool) -> Rules:
-    """The engine rules of a race's settings."""
-    return Rules(Profile(profile), undo=undo, redeal_once=redeal_once)

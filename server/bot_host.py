@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from websockets.exceptions import InvalidHandshake
 
 from client import RaceClient, ServerError
-from client.practice_bot import LEVELS, BotBrain, PracticeBot, rules_of_settings
+from client.practice_bot import LEVELS, BotBrain, PracticeBot
+from client.race_view import rules_of
 from server.services.errors import ServiceError
 from shared.protocol import ErrorCode, Seated
 
@@ -132,7 +133,7 @@ class BotHost:
         bot = PracticeBot(client, BotBrain(LEVELS[level], random.Random()), pace=self.pace)
         try:
             async with asyncio.timeout(6 * 3600):
-                await bot.play(seated.race.race, seated.slot, rules_of_settings(settings.profile, settings.undo, settings.redeal_once))
+                await bot.play(seated.race.race, seated.slot, rules_of(settings))
         except (ServerError, ConnectionError, TimeoutError) as error:
             log.info("summoned bot stopped in race %s: %s", seated.race.race, error)
         except Exception:
