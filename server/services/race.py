@@ -129,12 +129,8 @@ def redealt_columns(seed: int, rules: Rules, actions: list[str]) -> list[list[st
     """The columns the player's redeal dealt, if ``actions`` include one (what a client needs to replay them)."""
     if Special.REDEAL.value not in actions:
         return None
-    board = Board.deal(seed, rules)
-    for text in actions:
-        board.play(parse_action(text))
-        if text == Special.REDEAL.value:
-            return column_texts(board)
-    return None
+    up_to_redeal = actions[: actions.index(Special.REDEAL.value) + 1]
+    return column_texts(replay(seed, rules, up_to_redeal))
 
 
 RACE_ID_ALPHABET = string.ascii_letters + string.digits
