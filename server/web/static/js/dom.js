@@ -91,3 +91,20 @@ export const ENDINGS = {
   time_limit: "time limit",
   race_over: "race decided",
 };
+
+/** Why a race closed without a result (`race_closed` `reason`), in words; an operator's `message` says more. */
+export const CLOSED_REASONS = {
+  left: "the creator left",
+  abandoned: "the creator went away",
+  cancelled: "the quick-match entry was cancelled",
+  lobby_full: "the lobby was full",
+  expired: "nobody joined in time",
+  operator: "an operator closed it",
+  paired: "quick match seated you in another race",
+};
+
+/** Why `state`'s race closed, in words: "nobody joined in time", "an operator closed it (reported abuse)". */
+export function closedWhy(state) {
+  const why = CLOSED_REASONS[state.closedReason] || String(state.closedReason || "no reason given").replace(/_/g, " ");
+  return state.closedMessage ? `${why} (${state.closedMessage})` : why;
+}

@@ -39,6 +39,7 @@ export class RaceState {
     this.rematchOffers = [null, null];
     this.newRace = null;
     this.closedReason = null;
+    this.closedMessage = null;
     this.gaps = 0;
   }
 
@@ -146,6 +147,7 @@ export class RaceState {
   on_race_closed(event) {
     this.status = "closed";
     this.closedReason = event.reason;
+    this.closedMessage = event.message ?? null;
   }
 
   on_rematch_offered(event) {

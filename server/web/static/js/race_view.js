@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { ENDINGS, clockText, dealText, fill, h, settingsText } from "./dom.js";
+import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText } from "./dom.js";
 import { cardLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
@@ -519,7 +519,7 @@ class RaceView {
       return h("div", { class: "overlay countdown-overlay" }, h("p", {}, "Get ready"), h("div", { class: "big" }, String(Math.ceil((state.startAt - now) / 1000))));
     }
     if (state.status === "closed") {
-      return h("div", { class: "overlay" }, h("h2", {}, "This race was closed"), h("p", {}, `(${state.closedReason})`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby"));
+      return h("div", { class: "overlay" }, h("h2", {}, "This race was closed"), h("p", { class: "closed-reason" }, `Why: ${closedWhy(state)}.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby"));
     }
     if (state.result) {
       const offered = state.rematchOffers.map((until) => until && until > now);

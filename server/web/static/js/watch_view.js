@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { dealText, fill, h, settingsText } from "./dom.js";
+import { closedWhy, dealText, fill, h, settingsText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
 
@@ -96,7 +96,7 @@ class WatchView {
     }
     if (state.result) fill(this.footer, resultTable(state), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay this race"));
     else if (state.status === "finished") fill(this.footer, h("p", {}, "This race is over. "), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay it"));
-    else if (state.status === "closed") fill(this.footer, h("p", {}, "This race was closed before it started."));
+    else if (state.status === "closed") fill(this.footer, h("p", { class: "closed-reason" }, `This race was closed: ${closedWhy(state)}.`));
     else fill(this.footer, !state.boards[0] ? h("p", { class: "info" }, "The boards appear when the race starts.") : null);
   }
 }
