@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -72,6 +73,22 @@ def report_error(error: CommandError, as_json: bool) -> int:
     where = f" ({', '.join(f'{name} {value!r}' for name, value in details.items())})" if details else ""
     print(f"flowergarden: error [{error.code}]{where}: {error.message}", file=sys.stderr)
     return error.exit_code
+
+
+def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high`` (none: no upper bound), a one-line usage error
+    otherwise (a bare ``int`` type would say ``invalid int value``, or name the checking function)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {value}" if high is not None else f"must be {low} or more, got {value}")
+        return value
+
+    return parse
 
 
 class JsonAwareParser(argparse.ArgumentParser):

@@ -8,12 +8,11 @@ import getpass
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from cli.connected import add_server_argument, run_connected
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_object
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_object, whole_number
 from cli.terminal_input import read_first_line
 from client import RaceClient
 from client.race_session import Credentials, introduce
@@ -22,21 +21,6 @@ from shared.protocol import MAX_HISTORY_PAGE, MAX_LEADERBOARD_PAGE, MAX_REPLAY_P
 from shared.race.record import RECORD_FORMAT, RECORD_VERSION, NotARecord, RecordInvalid, verify_record
 
 PASSWORD_ENV = "FLOWERGARDEN_PASSWORD"
-
-
-def _whole(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number from ``low`` to ``high`` (the server's page limits), a usage error otherwise."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {value}" if high is not None else f"must be {low} or more, got {value}")
-        return value
-
-    return parse
 
 
 def register(subparsers: Any) -> None:
@@ -79,8 +63,8 @@ def register(subparsers: Any) -> None:
     )
     _common(parser)
     parser.add_argument("--profile", default="classic", choices=["classic", "foundation-only"], help="default %(default)s")
-    parser.add_argument("--limit", type=_whole(1, MAX_LEADERBOARD_PAGE), default=20, help=f"lines to show, 1 to {MAX_LEADERBOARD_PAGE} (default %(default)s)")
-    parser.add_argument("--offset", type=_whole(0), default=0, help="skip this many lines (default %(default)s)")
+    parser.add_argument("--limit", type=whole_number(1, MAX_LEADERBOARD_PAGE), default=20, help=f"lines to show, 1 to {MAX_LEADERBOARD_PAGE} (default %(default)s)")
+    parser.add_argument("--offset", type=whole_number(0), default=0, help="skip this many lines (default %(default)s)")
     parser.add_argument("--login", metavar="HANDLE", help="log in to HANDLE to see your own rank and rating")
     parser.set_defaults(handler=lambda args: run_connected(args, _leaderboard))
 
@@ -94,8 +78,8 @@ def register(subparsers: Any) -> None:
     )
     _common(parser)
     parser.add_argument("handle", metavar="HANDLE")
-    parser.add_argument("--limit", type=_whole(1, MAX_HISTORY_PAGE), default=20, help=f"races per page, 1 to {MAX_HISTORY_PAGE} (default %(default)s)")
-    parser.add_argument("--offset", type=_whole(0), default=0, help="skip this many races (default %(default)s: the newest)")
+    parser.add_argument("--limit", type=whole_number(1, MAX_HISTORY_PAGE), default=20, help=f"races per page, 1 to {MAX_HISTORY_PAGE} (default %(default)s)")
+    parser.add_argument("--offset", type=whole_number(0), default=0, help="skip this many races (default %(default)s: the newest)")
     parser.set_defaults(handler=lambda args: run_connected(args, _history))
 
     parser = subparsers.add_parser(

@@ -12,7 +12,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, whole_number
 from server import config, logs
 from server.app import ServerConfig, TlsSetupError, serve_until_signal
 from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable
@@ -243,11 +243,9 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_serve)
 
 
-def _port(text: str) -> int:
-    value = _non_negative_int(text)
-    if value > 65535:
-        raise argparse.ArgumentTypeError(f"a port is from 0 to 65535, got {value}")
-    return value
+_port = whole_number(0, 65535)
+_non_negative_int = whole_number(0)
+_positive_int = whole_number(1)
 
 
 def _seconds(text: str) -> float:
@@ -284,13 +282,6 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
 def _pace_factor(text: str) -> float:
     """A factor from 0 to 100 (the bots' waits between moves)."""
     return _number(text, "the pace factor", 100)
@@ -299,13 +290,6 @@ def _pace_factor(text: str) -> float:
 def _days_as_seconds(text: str) -> int:
     """A number of whole days (0 or more), as seconds."""
     return _non_negative_int(text) * 86400
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
 
 
 def settings_of(args: argparse.Namespace) -> ServerConfig:
