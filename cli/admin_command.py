@@ -17,7 +17,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CommandError, emit_json
+from cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CommandError, emit_json, whole_number
 from server import config
 from server.admin_signing import sign
 from server.app import ServerConfig
@@ -99,7 +99,7 @@ def register(subparsers: Any) -> None:
     drain.add_argument("--timeout", type=float, metavar="SECONDS", help="stop anyway after this long (default: the server's admin_drain_timeout_seconds)")
     drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
     audit = commands.add_parser("audit", help="the newest audited operator commands")
-    audit.add_argument("--count", type=int, default=20)
+    audit.add_argument("--count", type=whole_number(1), default=20, metavar="N", help="how many of the newest entries (default %(default)s)")
     for action in commands.choices.values():
         _common_options(action, given_here_only=True)
     parser.set_defaults(handler=run_admin)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.connected import add_server_argument, run_connected
-from cli.output import EXIT_USAGE, CommandError
+from cli.output import EXIT_USAGE, CommandError, whole_number
 from cli.player_commands import PASSWORD_ENV, read_password
 from client import RaceClient
 from client.practice_bot import LEVELS, BotBrain, PracticeBot
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     how.add_argument("--join", metavar="RACE_ID", help="join this race")
     parser.add_argument("--handle", help="log in to this bot account (default: register a new one)")
     parser.add_argument("--key-file", type=Path, metavar="FILE", help="the bot account's key (written there when registering)")
-    parser.add_argument("--games", type=int, default=1, metavar="N", help="races to play, one after the other (default 1; 0: until Ctrl-C)")
+    parser.add_argument("--games", type=whole_number(0), default=1, metavar="N", help="races to play, one after the other (default 1; 0: until Ctrl-C)")
     parser.add_argument("--rated", action="store_true", help="rated races (quick match or created races; never unless asked)")
     parser.add_argument("--pace", type=float, default=1.0, metavar="FACTOR", help="scale the waits between moves (0: no wait)")
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # fixed deals for tests and demos (created races only)
