@@ -59,7 +59,7 @@ class PlayerView {
     const rows = history.items.map((item) => h("div", { class: `race-row history-row ${item.outcome}`, dataset: { race: item.race } },
       h("div", { class: "who" },
         h("span", {}, h("strong", { class: "outcome" }, OUTCOMES[item.outcome] || item.outcome), " vs ", playerLabel(item.opponent)),
-        h("span", { class: "settings-text" }, `${item.profile}${item.rated ? " · rated" : ""} · ${item.count}/52 in ${clockText(item.time_ms)} · ${item.moves} moves · ${ENDINGS[item.ended] || item.ended}`)),
+        h("span", { class: "settings-text" }, `${item.profile}${item.rated ? " · rated" : ""} · ${item.count}/52 in ${clockText(item.time_ms)} · ${item.moves} move${item.moves === 1 ? "" : "s"} · ${ENDINGS[item.ended] || item.ended}`)),
       h("div", { class: "meta" }, item.rating ? ratingChangeCell(item.rating) : "casual", " · ", ageText(now - item.finished_at)),
       item.replay_available
         ? h("a", { class: "button", href: `/replay/${item.race}`, dataset: { link: "", action: "replay" } }, "Replay")
@@ -67,7 +67,7 @@ class PlayerView {
     const pager = h("div", { class: "actions" },
       this.offset > 0 ? h("button", { onclick: () => this.page(-PAGE) }, "« Newer") : null,
       this.offset + PAGE < history.total ? h("button", { onclick: () => this.page(PAGE) }, "Older »") : null,
-      h("span", { class: "hint" }, `${history.total} races`));
+      h("span", { class: "hint" }, `${history.total} race${history.total === 1 ? "" : "s"}`));
     return [rows.length ? h("div", { class: "race-list", id: "history" }, rows) : h("p", { class: "empty" }, "No finished race yet."), pager];
   }
 
