@@ -72,36 +72,42 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common_options(parser)
-    commands = parser.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
+    subcommands = parser.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
 
-    commands.add_parser("processes", help="the live server processes (id, address, connections, draining)")
-    listing = commands.add_parser("list", help="each process's connections and the races they play or watch")
+    def action(name: str, help: str) -> argparse.ArgumentParser:
+        """An action whose ``--help`` opens with the line the ``admin --help`` list gives it."""
+        added: argparse.ArgumentParser = subcommands.add_parser(name, help=help, description=f"{help[:1].upper()}{help[1:]}.")
+        return added
+
+
+    action("processes", "the live server processes (id, address, connections, draining)")
+    listing = action("list", "each process's connections and the races they play or watch")
     listing.add_argument("--process", metavar="ID", help="only this process")
-    show = commands.add_parser("show", help="a race's record: status, seats, counts")
-    show.add_argument("race")
-    close = commands.add_parser("close-race", help="close a race without a result; both players see the reason")
-    close.add_argument("race")
+    show = action("show", "a race's record: status, seats, counts")
+    show.add_argument("race", metavar="RACE", help="the race id")
+    close = action("close-race", "close a race without a result; both players see the reason")
+    close.add_argument("race", metavar="RACE", help="the race id")
     close.add_argument("--reason", required=True, help="shown to the players and spectators")
-    kick = commands.add_parser("kick", help="close connections (code 4000); they may reconnect")
+    kick = action("kick", "close connections (code 4000); they may reconnect")
     _subject(kick, connection=True)
     kick.add_argument("--reason", default="closed by an operator", help="the close reason the client sees")
-    ban = commands.add_parser("ban", help="ban a player or an address for a time; its connections are closed")
+    ban = action("ban", "ban a player or an address for a time; its connections are closed")
     _subject(ban)
     ban.add_argument("--for", dest="seconds", type=_duration, required=True, metavar="DURATION", help="e.g. 30m, 12h, 7d")
     ban.add_argument("--reason", required=True, help="shown to the banned client")
-    unban = commands.add_parser("unban", help="lift a ban")
+    unban = action("unban", "lift a ban")
     _subject(unban)
-    commands.add_parser("bans", help="the bans in force")
-    notice = commands.add_parser("notice", help="a message to every connected client (e.g. a restart warning)")
-    notice.add_argument("message")
-    drain = commands.add_parser("drain", help="let a process finish its races, refuse new ones, then exit")
+    action("bans", "the bans in force")
+    notice = action("notice", "a message to every connected client (e.g. a restart warning)")
+    notice.add_argument("message", metavar="MESSAGE", help="the text every client shows")
+    drain = action("drain", "let a process finish its races, refuse new ones, then exit")
     drain.add_argument("process", help="the process id (flowergarden admin processes), or 'all'")
     drain.add_argument("--timeout", type=float, metavar="SECONDS", help="stop anyway after this long (default: the server's admin_drain_timeout_seconds)")
     drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
-    audit = commands.add_parser("audit", help="the newest audited operator commands")
+    audit = action("audit", "the newest audited operator commands")
     audit.add_argument("--count", type=whole_number(1), default=20, metavar="N", help="how many of the newest entries (default %(default)s)")
-    for action in commands.choices.values():
-        _common_options(action, given_here_only=True)
+    for action_parser in subcommands.choices.values():
+        _common_options(action_parser, given_here_only=True)
     parser.set_defaults(handler=run_admin)
 
 
