@@ -235,12 +235,23 @@ def _file_line(path: Path, player: int, actions: int, budget_seconds: float) -> 
     return {"slot": player - 1, "actions": actions, "verdict": verdict.value, "line": found, "budget_ms": budget_ms, "name": f"Player {player}"}
 
 
+def _file_target(target: str) -> Path | None:
+    """``analyse``'s RACE|FILE: the file, or None for a race id; a path to no file (a race id has no ``/`` or ``.``)
+    is a usage error here rather than a race the server does not know (or a server that is not running)."""
+    path = Path(target)
+    if path.is_file():
+        return path
+    if "/" in target or "." in target or path.exists():
+        raise CommandError("bad_input", f"cannot read {target}: not a file (RACE|FILE: a race id or a JSON file)", exit_code=EXIT_USAGE)
+    return None
+
+
 def run_position_line(args: argparse.Namespace) -> int:
     """``analyse … --from K``: a winning line from a point of a player's line."""
     if args.from_actions < 0:
         raise CommandError("bad_usage", "--from counts actions: 0 or more", exit_code=EXIT_USAGE)
-    path = Path(args.target)
-    if path.is_file():
+    path = _file_target(args.target)
+    if path is not None:
         answer = _file_line(path, args.player, args.from_actions, args.budget)
     else:
         found: list[dict[str, Any]] = []
@@ -257,9 +268,9 @@ def run_analyse(args: argparse.Namespace) -> int:
     """Print a race's analysis (from the server, or computed from a file), or with ``--from`` a line from a point."""
     if args.from_actions is not None:
         return run_position_line(args)
-    path = Path(args.target)
+    path = _file_target(args.target)
     names: dict[int, str] = {}
-    if path.is_file():
+    if path is not None:
         analysis = analyse_file(path, args.budget)
     else:
         found: list[tuple[RaceAnalysis, dict[int, str]]] = []

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
 from shared import Board, Rules, action_text, parse_action
 from shared.solver import Budget, SolveResult, Verdict, solve
 from shared.solver.analysis import LineVerdict, analyse_line, line_positions, winning_line
@@ -79,3 +84,11 @@ def test_a_deal_is_tiered_by_the_positions_its_first_win_took() -> None:
     assert difficulty_of(SolveResult(Verdict.UNSOLVABLE, nodes=5)) is Difficulty.UNWINNABLE
     assert difficulty_of(SolveResult(Verdict.UNKNOWN, nodes=5)) is Difficulty.UNKNOWN
     assert difficulty_of(solve(Board.deal(SEED), BUDGET)) in WINNABLE_TIERS
+
+
+def test_analyse_names_a_missing_file_instead_of_asking_a_server_for_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """RACE|FILE: a path to no file is a usage error, not a race id sent to a server (which may not even run)."""
+    missing = tmp_path / "race.json"
+    for extra in ([], ["--from", "3"]):
+        assert main(["analyse", str(missing), "--server", "ws://127.0.0.1:1", *extra]) == 2
+        assert f"cannot read {missing}: not a file" in capsys.readouterr().err
