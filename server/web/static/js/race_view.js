@@ -344,7 +344,7 @@ class RaceView {
       if (state.gaps) await this.rebuild();
     } catch (error) {
       this.queue = [];
-      this.say(`${error instanceof ServerError ? "Refused" : "Not sent"}: ${errorText(error)}`, true);
+      if (!this.overtaken(error)) this.say(`${error instanceof ServerError ? "Refused" : "Not sent"}: ${errorText(error)}`, true);
     } finally {
       this.pending = null;
     }
@@ -385,8 +385,13 @@ class RaceView {
         return this.app.navigate("/");
       }
     } catch (error) {
-      this.say(errorText(error), true);
+      if (!this.overtaken(error)) this.say(errorText(error), true);
     }
+  }
+
+  /** A move or resign refused with race_over once the result is shown: the result already says so. */
+  overtaken(error) {
+    return error instanceof ServerError && error.code === "race_over" && Boolean(this.state && this.state.result);
   }
 
   say(text, isError = false) {
