@@ -13,6 +13,7 @@ const RESULT_REASONS = {
   cleared: "cleared the board first",
   count: "more cards on the foundations",
   reached_first: "same count, reached first",
+  abandoned: "the opponent abandoned the rated race",
   draw: "same count at the same moment",
 };
 const MESSAGE_MS = 8000;
