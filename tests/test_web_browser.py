@@ -15,10 +15,11 @@ from race_helpers import player, server_config
 from websockets.asyncio.server import ServerConnection, serve
 from winning_lines import winning_deal
 
+from client.race_view import closed_reason_words
 from server.app import RaceServer
 from shared import Board, Rules, action_text, card_text, parse_action
 from shared.cards import Card
-from shared.protocol import RaceSettings
+from shared.protocol import CloseReason, RaceSettings
 
 PHONE = ViewportSize(width=390, height=844)
 DESKTOP = ViewportSize(width=1280, height=900)
@@ -354,3 +355,24 @@ async def test_joining_a_private_race_with_a_delay_below_the_minimum_asks_the_pl
         record = await server.races.record(seated.race.race)  # type: ignore[union-attr]
         assert len(record.seats) == 2 and record.settings.spectator_delay_ms == 5000
         await host.close()
+
+
+async def test_the_page_says_in_words_why_a_race_closed(race_server: RaceServer) -> None:
+    """Every ``race_closed`` reason has its words on the page (not the raw code), and an operator's message is kept."""
+    async with launched_browser() as browser:
+        page = await browser.new_page()
+        await page.goto(http_url(race_server.url) + "/")
+        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        reasons = [reason.value for reason in CloseReason]
+        words = await page.evaluate(
+            """async ([build, reasons]) => {
+                const dom = await import(`/static/${build}/js/dom.js`);
+                const said = reasons.map((reason) => dom.closedWhy({ closedReason: reason, closedMessage: null }));
+                said.push(dom.closedWhy({ closedReason: "operator", closedMessage: "reported abuse" }));
+                return said;
+            }""",
+            [build, reasons],
+        )
+        # The same words as the terminal client's.
+        assert words[:-1] == [closed_reason_words(reason) for reason in CloseReason]
+        assert words[-1] == "an operator closed it (reported abuse)"
