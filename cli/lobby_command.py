@@ -8,7 +8,7 @@ from typing import Any
 from cli.connected import add_plain_argument, add_server_argument, display_name, run_connected, wants_full_screen
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
-from client.race_view import player_label
+from client.race_view import player_label, race_status_words
 from shared.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
 
@@ -65,7 +65,7 @@ def creator_label(entry: LobbyEntry) -> str:
 def entry_line(entry: LobbyEntry, now_ms: int) -> str:
     """One race as a line: id, creator, seats, age and settings."""
     age = max(0, now_ms - entry.created_at) // 1000
-    return f"{entry.race:<12} {creator_label(entry):<24} {entry.seats}/2 {entry.status:<9} {age:>5} s  {entry_options(entry)}"
+    return f"{entry.race:<12} {creator_label(entry):<24} {entry.seats}/2 {race_status_words(entry.status):<23} {age:>5} s  {entry_options(entry)}"
 
 
 async def watch(args: argparse.Namespace) -> None:

@@ -13,7 +13,7 @@ from cli.connected import add_plain_argument, add_server_argument, positive_spee
 from cli.output import board_text
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
-from client.race_view import RaceView, player_label
+from client.race_view import RaceView, attempt_ending_words, player_label, race_status_words
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceStatus, ServerShutdown
 
 
@@ -89,8 +89,8 @@ async def _live(args: argparse.Namespace) -> None:
     if not races:
         print("No race is being played.")
     for info in races:
-        players = "  vs  ".join(f"{player_label(p.name, p.account, p.bot)} {p.count}/52 ({p.state})" for p in info.players)
-        print(f"{info.race}  {info.status:<9} {players}  watchers: {info.watchers}  delay: {info.settings.spectator_delay} s")
+        players = "  vs  ".join(f"{player_label(p.name, p.account, p.bot)} {p.count}/52 ({attempt_ending_words(p.state)})" for p in info.players)
+        print(f"{info.race}  {race_status_words(info.status):<8} {players}  watchers: {info.watchers}  delay: {info.settings.spectator_delay} s")
 
 
 def print_boards(view: RaceView) -> None:
@@ -117,7 +117,7 @@ async def _watch(args: argparse.Namespace) -> None:
     try:
         watching = await client.watch(args.race)
         view = RaceView.of_watching(watching)
-        print(f"Watching race {args.race} ({watching.race.status}), {watching.delay_ms / 1000:g} s behind the players.")
+        print(f"Watching race {args.race} ({race_status_words(watching.race.status)}), {watching.delay_ms / 1000:g} s behind the players.")
         if view.layout is not None:
             print(view.deal_note())
             print_boards(view)

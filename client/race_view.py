@@ -57,6 +57,15 @@ from shared.protocol import (
 from shared.race import board_from_layout, play_reported, replay_reported
 from shared.race.fold import RaceSnapshot, fold_events
 
+RACE_STATUSES: Final[dict[RaceStatus, str]] = {
+    RaceStatus.WAITING: "waiting for an opponent",
+    RaceStatus.COUNTDOWN: "starting",
+    RaceStatus.RUNNING: "racing",
+    RaceStatus.FINISHED: "finished",
+    RaceStatus.CLOSED: "closed",
+}
+"""Where a race is (``status`` of a race, a lobby entry, a live race) in words."""
+
 RESULT_REASONS: Final[dict[ResultReason, str]] = {
     ResultReason.CLEARED: "cleared first",
     ResultReason.COUNT: "more cards on foundations",
@@ -94,6 +103,11 @@ CLOSED_REASONS: Final[dict[CloseReason, str]] = {
 def rules_of(settings: RaceSettings) -> Rules:
     """The engine rules a race's settings give (profile, undo, redeal)."""
     return Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
+
+
+def race_status_words(status: RaceStatus) -> str:
+    """``running`` -> ``racing``: the one place a race's status becomes words in the Python clients."""
+    return RACE_STATUSES.get(status, str(status).replace("_", " "))
 
 
 def result_reason_words(reason: ResultReason) -> str:

@@ -34,7 +34,7 @@ async def test_live_watch_and_replay_commands_follow_a_race(race_server: RaceSer
         await play(race.ann, race.race_id, line[:3])
         code, listing = await run_to_end("live", "--server", url)
         assert code == 0
-        assert f"{race.race_id}  running   Ann (guest) 3/52 (playing)  vs  Bob (guest) 0/52 (playing)" in listing
+        assert f"{race.race_id}  racing   Ann (guest) 3/52 (still playing)  vs  Bob (guest) 0/52 (still playing)" in listing
 
         await race.ann.wait_for(WatcherCount)  # the watch command is subscribed
         await play(race.bob, race.race_id, line[:2])

@@ -122,6 +122,7 @@ async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_s
                     break
                 await pilot.press("down")
             assert lobby.selected_race() == race_id and table.row_count >= 2
+            assert table.get_cell(race_id, "status") == "waiting for an opponent"  # words, not the wire's 'waiting'
             save_screenshot(app, "lobby")
             send_keys(app, "j")
             await until(pilot, lambda: has_race_screen(app), what="the race screen")
@@ -130,5 +131,6 @@ async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_s
             await ann.wait_for(Started)
             await until(pilot, lambda: screen.view.status == "running")
             assert screen.view.deadline is not None
+            await until(pilot, lambda: "  ·  racing  ·  " in str(screen.query_one("#race-status").render()), what="the status in words")
     finally:
         await ann.close()

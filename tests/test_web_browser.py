@@ -11,15 +11,15 @@ import re
 import msgpack
 from browser_helpers import click_move, destination, first_visit, http_url, launched_browser, shot, until
 from playwright.async_api import Dialog, Page, ViewportSize, expect
-from race_helpers import player, server_config
+from race_helpers import player, seated_race, server_config
 from websockets.asyncio.server import ServerConnection, serve
 from winning_lines import winning_deal
 
-from client.race_view import closed_reason_words
+from client.race_view import closed_reason_words, race_status_words
 from server.app import RaceServer
 from shared import Board, Rules, action_text, card_text, parse_action
 from shared.cards import Card
-from shared.protocol import CloseReason, RaceSettings
+from shared.protocol import CloseReason, RaceSettings, RaceStatus
 
 PHONE = ViewportSize(width=390, height=844)
 DESKTOP = ViewportSize(width=1280, height=900)
@@ -376,3 +376,29 @@ async def test_the_page_says_in_words_why_a_race_closed(race_server: RaceServer)
         # The same words as the terminal client's.
         assert words[:-1] == [closed_reason_words(reason) for reason in CloseReason]
         assert words[-1] == "an operator closed it (reported abuse)"
+
+
+async def test_the_lobby_names_a_race_being_played_in_words_not_its_status_code(race_server: RaceServer) -> None:
+    """The live list says "racing" (not the wire's ``running``), from the page's one mapping, which has the same
+    words as the terminal client's for every status."""
+    race = await seated_race(race_server.url, RaceSettings(seed=1, spectator_delay=0))
+    try:
+        async with launched_browser() as browser:
+            page = await browser.new_page()
+            await first_visit(page, http_url(race_server.url) + "/", "Dee")
+            row = page.locator(f'#live-races [data-race="{race.race_id}"] .meta')
+            await expect(row).to_contain_text("racing")
+            assert "running" not in await row.inner_text()
+            await shot(page, "lobby-live-race-words")
+            build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+            statuses = [status.value for status in RaceStatus]
+            words = await page.evaluate(
+                """async ([build, statuses]) => {
+                    const dom = await import(`/static/${build}/js/dom.js`);
+                    return statuses.map((status) => dom.statusText(status));
+                }""",
+                [build, statuses],
+            )
+            assert words == [race_status_words(status) for status in RaceStatus]
+    finally:
+        await race.close()

@@ -13,10 +13,11 @@ from textual.widgets import DataTable, Footer, Static
 from cli.lobby_command import creator_label, entry_options
 from client import Resumed
 from client.race_client import Incoming, RaceClient
+from client.race_view import race_status_words
 from client.sessions import SavedRace
 from shared.protocol import LobbyEvent
 
-COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 10), ("settings", 40))
+COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 23), ("settings", 40))
 """The table's columns and their widths (fixed: the rows change all the time)."""
 
 
@@ -62,7 +63,7 @@ class LobbyScreen(Screen[None]):
         selected = self.selected_race()
         table.clear()
         for entry in self.client.lobby.values():
-            table.add_row(entry.race, escape(creator_label(entry)), f"{entry.seats}/2", str(entry.status), entry_options(entry), key=entry.race)
+            table.add_row(entry.race, escape(creator_label(entry)), f"{entry.seats}/2", race_status_words(entry.status), entry_options(entry), key=entry.race)
         if selected in self.client.lobby:
             table.move_cursor(row=table.get_row_index(selected))
         title = f"Lobby of {self.client.url}: [b]{len(self.client.lobby)}[/] open race(s)"

@@ -30,7 +30,7 @@ from cli.tui.dialogs import Confirm, ResultScreen
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
-from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label
+from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
 from shared import FOUNDATION, Card, EngineError, Move, Special, card_text, move_text
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult
@@ -153,7 +153,7 @@ class RaceScreen(Screen[None]):
             return
         view, now = self.view, self.session.now()
         clock = view.clock_ms(now)
-        parts = [f"Race [b]{view.race_id}[/]", str(view.status)]
+        parts = [f"Race [b]{view.race_id}[/]", race_status_words(view.status)]
         if view.invite:
             parts.append(f"invite [b]{view.invite}[/]")
         if clock is not None and view.status in LIVE_STATUSES:

@@ -15,7 +15,7 @@ from cli.tui.board import BoardWidget
 from cli.tui.race_screen import connection_words
 from client import Resumed
 from client.race_client import Incoming
-from client.race_view import RaceView, attempt_ending_words, clock_text
+from client.race_view import RaceView, attempt_ending_words, clock_text, race_status_words
 from shared.protocol import LIVE_STATUSES, RaceEvent, RaceResult, RaceStatus, Watching
 
 SPECTATOR_CSS = """
@@ -105,7 +105,7 @@ class WatchScreen(SpectatorScreen):
 
     def status_text(self) -> str:
         view = self.view
-        parts = [f"Watching race [b]{view.race_id}[/]", str(view.status), *self.clock_parts(self.now()), f"{view.watchers} watching"]
+        parts = [f"Watching race [b]{view.race_id}[/]", race_status_words(view.status), *self.clock_parts(self.now()), f"{view.watchers} watching"]
         return "  ·  ".join(parts) + f"\n{self.delay_ms / 1000:g} s behind the players"
 
     async def incoming(self, item: Incoming | Resumed) -> None:

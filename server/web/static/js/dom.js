@@ -79,6 +79,21 @@ export function dealText(deal) {
   return parts.length ? ` · ${parts.join(" · ")}` : "";
 }
 
+/** Where a race is (`status` of a race, a lobby entry, a live race) in words: the page's one copy (the Python
+ * clients' is `client/race_view.py` `RACE_STATUSES`). */
+export const RACE_STATUSES = {
+  waiting: "waiting for an opponent",
+  countdown: "starting",
+  running: "racing",
+  finished: "finished",
+  closed: "closed",
+};
+
+/** `running` -> "racing"; an unknown status with its underscores as spaces. */
+export function statusText(status) {
+  return RACE_STATUSES[status] || String(status).replace(/_/g, " ");
+}
+
 /** Sentences for how an attempt ended and why a race ended. */
 export const ENDINGS = {
   playing: "playing",

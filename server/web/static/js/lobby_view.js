@@ -2,7 +2,7 @@
 // invite code, races being played (to watch) and recently finished races (to replay).
 
 import { errorText } from "./connection.js";
-import { ageText, dealText, field, fill, h, settingsText } from "./dom.js";
+import { ageText, dealText, field, fill, h, settingsText, statusText } from "./dom.js";
 import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";
 
@@ -227,7 +227,7 @@ class LobbyView {
     const rows = reply.races.map((race) =>
       h("div", { class: "race-row", dataset: { race: race.race } },
         h("div", { class: "who" }, h("strong", {}, race.players.map((p) => [playerLabel(p), ` ${p.count}`]).flatMap((part, index) => (index ? [" – ", ...part] : part))), h("span", { class: "settings-text" }, settingsText(race.settings) + dealText(race))),
-        h("div", { class: "meta" }, `${race.status} · ${race.watchers ?? 0} watching`),
+        h("div", { class: "meta" }, `${statusText(race.status)} · ${race.watchers ?? 0} watching`),
         h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, "Watch"),
       ),
     );

@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText } from "./dom.js";
+import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText, statusText } from "./dom.js";
 import { cardLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
@@ -17,7 +17,6 @@ const RESULT_REASONS = {
   draw: "same count at the same moment",
 };
 const MESSAGE_MS = 8000;
-const STATUS_TEXT = { waiting: "Waiting for an opponent", countdown: "Starting…", running: "Racing", finished: "Finished", closed: "Closed" };
 
 /** A player's line: name, presence, a progress bar of cards on the foundations, how the attempt stands. */
 export function playerPanel(state, slot, now, label, connection = "connected") {
@@ -483,7 +482,7 @@ class RaceView {
     }
     const { header, players, notice, table } = this.layout;
     fill(header,
-      h("div", { class: "race-title" }, h("h1", {}, "Race ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
+      h("div", { class: "race-title" }, h("h1", {}, "Race ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, statusText(state.status))),
       h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)),
         state.commitment ? h("span", { class: "commitment", title: `SHA-256 commitment to the deal, published before the start: ${state.commitment}` }, ` · deal committed ${String(state.commitment).slice(0, 12)}…`) : null),
       clockLine(state, now),

@@ -3,11 +3,9 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { closedWhy, dealText, fill, h, settingsText } from "./dom.js";
+import { closedWhy, dealText, fill, h, settingsText, statusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
-
-const STATUS_TEXT = { waiting: "waiting for players", countdown: "starting", running: "live", finished: "finished", closed: "closed" };
 
 export function mountWatch(root, app, params) {
   const view = new WatchView(root, app, params.race);
@@ -86,7 +84,7 @@ class WatchView {
     const state = this.state;
     const now = this.now();
     fill(this.header,
-      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, STATUS_TEXT[state.status] || state.status)),
+      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, statusText(state.status))),
       h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
       clockLine(state, now),
     );
