@@ -107,3 +107,29 @@ async def click_move(page: Page, board: str, move: str) -> None:
     await page.click(f'{board} [data-pile="{places.split(">")[1]}"]')
     await expect(page.locator(destination(board, move))).to_be_visible()
     await expect(page.locator(f"{board} .card.pending")).to_have_count(0)
+
+
+async def pixels(browser: Browser, png: bytes, points: list[tuple[int, int]]) -> list[tuple[int, int, int]]:
+    """The RGB colours of a PNG screenshot at ``points`` (CSS pixels of a scale-1 shot), decoded by the browser itself
+    in a blank page (no image library needed)."""
+    import base64
+
+    page = await browser.new_page()
+    try:
+        colours = await page.evaluate(
+            """async ([data, points]) => {
+                const image = new Image();
+                image.src = `data:image/png;base64,${data}`;
+                await image.decode();
+                const canvas = document.createElement("canvas");
+                canvas.width = image.width;
+                canvas.height = image.height;
+                const context = canvas.getContext("2d");
+                context.drawImage(image, 0, 0);
+                return points.map(([x, y]) => Array.from(context.getImageData(x, y, 1, 1).data.slice(0, 3)));
+            }""",
+            [base64.b64encode(png).decode(), [list(point) for point in points]],
+        )
+    finally:
+        await page.close()
+    return [(red, green, blue) for red, green, blue in colours]

@@ -1,0 +1,68 @@
+"""The race page's result covers the table: no card shows through it or above it, on a desktop and a phone.
+
+The check reads the screenshot's pixels: inside the result, where a card lies under it and no text of the result
+is, the colour is the result's own background, the same as beside the cards (the table's padding).
+"""
+
+from __future__ import annotations
+
+from browser_helpers import first_visit, http_url, launched_browser, pixels, shot
+from playwright.async_api import Page, ViewportSize, expect
+from race_helpers import player
+
+from server.app import RaceServer
+from shared.protocol import RaceResult, Started
+
+VIEWPORTS = {"desktop": ViewportSize(width=1280, height=900), "phone": ViewportSize(width=390, height=844)}
+
+CARDS_UNDER_THE_RESULT = """() => {
+    const overlay = document.querySelector(".race-page .table .result-overlay");
+    const box = overlay.getBoundingClientRect();
+    const texts = [...overlay.querySelectorAll("*")].map((node) => node.getBoundingClientRect()).filter((r) => r.width && r.height);
+    const clear = (r) => texts.every((t) => r.right < t.left || r.left > t.right || r.bottom < t.top || r.top > t.bottom);
+    const cards = [...document.querySelectorAll(".race-page .table .card")].map((card) => card.getBoundingClientRect());
+    const free = cards.filter((r) => clear(r) && r.top > box.top && r.bottom < box.bottom);
+    return {
+        cards: free.map((r) => [Math.round(r.left + r.width * 0.2), Math.round(r.top + r.height * 0.15), Math.round(r.left + r.width / 2), Math.round(r.top + r.height / 2)]),
+        beside: [Math.round(box.left + 4), Math.round(box.top + box.height / 2)],
+        topmost: free.map((r) => overlay.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2))),
+    };
+}"""
+
+
+async def finished_race_page(page: Page, url: str) -> None:
+    """The page creates a race, a Python player joins, both resign: the page shows the result over its table."""
+    page.on("dialog", lambda dialog: dialog.accept())
+    await first_visit(page, http_url(url) + "/", "Ann")
+    await page.click("button[data-action=create]")
+    await expect(page.locator(".overlay.waiting")).to_be_visible()
+    race = page.url.rsplit("/", 1)[1]
+    bob = await player(url, "Bob")
+    try:
+        await bob.join(race)
+        await bob.wait_for(Started)
+        await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+        await bob.resign(race)
+        await page.click("button[data-action=resign]")
+        await bob.wait_for(RaceResult)
+    finally:
+        await bob.close()
+    await expect(page.locator(".result-overlay .result .headline")).to_be_visible()
+
+
+async def test_no_card_shows_through_or_over_the_result(race_server: RaceServer) -> None:
+    async with launched_browser() as browser:
+        for name, viewport in VIEWPORTS.items():
+            context = await browser.new_context(viewport=viewport)
+            page = await context.new_page()
+            await finished_race_page(page, race_server.url)
+            await shot(page, f"result-overlay-{name}")
+            probe = await page.evaluate(CARDS_UNDER_THE_RESULT)
+            assert probe["cards"], f"{name}: no card lies under the result clear of its text"
+            assert all(probe["topmost"]), f"{name}: a card is drawn above the result"
+            png = await page.screenshot()
+            points = [tuple(probe["beside"])] + [(x, y) for card in probe["cards"] for x, y in (card[:2], card[2:])]
+            colours = await pixels(browser, png, points)
+            background, under_cards = colours[0], colours[1:]
+            assert all(colour == background for colour in under_cards), f"{name}: cards show through the result: {background} vs {under_cards}"
+            await context.close()
