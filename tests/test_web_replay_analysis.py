@@ -1,7 +1,7 @@
 """The replay page shows the post-race analysis: the fatal move marked in the move list, each player's verdict, and
 a winning line from any point of a player's line (the server's solver, ``solve_from``) to step through on that
-board. Seed 7: Ann plays nine moves of a winning line, then ``7D b>5``, proven to lose the deal; Bob stops after
-two moves, still winnable."""
+board. Seed 7: Ann plays nine moves of a winning line, then ``7D b>5`` (shown ``7♦ b→5``, like every move of the page),
+proven to lose the deal; Bob stops after two moves, still winnable."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from server.store import keys
 from shared.protocol import AnalysisReady, RaceResult, RaceSettings
 
 ANN_BOARD = '.side[data-slot="0"]'
+FATAL_SHOWN = "7\N{BLACK DIAMOND SUIT} b\N{RIGHTWARDS ARROW}5"
+"""``FATAL`` (``7D b>5``) as the page shows every move."""
 
 
 async def step_to_the_end_of_the_line(page: Page) -> None:
@@ -60,9 +62,12 @@ async def test_the_replay_marks_the_fatal_move_and_steps_through_a_winning_line_
             await expect(fatal).to_have_count(1)
             await expect(fatal).to_have_attribute("data-slot", "0")
             await expect(fatal).to_have_attribute("data-seq", str(len(WINNING_PREFIX) + 1))
-            await expect(fatal.locator(".note")).to_contain_text(f"you lost the win here: {FATAL}")
+            # The analysis names the fatal move as the move list does: in symbols, never in the notation's ASCII.
+            await expect(fatal.locator(".what")).to_have_text(FATAL_SHOWN)
+            await expect(fatal.locator(".note")).to_contain_text(f"you lost the win here: {FATAL_SHOWN}")
             panel = page.locator(".analysis-panel")
-            await expect(panel.locator('li[data-verdict="lost_at"]')).to_contain_text(f"lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}")
+            await expect(panel.locator('li[data-verdict="lost_at"]')).to_contain_text(f"lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL_SHOWN}")
+            assert FATAL not in await page.locator(".replay-page").inner_text()
             await expect(panel.locator('li[data-verdict="still_winnable"]')).to_contain_text("was still winnable when the attempt ended")
             await expect(page.locator(".move-list li.still-winnable .note")).to_contain_text("still winnable when Bob")
             await shot(page, "replay-analysis-01-fatal-move")
@@ -98,7 +103,7 @@ async def test_the_replay_marks_the_fatal_move_and_steps_through_a_winning_line_
             # The race page's result lists the analysis and leads to the replay.
             await page.goto(f"{http_url(server.url)}/race/{race.race_id}")
             result = page.locator(".result-overlay")
-            await expect(result.locator('.analysis li[data-verdict="lost_at"]')).to_contain_text(f"lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}")
+            await expect(result.locator('.analysis li[data-verdict="lost_at"]')).to_contain_text(f"lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL_SHOWN}")
             await result.locator(".analysis-hint a").click()
             await expect(page.locator(".move-list li.fatal")).to_have_count(1)
             await context.close()

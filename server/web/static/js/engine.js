@@ -105,6 +105,13 @@ export function moveText(move) {
   return move.special || `${move.card} ${move.from}>${move.to}`;
 }
 
+/** A move in notation (`7D b>5`) for people: `7♦ b→5` — the one form every page shows a move in (the replay's
+ * move list and winning lines, the analysis' fatal move); `undo`, `redeal` and what is not a move as they are. */
+export function moveLabel(text) {
+  const move = parseMove(text);
+  return move && move.card ? `${cardLabel(move.card)} ${move.from}→${move.to}` : text;
+}
+
 // --- the position ----------------------------------------------------------------------------------
 
 /** One player's position, with the race's rules (profile, undo, redeal_once) and its history for undo. */

@@ -4,7 +4,7 @@
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
 import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText, statusText } from "./dom.js";
-import { cardLabel, moveText, parseCard, replayLayout } from "./engine.js";
+import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
@@ -110,11 +110,11 @@ const ANALYSIS_VERDICTS = {
   still_winnable: () => "was still winnable when the attempt ended",
   deal_not_winnable: () => "the deal could not be won",
   unknown: () => "undecided within the analysis budget",
-  lost_at: (p) => `lost the win at move ${p.fatal_action + 1}: ${p.fatal_move}`,
+  lost_at: (p) => `lost the win at move ${p.fatal_action + 1}: ${moveLabel(p.fatal_move)}`,
   lost_between: (p) => `lost the win between moves ${p.first_action + 1} and ${p.last_action + 1}`,
 };
 
-/** One player's line in the post-race analysis, in words ("lost the win at move 10: 7D b>5"). */
+/** One player's line in the post-race analysis, in words ("lost the win at move 10: 7♦ b→5"). */
 export function verdictWords(player) {
   return (ANALYSIS_VERDICTS[player.verdict] || (() => player.verdict))(player);
 }

@@ -6,7 +6,7 @@
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
 import { clockText, dealText, fill, h, settingsText } from "./dom.js";
-import { cardLabel, parseMove } from "./engine.js";
+import { moveLabel, parseMove } from "./engine.js";
 import { playerText } from "./players.js";
 import { RaceState } from "./race_state.js";
 import { playerPanel, resultTable, verdictWords } from "./race_view.js";
@@ -19,11 +19,6 @@ export function mountReplay(root, app, params) {
   const view = new ReplayView(root, app, params.race);
   view.start();
   return view;
-}
-
-function moveLabel(text) {
-  const move = parseMove(text);
-  return move && move.card ? `${cardLabel(move.card)} ${move.from}→${move.to}` : text;
 }
 
 class ReplayView {
@@ -109,7 +104,7 @@ class ReplayView {
       item.classList.add("fatal");
       item.dataset.fatal = "";
       const before = Number(item.dataset.position) - 1;
-      note(item, `${who} lost the win here: ${player.fatal_move}`,
+      note(item, `${who} lost the win here: ${moveLabel(player.fatal_move)}`,
         player.continuation ? h("button", { class: "link", dataset: { action: "fatal-line" }, onclick: (event) => {
           event.stopPropagation();
           this.show(before);
