@@ -29,6 +29,7 @@ from server.store.scripts import Scripts, script_arguments
 from shared import card_text, deal
 from shared.board import Status
 from shared.protocol import (
+    AttemptEnded,
     AttemptState,
     CloseReason,
     Countdown,
@@ -40,6 +41,7 @@ from shared.protocol import (
     RaceResult,
     RaceStatus,
     ResultReason,
+    Started,
     event_from_map,
 )
 from shared.race.settings import SettingsInForce
@@ -53,6 +55,8 @@ log = logging.getLogger(__name__)
 
 LifecycleObserver = Callable[[str, list[dict[str, Any]]], None]
 """Called with a race id and the lifecycle events (maps as in the event stream) one script emitted."""
+LIFECYCLE_TYPES = frozenset({Started.TYPE, AttemptEnded.TYPE, RaceResult.TYPE})
+"""The events a script reports to the lifecycle observer (common.lua LIFECYCLE_TYPES)."""
 
 
 class StoreRefusal(Exception):
@@ -471,6 +475,20 @@ class RaceStore:
         if any(event.get("type") == RaceResult.TYPE for event in events):
             await self.queue_finished(race_id)
 
+    async def _lifecycle_from(self, race_id: str, move_event: int) -> list[bytes]:
+        """The lifecycle events (packed) the script that stored the move event ``move_event`` and finished the race
+        emitted: those among the events it appended after the move, up to the result (one script's events are
+        contiguous in the stream; at most an attempt end and each seat's presence come between)."""
+        entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{move_event}", "+", count=8)
+        packed: list[bytes] = []
+        for _entry_id, entry in entries:
+            kind = msgpack.unpackb(entry[b"e"], raw=False).get("type")
+            if kind in LIFECYCLE_TYPES:
+                packed.append(entry[b"e"])
+            if kind == RaceResult.TYPE:
+                break
+        return packed
+
     async def _due(self, race_id: str, result: Any) -> int | None:
         """The next deadline from a tick or presence reply, observing the lifecycle events it lists."""
         if isinstance(result, list):
@@ -596,10 +614,10 @@ class RaceStore:
             await drop_idle_connections(self.redis)
             result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
             if result[0] == 2 and int(result[1]) == seq + 1:  # the first attempt was stored, its reply lost
-                finished = bool(result[3])
-                if finished:  # its lifecycle events went with the lost reply: the result's analysis is queued here
-                    await self.queue_finished(race_id)
-                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=finished, action=action)
+                move_event = int(result[3])  # its move event's seq if that attempt finished the race, else 0
+                if move_event:  # its lifecycle events went with the lost reply: observed here, read from the stream
+                    await self._observe(race_id, await self._lifecycle_from(race_id, move_event))
+                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=bool(move_event), action=action)
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         event = decode_published(race_id, result[4]) if len(result) > 4 else None
