@@ -544,7 +544,7 @@ class Transport:
             if answer is not None:
                 return answer
         if request.headers.get("Upgrade", "").lower() != "websocket":
-            return self.site.respond(path, request.headers.get("Accept-Encoding", ""))
+            return self.site.respond(path, request.headers.get("Accept-Encoding", ""), request.headers.get("Accept", ""))
         return None
 
     @staticmethod

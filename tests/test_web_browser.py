@@ -402,3 +402,16 @@ async def test_the_lobby_names_a_race_being_played_in_words_not_its_status_code(
             assert words == [race_status_words(status) for status in RaceStatus]
     finally:
         await race.close()
+
+
+async def test_a_mistyped_address_says_there_is_no_such_page_and_links_to_the_lobby(race_server: RaceServer) -> None:
+    async with launched_browser() as browser:
+        page = await browser.new_page()
+        await first_visit(page, http_url(race_server.url) + "/", "Eve")
+        response = await page.goto(http_url(race_server.url) + "/races/abc")
+        assert response is not None and response.status == 404
+        await expect(page.locator(".not-found h2")).to_have_text("No such page")
+        await expect(page.locator(".not-found p")).to_contain_text("There is no page at /races/abc.")
+        await shot(page, "no-such-page")
+        await page.click(".not-found a.button")
+        await expect(page.locator("#open-races")).to_be_visible()

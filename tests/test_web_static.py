@@ -24,12 +24,14 @@ from shared.protocol import EVENT_TYPES, LOBBY_EVENT_TYPES
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def fetch(url: str) -> tuple[int, Message, bytes]:
-    """GET ``url`` (in a thread: the server runs on this loop): status, headers, body."""
+async def fetch(url: str, accept: str | None = None) -> tuple[int, Message, bytes]:
+    """GET ``url`` (in a thread: the server runs on this loop), with ``accept`` as its Accept header: status, headers,
+    body."""
 
     def get() -> tuple[int, Message, bytes]:
+        request = urllib.request.Request(url, headers={"Accept": accept} if accept else {})
         try:
-            with urllib.request.urlopen(url, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=10) as response:
                 return response.status, response.headers, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.headers, error.read()
@@ -94,6 +96,13 @@ async def test_another_builds_asset_is_served_uncached_and_a_missing_one_is_404(
 async def test_other_plain_http_paths_still_ask_for_a_websocket_upgrade(race_server: RaceServer) -> None:
     status, _, _ = await fetch(http_url(race_server.url) + "/no/such/page")
     assert status == 426
+
+
+async def test_a_browser_asking_for_a_page_that_does_not_exist_gets_the_page_shell_with_404(race_server: RaceServer) -> None:
+    """Not a bare "426 ... You need a WebSocket client" a person cannot act on: the shell, whose router says so."""
+    status, headers, body = await fetch(http_url(race_server.url) + "/no/such/page", accept="text/html,application/xhtml+xml")
+    assert status == 404 and headers["Content-Type"].startswith("text/html")
+    assert b'type="module"' in body and "Content-Security-Policy" in headers
 
 
 def test_the_build_id_changes_when_a_file_changes(tmp_path: Path) -> None:

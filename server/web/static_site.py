@@ -88,16 +88,19 @@ class StaticSite:
             raise FileNotFoundError(f"the web client's page shell {root / SHELL_FILE} is missing")
         self.shell = Asset.of(shell.body.replace(BUILD_PLACEHOLDER.encode(), self.build.encode()), shell.content_type)
 
-    def respond(self, path: str, accept_encoding: str = "") -> Response | None:
-        """The answer to ``GET path``: a page, an asset, a 404 for a missing asset, or None (not the site's URL).
+    def respond(self, path: str, accept_encoding: str = "", accept: str = "") -> Response | None:
+        """The answer to ``GET path``: a page, an asset, a 404 for a missing asset or (to a browser) for a page that
+        does not exist, or None (not the site's URL: the caller asks for a WebSocket upgrade).
 
-        ``accept_encoding`` is the request's Accept-Encoding: with ``gzip`` in it, text is sent compressed.
+        ``accept_encoding`` is the request's Accept-Encoding: with ``gzip`` in it, text is sent compressed. ``accept``
+        is its Accept: a browser (``text/html``) that asks for an unknown page gets the shell with status 404, whose
+        script says "No such page" with a link to the lobby, instead of a bare 426 it cannot explain to a person.
         """
         gzip_ok = "gzip" in accept_encoding.lower()
         if PAGE_PATHS.fullmatch(path):
             return _response(HTTPStatus.OK, self.shell, NO_CACHE, gzip_ok, page=True)
         if not path.startswith("/static/"):
-            return None
+            return _response(HTTPStatus.NOT_FOUND, self.shell, NO_CACHE, gzip_ok, page=True) if "text/html" in accept.lower() else None
         build, _, name = path.removeprefix("/static/").partition("/")
         asset = self.assets.get(name)
         if asset is None:

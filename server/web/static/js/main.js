@@ -172,7 +172,7 @@ class App {
       this.view = mount(this.main, this, { ...paramsOf(match), ...context });
       return;
     }
-    fill(this.main, h("div", { class: "panel entry" }, h("h2", {}, "No such page"), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
+    fill(this.main, h("div", { class: "panel entry not-found" }, h("h2", {}, "No such page"), h("p", {}, `There is no page at ${path}. Races are at /race/…, replays at /replay/…; the lobby lists what is open and being played.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
   }
 
   // --- the races this connection follows ---------------------------------------------------------
