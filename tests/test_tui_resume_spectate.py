@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from race_helpers import play, player, seated_race
@@ -123,6 +124,9 @@ async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_s
                 await pilot.press("down")
             assert lobby.selected_race() == race_id and table.row_count >= 2
             assert table.get_cell(race_id, "status") == "waiting for an opponent"  # words, not the wire's 'waiting'
+            assert table.max_scroll_x == 0  # every column fits the width: no horizontal scroll bar
+            title = str(lobby.query_one("#lobby-title").render())
+            assert re.search(r": \d+ open races?$", title.splitlines()[0]) and "race(s)" not in title
             save_screenshot(app, "lobby")
             send_keys(app, "j")
             await until(pilot, lambda: has_race_screen(app), what="the race screen")

@@ -17,8 +17,9 @@ from client.race_view import race_status_words
 from client.sessions import SavedRace
 from shared.protocol import LobbyEvent
 
-COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 23), ("settings", 40))
-"""The table's columns and their widths (fixed: the rows change all the time)."""
+COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 23), ("settings", 32))
+"""The table's columns and their widths (fixed: the rows change all the time); with each column's padding they fit
+the app's 110 columns without a horizontal scroll bar."""
 
 
 class LobbyScreen(Screen[None]):
@@ -66,7 +67,8 @@ class LobbyScreen(Screen[None]):
             table.add_row(entry.race, escape(creator_label(entry)), f"{entry.seats}/2", race_status_words(entry.status), entry_options(entry), key=entry.race)
         if selected in self.client.lobby:
             table.move_cursor(row=table.get_row_index(selected))
-        title = f"Lobby of {self.client.url}: [b]{len(self.client.lobby)}[/] open race(s)"
+        count = len(self.client.lobby)
+        title = f"Lobby of {self.client.url}: [b]{count}[/] open race{'' if count == 1 else 's'}"
         resume = f"\nYour race {self.saved.race} can be resumed: press r." if self.saved is not None else ""
         self.query_one("#lobby-title", Static).update(title + resume)
 
