@@ -70,6 +70,8 @@ async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) 
             boards = [screen.query_one(f"#board-{slot}", BoardWidget) for slot in (0, 1)]
             await until(pilot, lambda: [board.board.foundation_count if board.board else -1 for board in boards] == [4, 2])
             assert "Ann (guest)  4/52  playing" in boards[0].title and "Bob (guest)  2/52  playing" in boards[1].title
+            shown_title = str(boards[0].render()).splitlines()[0]
+            assert shown_title == "Ann (guest)  4/52  playing  connected"  # no colour markup shown as text
             save_screenshot(app, "watch")
             await race.ann.resign(race.race_id)
             await race.bob.resign(race.race_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -27,10 +28,12 @@ SPECTATOR_CSS = """
 
 
 def seat_title(view: RaceView, slot: int, now: int) -> str:
-    """``Ann  12/52  playing  connected`` for a board's title."""
+    """``Ann  12/52  playing  connected`` for a board's title: plain text (the board escapes its title, so the
+    connection's colour markup would show as ``[green]connected[/]``)."""
     seat = view.seat(slot)
     state = "playing" if seat.playing else attempt_ending_words(seat.state)
-    return f"{view.name(slot)}  {seat.count}/52  {state}  {connection_words(seat.connection, seat.grace_until, now)}"
+    connection = Text.from_markup(connection_words(seat.connection, seat.grace_until, now)).plain
+    return f"{view.name(slot)}  {seat.count}/52  {state}  {connection}"
 
 
 class SpectatorScreen(Screen[None]):
