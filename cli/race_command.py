@@ -65,6 +65,15 @@ def register(subparsers: Any) -> None:
     how.add_argument("--invite", metavar="CODE", help="join the private race of this invite code")
     how.add_argument("--quick", action="store_true", help="race the next player asking for the same settings (quick match)")
     how.add_argument(
+        "--bot",
+        nargs="?",
+        const=3,
+        type=bot_level,
+        metavar="LEVEL",
+        help="race one of the server's practice bots, level 1 (beginner) to 5 (expert), default 3; always labelled as "
+        "a bot: a private race with your settings, the bot seated at once",
+    )
+    how.add_argument(
         "--resume",
         nargs="?",
         const="",
@@ -111,6 +120,13 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_race)
 
 
+def bot_level(text: str) -> int:
+    """``--bot``'s level: 1 to 5."""
+    if text not in {"1", "2", "3", "4", "5"}:
+        raise argparse.ArgumentTypeError(f"a bot's level is 1 to 5, not {text!r}")
+    return int(text)
+
+
 def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
     """What the command line asks for; the saved seat for ``--resume`` (CommandError ``no_saved_race`` if none); with
     ``--login`` the password, read now (before a full-screen app takes the terminal)."""
@@ -146,7 +162,7 @@ def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
     login = credentials(args.login) if args.login else None
     return SeatRequest(
         args.name, settings, join=args.join, invite=args.invite, quick=args.quick, resume=resume, login=login,
-        accept_delay=args.accept_delay,
+        accept_delay=args.accept_delay, bot=args.bot,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from client.race_client import RaceClient, Resumed, ServerError, Unsolicited
 from client.race_view import RaceView, player_label
@@ -66,6 +66,9 @@ class SeatRequest:
     login: Credentials | None = None
     accept_delay: int | None = None
     """Joining a private race: the spectator delay (s) accepted below the server's minimum."""
+    bot: int | None = None
+    """Race one of the server's practice bots of this level (1-5): a private race with ``settings`` (so nobody else
+    takes the seat), then ``summon_bot``, as the web page's **Race a bot** does."""
 
 
 async def introduce(client: RaceClient, name: str, login: Credentials | None = None) -> Welcome:
@@ -125,10 +128,14 @@ class RaceSession:
             seated = await self.client.join_invite(request.invite, accept_delay=request.accept_delay)
         elif request.quick:
             seated = await self.client.quick_match(request.settings)
+        elif request.bot is not None:
+            seated = await self.client.create(replace(request.settings, private=True))
         else:
             seated = await self.client.create(request.settings)
         slot = seated.slot if isinstance(seated, Seated) else 0
         self._seat(seated.race, slot)
+        if request.bot is not None:
+            await self.client.summon_bot(seated.race.race, request.bot)
         lines = [f"You are {player_label(welcome.name, welcome.account, welcome.bot)}, seat {slot + 1} of race {seated.race.race}."]
         if self.unsaved is not None:
             lines.append(self.unsaved)
@@ -137,6 +144,8 @@ class RaceSession:
         if isinstance(seated, Queued):
             self.queued = True
             lines.append("Waiting for a player asking for the same settings ...")
+        elif request.bot is not None:
+            lines.append(f"A practice bot of level {request.bot} takes the other seat (always labelled as a bot).")
         elif not (request.join or request.invite or request.quick):
             server = self.client.url or ""
             how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"

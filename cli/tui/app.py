@@ -257,7 +257,7 @@ class FlowerGardenApp(App[int]):
         self.follow(screen)
 
     async def race_from_lobby(self, how: dict[str, Any]) -> None:
-        """The lobby's keys: join the selected race, create one, quick match, or resume the saved seat."""
+        """The lobby's keys: join the selected race, create one, quick match, race a bot, or resume the saved seat."""
         base = self.seat_request()
         request = SeatRequest(
             name=base.name,
@@ -266,6 +266,7 @@ class FlowerGardenApp(App[int]):
             quick=bool(how.get("quick")),
             resume=how.get("resume"),
             login=base.login,
+            bot=how.get("bot"),
         )
         await self._guarded(self._lobby_race(request))
 

@@ -29,6 +29,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter,j", "join", "join selected"),
         Binding("c", "create", "create a race"),
         Binding("k", "quick", "quick match"),
+        Binding("b", "bot", "race a bot"),
         Binding("r", "resume", "resume saved race"),
         Binding("q", "app.leave(0)", "quit", show=False),
     ]
@@ -97,7 +98,7 @@ class LobbyScreen(Screen[None]):
     def action_join(self) -> None:
         race = self.selected_race()
         if race is None:
-            self.say("No open race to join: press c to create one or k for a quick match.")
+            self.say("No open race to join: press c to create one, k for a quick match or b to race a practice bot.")
             return
         self._start(join=race)
 
@@ -106,6 +107,10 @@ class LobbyScreen(Screen[None]):
 
     def action_quick(self) -> None:
         self._start(quick=True)
+
+    def action_bot(self) -> None:
+        """Race a practice bot of level 3 (``flowergarden race --bot LEVEL`` picks another level)."""
+        self._start(bot=3)
 
     def action_resume(self) -> None:
         if self.saved is None:
