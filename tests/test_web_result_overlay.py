@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from browser_helpers import first_visit, http_url, launched_browser, pixels, shot
 from playwright.async_api import Page, ViewportSize, expect
-from race_helpers import player
+from race_helpers import player, server_config
 
 from server.app import RaceServer
 from shared.protocol import RaceResult, Started
@@ -66,3 +66,24 @@ async def test_no_card_shows_through_or_over_the_result(race_server: RaceServer)
             background, under_cards = colours[0], colours[1:]
             assert all(colour == background for colour in under_cards), f"{name}: cards show through the result: {background} vs {under_cards}"
             await context.close()
+
+
+async def test_on_a_phone_the_result_table_against_a_bot_fits_the_width_with_every_column(redis_url: str) -> None:
+    """A bot's long handle (FlowerBot3_123456 BOT) pushed the table's "Ended" column out of sight on a 390 px screen."""
+    async with RaceServer(server_config(redis_url, bot_pace=0.0)) as server, launched_browser() as browser:
+        context = await browser.new_context(viewport=VIEWPORTS["phone"], has_touch=True)
+        page = await context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        await first_visit(page, http_url(server.url) + "/", "Phil")
+        await page.click("button[data-action=race-bot]")
+        await expect(page.locator('.player[data-slot="1"] .pname[data-kind="bot"]')).to_be_visible()
+        await expect(page.locator(".race-page [data-status=running], .race-page [data-status=finished]")).to_be_visible()
+        await page.locator("button[data-action=resign]").dispatch_event("click")  # disabled once the bot has won
+        result = page.locator(".result-overlay .result")
+        await expect(result.locator(".headline")).to_be_visible()
+        await shot(page, "result-phone-bot")
+        widths = await result.evaluate("(node) => [node.scrollWidth, node.clientWidth]")
+        assert widths[0] <= widths[1], f"the result table is wider than the screen: {widths}"
+        ended = await page.locator(".result-table th", has_text="Ended").bounding_box()
+        assert ended is not None and ended["x"] + ended["width"] <= VIEWPORTS["phone"]["width"]
+        await context.close()
