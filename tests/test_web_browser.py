@@ -415,3 +415,40 @@ async def test_a_mistyped_address_says_there_is_no_such_page_and_links_to_the_lo
         await shot(page, "no-such-page")
         await page.click(".not-found a.button")
         await expect(page.locator("#open-races")).to_be_visible()
+
+
+async def test_a_race_is_played_from_the_keyboard_alone_and_tab_visits_only_the_cards_that_can_move(race_server: RaceServer) -> None:
+    """Tab reaches the available cards (not the 30 covered ones), Enter picks one up, ``f`` sends it home."""
+    seed, line = winning_deal()
+    board = ".race-page .table"
+    async with launched_browser() as browser:
+        page = await browser.new_page(viewport=DESKTOP)
+        await first_visit(page, http_url(race_server.url) + "/", "Kay")
+        await page.click("details.more summary")
+        await page.fill("input[name=seed]", str(seed))
+        await page.click("button[data-action=create]")
+        await expect(page.locator(".overlay.waiting")).to_be_visible()
+        race = page.url.rsplit("/", 1)[1]
+        bob = await player(race_server.url, "Bob")
+        try:
+            await bob.join(race)
+            await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+            deal = Board.deal(seed)
+            available = {card_name(column[-1]) for column in deal.columns} | {card_name(card) for card in deal.bouquet}
+            tabbable = await page.locator(f"{board} .card").evaluate_all("nodes => nodes.filter((n) => n.tabIndex >= 0).map((n) => n.dataset.card)")
+            assert set(tabbable) == available and len(tabbable) == len(available)
+            card, places = line[0].split()
+            assert places.endswith(">f")
+            for _ in range(80):
+                await page.keyboard.press("Tab")
+                if await page.evaluate("document.activeElement && document.activeElement.dataset.card") == card:
+                    break
+            else:
+                raise AssertionError(f"Tab never reached {card}")
+            await shot(page, "keyboard-focus")
+            await page.keyboard.press("Enter")
+            await expect(page.locator(f'{board} .card.selected[data-card="{card}"]')).to_be_visible()
+            await page.keyboard.press("f")
+            await expect(page.locator(destination(board, line[0]))).to_be_visible()
+        finally:
+            await bob.close()

@@ -18,6 +18,9 @@ function cardElement(card, classes = "") {
       dataset: { card },
       "aria-label": `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suit]}`,
       draggable: "false",
+      // Only a card that can be picked up is in the Tab order (Tab, Enter, then f or 1-6 plays it): not the covered
+      // cards, the foundations' or a spectator's, which a click does nothing with.
+      tabindex: /\bavailable\b/.test(classes) ? null : "-1",
     },
     h("span", { class: "corner" }, h("span", { class: "rank" }, rank), h("span", { class: "pip" }, SUIT_SYMBOLS[suit])),
     h("span", { class: "face" }, SUIT_SYMBOLS[suit]),

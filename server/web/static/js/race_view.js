@@ -571,7 +571,7 @@ class RaceView {
         ),
       ),
       h("div", { class: "keyboard-hint" },
-        selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d), then f or a column 1–6. Double-click sends a card home.",
+        selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d) or Tab to it and press Enter, then f or a column 1–6. Double-click sends a card home.",
       ),
     );
   }
