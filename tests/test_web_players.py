@@ -248,3 +248,13 @@ async def test_logging_in_while_playing_a_race_shows_the_servers_refusal_and_sta
         await shot(page, "players-11-login-refused-while-seated")
         await bob.close()
         assert errors == []
+
+
+async def test_a_handle_the_browser_refuses_is_explained_by_the_rule_not_only_please_match_the_format(race_server: RaceServer) -> None:
+    async with launched_browser() as browser:
+        page = await browser.new_page()
+        await first_visit(page, http_url(race_server.url) + "/account", "Ann")
+        handle = page.locator("form[data-form=register] input[name=handle]")
+        await handle.fill("x")
+        message = await handle.evaluate("(input) => input.validationMessage")
+        assert "3–20 letters, digits, _ or -, starting with a letter or digit" in message, message

@@ -5,6 +5,7 @@ import { errorText } from "./connection.js";
 import { field, fill, h } from "./dom.js";
 
 const HANDLE_PATTERN = "[A-Za-z0-9][A-Za-z0-9_\\-]{2,19}";
+const HANDLE_RULE = "3–20 letters, digits, _ or -, starting with a letter or digit";
 
 export function mountAccount(root, app) {
   const view = new AccountView(root, app);
@@ -39,6 +40,8 @@ class AccountView {
 
   form(kind, title, text) {
     const handle = h("input", { name: "handle", required: true, autocomplete: "username", pattern: HANDLE_PATTERN, maxlength: "20", placeholder: "handle" });
+    // The browser's own words for a pattern mismatch are "Please match the requested format.": say which format.
+    handle.addEventListener("input", () => handle.setCustomValidity(handle.validity.patternMismatch ? `A handle is ${HANDLE_RULE}.` : ""));
     const password = h("input", { name: "password", type: "password", required: true, minlength: "8", maxlength: "128", autocomplete: kind === "login" ? "current-password" : "new-password", placeholder: "password" });
     const error = h("p", { class: "error-text", role: "alert" });
     const form = h(
@@ -46,7 +49,7 @@ class AccountView {
       { class: `panel ${kind}-form`, dataset: { form: kind }, onsubmit: (event) => this.submit(event, kind, handle.value.trim(), password.value, error) },
       h("h2", {}, title),
       h("p", {}, text),
-      field("Handle", handle, kind === "register" ? "3–20 letters, digits, _ or -, starting with a letter or digit" : null),
+      field("Handle", handle, kind === "register" ? HANDLE_RULE : null),
       field("Password", password, kind === "register" ? "8 to 128 characters; stored only as a salted slow hash" : null),
       h("button", { type: "submit", class: "primary" }, title),
       error,
