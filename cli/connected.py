@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -90,12 +91,35 @@ def wants_full_screen(args: argparse.Namespace) -> bool:
     return sys.stdout.isatty() and sys.stdin.isatty()
 
 
+CONNECTION_FAILURES = (OSError, ConnectionLost, TimeoutError, WebSocketException)
+"""What reaching or keeping a race server can fail with (the error ``connection_failed``)."""
+
+
+def unreachable(server: str, error: BaseException) -> CommandError:
+    """``connection_failed`` for ``error`` in words a person can act on, with the library's own text after them:
+    ``ws://host:1: nothing answers there (connection refused): is 'flowergarden serve' running, or is --server wrong?``."""
+    detail = str(error) or type(error).__name__
+    if isinstance(error, ConnectionRefusedError) or "Connect call failed" in detail:
+        why = "nothing answers there (connection refused): is 'flowergarden serve' running there, or is --server wrong?"
+    elif isinstance(error, socket.gaierror):
+        why = f"no such host ({detail}): check --server"
+    elif isinstance(error, TimeoutError):
+        why = "no answer in time (timed out): the server or the network is down or overloaded"
+    elif isinstance(error, ConnectionLost):
+        why = f"the connection was lost ({detail})"
+    elif isinstance(error, WebSocketException):
+        why = f"it does not speak the race protocol ({detail}): is --server the race server's ws:// address?"
+    else:
+        why = detail
+    return CommandError("connection_failed", f"{server}: {why}")
+
+
 def run_connected(args: argparse.Namespace, work: Callable[[argparse.Namespace], Coroutine[Any, Any, int | None]]) -> int:
     """Run ``work(args)``: a refusal becomes its code, an unreachable or lost server ``connection_failed``."""
     try:
         code = asyncio.run(work(args))
     except ServerError as error:
         raise CommandError(error.code, error.error.message) from None  # the code is shown once, by CommandError
-    except (OSError, ConnectionLost, TimeoutError, WebSocketException) as error:
-        raise CommandError("connection_failed", f"{args.server}: {error or type(error).__name__}") from None
+    except CONNECTION_FAILURES as error:
+        raise unreachable(args.server, error) from None
     return EXIT_OK if code is None else code

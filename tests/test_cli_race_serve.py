@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import re
 import signal
+import subprocess
 import time
 import urllib.request
 from pathlib import Path
@@ -98,3 +99,11 @@ def test_serve_at_durability_fsync_starts_its_embedded_redis_to_fsync_every_writ
     finally:
         server.send_signal(signal.SIGTERM)
         server.communicate(timeout=20)
+
+
+def test_an_unreachable_server_is_explained_not_only_given_as_an_errno() -> None:
+    racer = flowergarden("race", "--server", "ws://127.0.0.1:1", "--plain", stdin=subprocess.DEVNULL)
+    output, _ = racer.communicate(timeout=30)
+    assert racer.returncode == 1
+    assert "ws://127.0.0.1:1: nothing answers there (connection refused): is 'flowergarden serve' running there" in output
+    assert "Traceback" not in output

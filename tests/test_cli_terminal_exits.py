@@ -139,6 +139,6 @@ async def test_ctrl_c_and_ctrl_d_end_the_full_screen_app_at_once_and_restore_the
 async def test_the_full_screen_app_reports_an_unreachable_server_in_one_line_after_restoring_the_terminal(shell: Shell) -> None:
     shell.type(command_line("race", "--server", "ws://127.0.0.1:1", "--name", "Ann"))
     output = await shell.expect("EXITED:1", timeout=20)
-    assert "flowergarden: error [connection_failed]: ws://127.0.0.1:1:" in output
+    assert "flowergarden: error [connection_failed]: ws://127.0.0.1:1: nothing answers there (connection refused)" in output
     assert "Traceback" not in output
     await assert_the_shell_runs_the_next_line(shell, "after-the-error")

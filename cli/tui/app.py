@@ -25,8 +25,8 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker
-from websockets.exceptions import WebSocketException
 
+from cli.connected import CONNECTION_FAILURES, unreachable
 from cli.output import EXIT_OK, CommandError
 from cli.terminal_input import discard_typeahead
 from client import ConnectionLost, RaceClient, Resumed, ServerError
@@ -130,8 +130,8 @@ class FlowerGardenApp(App[int]):
             self.fail(CommandError(error.code, str(error)))
         except ServerError as error:
             self.fail(CommandError(error.code, str(error)))
-        except (OSError, ConnectionLost, TimeoutError, WebSocketException) as error:
-            self.fail(CommandError("connection_failed", f"{self.server}: {error or type(error).__name__}"))
+        except CONNECTION_FAILURES as error:
+            self.fail(unreachable(self.server, error))
 
     def fail(self, error: CommandError) -> None:
         """End the app with ``error`` (reported after the terminal is restored)."""
