@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from cli.connected import add_plain_argument, add_server_argument, display_name, run_connected, wants_full_screen
+from cli.output import counted
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
 from client.race_view import player_label, race_status_words
@@ -73,7 +74,7 @@ async def watch(args: argparse.Namespace) -> None:
     async with await RaceClient.connect(args.server) as client:
         welcome = await client.hello(args.name)
         snapshot = await client.watch_lobby()
-        print(f"{len(snapshot.races)} open race(s) on {args.server}")
+        print(f"{counted(len(snapshot.races), 'open race')} on {args.server}")
         for entry in snapshot.races:
             print(entry_line(entry, welcome.server_time))
         if args.once:
@@ -86,6 +87,6 @@ async def watch(args: argparse.Namespace) -> None:
             elif isinstance(event, LobbyRemoved):
                 print(f"- {event.race}", flush=True)
             elif isinstance(event, LobbyReset):
-                print(f"{len(event.races)} open race(s) (list refreshed)")
+                print(f"{counted(len(event.races), 'open race')} (list refreshed)")
                 for entry in event.races:
                     print(entry_line(entry, event.at), flush=True)

@@ -34,6 +34,11 @@ class CommandError(Exception):
         return {"error": {**self.fields, "code": self.code, "message": self.message}}
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 open race``, ``0 open races``: a count and its noun, plural unless the count is one."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def help_text(docstring: str | None) -> str:
     """A module docstring as ``--help`` prints it: plain text, without the reST literal quotes (````x````) that
     keep it readable in the source and in generated docs."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.connected import add_server_argument, run_connected
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_object, whole_number
+from cli.output import EXIT_OK, EXIT_USAGE, CommandError, counted, emit_json, read_json_object, whole_number
 from cli.terminal_input import read_first_line
 from client import RaceClient
 from client.race_session import Credentials, introduce
@@ -183,7 +183,7 @@ async def _leaderboard(args: argparse.Namespace) -> None:
         if args.json:
             emit_json(as_map(board) | {"type": "leaderboard"})
             return
-        print(f"{args.profile} leaderboard: {board.total} established player(s)")
+        print(f"{args.profile} leaderboard: {counted(board.total, 'established player')}")
         for entry in board.entries:
             name = f"{entry.handle} [bot]" if entry.bot else entry.handle
             print(f"{entry.rank:>4}. {name:<26} {entry.rating:>5} ±{entry.deviation:<4} {entry.games:>4} games")

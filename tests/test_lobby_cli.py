@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from race_helpers import player
@@ -26,6 +27,7 @@ async def test_lobby_command_lists_the_open_races(race_server: RaceServer) -> No
     assert private.race.race not in output
     line = next(line for line in output.splitlines() if line.startswith(seated.race.race))
     assert "Ann" in line and "1/2" in line and "classic, undo, 60 s" in line
+    assert re.match(rf"\d+ open races? on {re.escape(race_server.url)}$", output.splitlines()[0]) and "(s)" not in output
 
 
 async def test_race_command_joins_a_private_race_by_invite_code(race_server: RaceServer) -> None:

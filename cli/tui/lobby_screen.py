@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from cli.lobby_command import creator_label, entry_options
+from cli.output import counted
 from client import Resumed
 from client.race_client import Incoming, RaceClient
 from client.race_view import race_status_words
@@ -68,8 +69,8 @@ class LobbyScreen(Screen[None]):
             table.add_row(entry.race, escape(creator_label(entry)), f"{entry.seats}/2", race_status_words(entry.status), entry_options(entry), key=entry.race)
         if selected in self.client.lobby:
             table.move_cursor(row=table.get_row_index(selected))
-        count = len(self.client.lobby)
-        title = f"Lobby of {self.client.url}: [b]{count}[/] open race{'' if count == 1 else 's'}"
+        count, races = counted(len(self.client.lobby), "open race").split(" ", 1)
+        title = f"Lobby of {self.client.url}: [b]{count}[/] {races}"
         resume = f"\nYour race {self.saved.race} can be resumed: press r." if self.saved is not None else ""
         self.query_one("#lobby-title", Static).update(title + resume)
 
