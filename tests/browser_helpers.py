@@ -90,6 +90,19 @@ async def first_visit(page: Page, url: str, name: str) -> None:
     await expect(page.locator("#who .me-name")).to_have_text(name)
 
 
+async def create_race(page: Page, seed: int | None = None) -> str:
+    """Create a race from the lobby page (with ``seed`` under "More settings", if given); its id once the page waits
+    for an opponent."""
+    from playwright.async_api import expect
+
+    if seed is not None:
+        await page.click("details.more summary")
+        await page.fill("input[name=seed]", str(seed))
+    await page.click("button[data-action=create]")
+    await expect(page.locator(".overlay.waiting")).to_be_visible()
+    return page.url.rsplit("/", 1)[1]
+
+
 def destination(board: str, move: str) -> str:
     """Where the card of ``move`` shows once the server accepted it."""
     card, places = move.split()

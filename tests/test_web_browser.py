@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import msgpack
-from browser_helpers import click_move, destination, first_visit, http_url, launched_browser, shot, until
+from browser_helpers import click_move, create_race, destination, first_visit, http_url, launched_browser, shot, until
 from playwright.async_api import Dialog, Page, ViewportSize, expect
 from race_helpers import player, seated_race, server_config
 from websockets.asyncio.server import ServerConnection, serve
@@ -424,11 +424,7 @@ async def test_a_race_is_played_from_the_keyboard_alone_and_tab_visits_only_the_
     async with launched_browser() as browser:
         page = await browser.new_page(viewport=DESKTOP)
         await first_visit(page, http_url(race_server.url) + "/", "Kay")
-        await page.click("details.more summary")
-        await page.fill("input[name=seed]", str(seed))
-        await page.click("button[data-action=create]")
-        await expect(page.locator(".overlay.waiting")).to_be_visible()
-        race = page.url.rsplit("/", 1)[1]
+        race = await create_race(page, seed)
         bob = await player(race_server.url, "Bob")
         try:
             await bob.join(race)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 
-from browser_helpers import first_visit, http_url, launched_browser, shot
+from browser_helpers import create_race, first_visit, http_url, launched_browser, shot
 from playwright.async_api import expect
 from race_helpers import player
 from winning_lines import winning_deal
@@ -59,9 +59,7 @@ async def test_a_finished_race_page_shows_its_deal_verified(race_server: RaceSer
         page = await browser.new_page()
         page.on("dialog", lambda dialog: dialog.accept())
         await first_visit(page, http_url(race_server.url) + "/", "Ann")
-        await page.click("button[data-action=create]")
-        await expect(page.locator(".overlay.waiting")).to_be_visible()
-        race = page.url.rsplit("/", 1)[1]
+        race = await create_race(page)
         bob = await player(race_server.url, "Bob")
         try:
             await bob.join(race)

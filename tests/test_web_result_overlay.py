@@ -6,7 +6,7 @@ is, the colour is the result's own background, the same as beside the cards (the
 
 from __future__ import annotations
 
-from browser_helpers import first_visit, http_url, launched_browser, pixels, shot
+from browser_helpers import create_race, first_visit, http_url, launched_browser, pixels, shot
 from playwright.async_api import Page, ViewportSize, expect
 from race_helpers import player, server_config
 
@@ -34,9 +34,7 @@ async def finished_race_page(page: Page, url: str) -> None:
     """The page creates a race, a Python player joins, both resign: the page shows the result over its table."""
     page.on("dialog", lambda dialog: dialog.accept())
     await first_visit(page, http_url(url) + "/", "Ann")
-    await page.click("button[data-action=create]")
-    await expect(page.locator(".overlay.waiting")).to_be_visible()
-    race = page.url.rsplit("/", 1)[1]
+    race = await create_race(page)
     bob = await player(url, "Bob")
     try:
         await bob.join(race)
