@@ -448,3 +448,24 @@ async def test_a_race_is_played_from_the_keyboard_alone_and_tab_visits_only_the_
             await expect(page.locator(destination(board, line[0]))).to_be_visible()
         finally:
             await bob.close()
+
+
+async def test_on_a_phone_the_watch_pages_status_badge_stays_on_one_line(race_server: RaceServer) -> None:
+    """"Waiting for an opponent" broke over two lines inside its pill beside "Watching <id>" at 390 px."""
+    ann = await player(race_server.url, "Ann")
+    try:
+        race = (await ann.create(RaceSettings())).race.race
+        async with launched_browser() as browser:
+            page = await (await browser.new_context(viewport=PHONE, has_touch=True)).new_page()
+            await first_visit(page, f"{http_url(race_server.url)}/watch/{race}", "Wes")
+            badge = page.locator(".watch-page .status")
+            await expect(badge).to_have_attribute("data-status", "waiting")
+            await shot(page, "watch-phone-waiting")
+            # The lines the badge's text is laid out on: the distinct tops of its text's boxes.
+            tops = await badge.evaluate(
+                "(node) => { const range = document.createRange(); range.selectNodeContents(node);"
+                " return [...new Set([...range.getClientRects()].map((box) => Math.round(box.top)))]; }"
+            )
+            assert len(tops) == 1, f"the badge's text takes {len(tops)} lines"
+    finally:
+        await ann.close()
