@@ -9,13 +9,15 @@ move that decides the race).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Final, get_args, get_type_hints
+from typing import Any, Concatenate, Final, ParamSpec, TypeVar, get_args, get_type_hints
 
 import msgpack
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -53,10 +55,16 @@ lease): only for a result whose process died before queueing it (:meth:`RaceStor
 
 log = logging.getLogger(__name__)
 
+P = ParamSpec("P")
+T = TypeVar("T")
+RaceStoreT = TypeVar("RaceStoreT", bound="RaceStore")
+
 LifecycleObserver = Callable[[str, list[dict[str, Any]]], None]
 """Called with a race id and the lifecycle events (maps as in the event stream) one script emitted."""
 LIFECYCLE_TYPES = frozenset({Started.TYPE, AttemptEnded.TYPE, RaceResult.TYPE})
 """The events a script reports to the lifecycle observer (common.lua LIFECYCLE_TYPES)."""
+RESULT_TOLD: Final = "result_told"
+"""The race's state field set by the one caller that tells the observers of its result."""
 
 
 class StoreRefusal(Exception):
@@ -413,6 +421,25 @@ def decode_published(race_id: str, message: bytes) -> StoredEvent:
     return decode_event(race_id, int(seq), packed)
 
 
+def repeatable_with_result(
+    operation: Callable[Concatenate[RaceStoreT, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[RaceStoreT, P], Coroutine[Any, Any, T]]:
+    """:func:`repeatable` for a race script that may store the race's result (the first argument is the race id):
+    when the repeat follows a lost reply, a result that reply carried is told here (:meth:`RaceStore._tell_untold_result`)."""
+
+    @functools.wraps(operation)
+    async def run(store: RaceStoreT, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await operation(store, *args, **kwargs)
+        except RedisConnectionError:
+            await drop_idle_connections(store.redis)
+            answer = await operation(store, *args, **kwargs)
+            await store._tell_untold_result(str(args[0]))
+            return answer
+
+    return run
+
+
 @translate_errors
 class RaceStore:
     """Reads and writes races; ``live_ttl_ms`` applies while a race runs, ``record_ttl_ms`` once it is finished or
@@ -466,28 +493,50 @@ class RaceStore:
 
     async def _observe(self, race_id: str, packed: Sequence[bytes]) -> None:
         """Tell the observer the lifecycle events a script emitted; a ``result`` among them puts the race in the
-        analysis queue at once (:meth:`queue_finished`)."""
+        analysis queue at once (:meth:`queue_finished`). A result is told once (:meth:`_claim_result`)."""
         if not packed:
             return
         events = [msgpack.unpackb(item, raw=False) for item in packed]
-        if self.lifecycle is not None:
+        result = any(event.get("type") == RaceResult.TYPE for event in events)
+        if result and not await self._claim_result(race_id):  # told already, by a repeat that found it untold
+            events = [event for event in events if event.get("type") != RaceResult.TYPE]
+            result = False
+        if self.lifecycle is not None and events:
             self.lifecycle(race_id, events)
-        if any(event.get("type") == RaceResult.TYPE for event in events):
+        if result:
             await self.queue_finished(race_id)
 
-    async def _lifecycle_from(self, race_id: str, move_event: int) -> list[bytes]:
-        """The lifecycle events (packed) the script that stored the move event ``move_event`` and finished the race
-        emitted: those among the events it appended after the move, up to the result (one script's events are
-        contiguous in the stream; at most an attempt end and each seat's presence come between)."""
-        entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{move_event}", "+", count=8)
-        packed: list[bytes] = []
-        for _entry_id, entry in entries:
-            kind = msgpack.unpackb(entry[b"e"], raw=False).get("type")
-            if kind in LIFECYCLE_TYPES:
-                packed.append(entry[b"e"])
-            if kind == RaceResult.TYPE:
-                break
-        return packed
+    async def _claim_result(self, race_id: str) -> bool:
+        """Whether this caller is the one that tells the observers of the race's result (``result_told``, set once):
+        the caller of the script that stored it, or, when that reply was lost, the repeat that finds it untold."""
+        return bool(await self.redis.hsetnx(keys.race_keys(race_id)[keys.STATE], RESULT_TOLD, 1))
+
+    async def _tell_untold_result(self, race_id: str) -> bool:
+        """After a call whose reply was lost: if the race has a result nobody told yet, tell the observers now (the
+        result, read from the stream: the attempt ends that script reported with it are not, since where its events
+        begin in the stream is not known); True if this call told it."""
+        status = await self.redis.hget(keys.race_keys(race_id)[keys.STATE], "status")
+        if status != RaceStatus.FINISHED.value.encode() or not await self._claim_result(race_id):
+            return False
+        result = await self._stored_result(race_id)
+        if self.lifecycle is not None and result is not None:
+            self.lifecycle(race_id, [result])
+        await self.queue_finished(race_id)
+        return True
+
+    async def _stored_result(self, race_id: str) -> dict[str, Any] | None:
+        """The race's ``result`` event as stored (the last events of the stream are read back until it is found)."""
+        stream = keys.race_keys(race_id)[keys.EVENTS]
+        newest = "+"
+        while True:
+            entries: Any = await self.redis.xrevrange(stream, newest, "-", count=16)
+            if not entries:
+                return None
+            for _entry_id, entry in entries:
+                body: dict[str, Any] = msgpack.unpackb(entry[b"e"], raw=False)
+                if body.get("type") == RaceResult.TYPE:
+                    return body
+            newest = f"({entries[-1][0].decode()}"
 
     async def _due(self, race_id: str, result: Any) -> int | None:
         """The next deadline from a tick or presence reply, observing the lifecycle events it lists."""
@@ -614,10 +663,10 @@ class RaceStore:
             await drop_idle_connections(self.redis)
             result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
             if result[0] == 2 and int(result[1]) == seq + 1:  # the first attempt was stored, its reply lost
-                move_event = int(result[3])  # its move event's seq if that attempt finished the race, else 0
-                if move_event:  # its lifecycle events went with the lost reply: observed here, read from the stream
-                    await self._observe(race_id, await self._lifecycle_from(race_id, move_event))
-                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=bool(move_event), action=action)
+                # If it finished the race, its result went with the lost reply: told here. (finished: told here, by
+                # this move or by a script after it whose caller had not told it yet; either way the books wake up.)
+                finished = await self._tell_untold_result(race_id)
+                return ApplyResult(move_seq=seq + 1, duplicate=False, finished=finished, action=action)
         if result[0] == 2:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         event = decode_published(race_id, result[4]) if len(result) > 4 else None
@@ -641,12 +690,19 @@ class RaceStore:
     ) -> bool:
         """End a player's attempt (only if it still has ``expected_moves`` actions, when given, and only if ``player``
         still holds the seat, when given: else ``not_seated``); True if the race finished."""
-        result = await self._run(
-            self.scripts.end_attempt, race_id, lifecycle_at=2, slot=slot, reason=reason, expected_moves=expected_moves, player=player or None
-        )
+        try:
+            result = await self._run(
+                self.scripts.end_attempt, race_id, lifecycle_at=2, slot=slot, reason=reason, expected_moves=expected_moves,
+                player=player or None,
+            )  # fmt: skip
+        except RedisConnectionError:  # not repeated (a resend is refused attempt_over), but a result it stored is told
+            with contextlib.suppress(RedisError):
+                await drop_idle_connections(self.redis)
+                await self._tell_untold_result(race_id)
+            raise
         return bool(result[1])
 
-    @repeatable
+    @repeatable_with_result
     async def presence(self, race_id: str, *, leave: bool, members: Sequence[str], lease_ms: int) -> int | None:
         """Add or renew (``leave`` False) or drop presence leases (members from :func:`presence_member`).
 
@@ -658,7 +714,7 @@ class RaceStore:
         )
         return await self._due(race_id, result)
 
-    @repeatable
+    @repeatable_with_result
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
         result = await self.scripts.tick(keys=keys.race_keys(race_id), args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms))

@@ -3,7 +3,7 @@
 --       undos, ends (the reason that ends the attempt, or false), max_actions, player, epoch (of the seats and deal
 --       the engine checked against), columns (what a redeal dealt, or false)
 -- Returns {1, move_seq, finished, lifecycle events, the move event as published ("<seq> <msgpack>")}
--- | {2, move_seq, stored action, the seq of its move event if it finished the race else 0 (duplicate move id)}
+-- | {2, move_seq, stored action, finished (duplicate move id)}
 -- | {0, code, expected or -1, lifecycle events}
 -- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
 local slot = ARGS.slot
@@ -36,6 +36,5 @@ if ARGS.columns then event['columns'] = ARGS.columns end
 local _, published = emit(event, now, seq)
 if ARGS.ends then end_attempt(slot, ARGS.ends, now) end
 local finished = decide(now)
-if finished then set_state('finished_by', slot .. ' ' .. move_seq .. ' ' .. seq) end  -- for a resend: stored_action()
 if not finished then refresh_live_ttl(move_seq == 1) end
 return {1, move_seq, finished and 1 or 0, LIFECYCLE, published}

@@ -304,16 +304,13 @@ local function seat_refusal(slot, player, epoch)
   return nil
 end
 
--- The stored action of a move id already used by this seat: {2, move_seq, action, finished here}, or nil.
--- ``finished here``: the seq of the action's move event if that action finished the race ('finished_by', written by
--- apply_action.lua), else 0 -- a caller whose first attempt's reply was lost learns that its action finished the
--- race, and reads the lifecycle events that reply carried from the stream.
+-- The stored action of a move id already used by this seat: {2, move_seq, action}, or nil.
 local function stored_action(slot, move_id)
   local known = redis.call('HGET', K_IDS[slot + 1], move_id)
   if not known then return nil end
-  local by = get('finished_by')
-  local event_seq = by and string.match(by, '^' .. slot .. ' ' .. known .. ' (%d+)$')
-  return {2, tonumber(known), redis.call('LINDEX', K_MOVES[slot + 1], tonumber(known) - 1), tonumber(event_seq or 0)}
+  -- and whether the race is over: a caller whose first attempt's reply was lost learns that its action finished it
+  return {2, tonumber(known), redis.call('LINDEX', K_MOVES[slot + 1], tonumber(known) - 1),
+          get('status') == 'finished' and 1 or 0}
 end
 
 -- A seat's presence after its expired leases are dropped; returns true when its grace period ended its attempt.
