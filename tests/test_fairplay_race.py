@@ -364,7 +364,9 @@ async def test_a_finished_race_is_analysed_from_its_result_without_any_look_at_i
         finally:
             await race.close()
         assert ready.analysis.race == race.race_id
-        assert [claimed for claimed in claims if race.race_id in claimed] == [[race.race_id]]  # once, after the result
+        # Once, after the result. (Not "alone in its claim": another test's race that a timer of this server finished
+        # meanwhile may be claimed in the same batch; the queue is shared by every test of the session.)
+        assert sum(race.race_id in claimed for claimed in claims) == 1
 
 
 async def _resign_both_for_the_analysis(race: Race) -> AnalysisReady:
