@@ -305,7 +305,7 @@ class RaceServer:
         )
         feed = self.lobby_feed = LobbyFeed(lobby_store, LobbyFeedReader(self.reader_redis), block_ms=1000)
         await feed.start()
-        player_views = PlayerViews(player_store, store, rating_policy)
+        player_views = PlayerViews(player_store, store, rating_policy, settle=books.book_once)
 
         async def rating_of(profile: str, player: str) -> float:
             rating = await player_views.rating(profile, player)

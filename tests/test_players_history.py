@@ -43,3 +43,20 @@ async def test_history_lists_finished_races_newest_first_paged_with_replays_and_
     bob_stats = await bob.stats()
     assert (bob_stats.profiles[0].wins, bob_stats.profiles[0].losses, bob_stats.profiles[0].clears) == (1, 1, 0)
     await bob.close()
+
+
+async def test_history_stats_and_leaderboard_asked_right_after_the_result_include_the_race(race_server: RaceServer) -> None:
+    """A client that shows "your history" on the result must find the race there: the views book what is finished
+    (here the background booking loop is stopped, so only that can book it)."""
+    assert race_server.books is not None
+    race_server.books.stop()
+    ann_handle, bob_handle = new_handle("Ann"), new_handle("Bob")
+    ann, bob = await registered(race_server.url, ann_handle), await registered(race_server.url, bob_handle)
+    result = await rated_race(bob, ann)  # Ann abandons: Bob wins
+    history = await bob.history()
+    assert [item.race for item in history.items] == [result.race] and history.items[0].outcome == "won"
+    (classic,) = (await bob.stats()).profiles
+    assert (classic.races, classic.wins) == (1, 1) and classic.rating is not None and classic.rating.games == 1
+    board = await bob.leaderboard()
+    assert board.own_rating is not None and board.own_rating.games == 1
+    await bob.close()

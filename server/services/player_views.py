@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from server.services.errors import ServiceError
 from server.services.ratings import RatingPolicy, current_rating
 from server.store import AccountRecord, PlayerStore, RaceStore, rating_of
@@ -17,12 +19,24 @@ from shared.protocol import (
 
 
 class PlayerViews:
-    """Read-only views of the players' books."""
+    """Read-only views of the players' books.
 
-    def __init__(self, store: PlayerStore, races: RaceStore, policy: RatingPolicy) -> None:
+    ``settle`` books the finished races not booked yet (the booking loop's :meth:`PlayerBooks.book_once`): the
+    leaderboard, a history and stats asked after a ``result`` arrived include that race, even when the booking loop
+    (which runs every quarter second) has not got to it yet."""
+
+    def __init__(
+        self, store: PlayerStore, races: RaceStore, policy: RatingPolicy, settle: Callable[[], Awaitable[object]] | None = None
+    ) -> None:
         self.store = store
         self.races = races
         self.policy = policy
+        self.settle = settle
+
+    async def _settled(self) -> None:
+        """Book what is finished but not booked yet, so a reading after a result shows it."""
+        if self.settle is not None:
+            await self.settle()
 
     async def account(self, handle: str) -> AccountRecord:
         """The account of ``handle``; ``unknown_account`` if nobody registered it."""
@@ -48,6 +62,7 @@ class PlayerViews:
     async def leaderboard(self, profile: str, offset: int, limit: int) -> tuple[list[LeaderboardEntry], int]:
         """Leaderboard lines ``offset + 1`` to ``offset + limit`` and the number of players on it."""
         checked(profile)
+        await self._settled()
         rows, total = await self.store.leaderboard(profile, offset, limit)
         entries = [
             LeaderboardEntry(
@@ -73,6 +88,7 @@ class PlayerViews:
 
     async def history(self, player: str, offset: int, limit: int) -> tuple[list[HistoryItem], int]:
         """The player's finished races, newest first, each saying whether its record (the replay) is still kept."""
+        await self._settled()
         items, total = await self.store.history(player, offset, limit)
         statuses = await self.races.statuses(item["race"] for item in items)
         kept = {race_id for race_id, (status, _created_at) in statuses.items() if status is not None}
@@ -80,6 +96,7 @@ class PlayerViews:
 
     async def stats(self, player: str) -> list[ProfileStats]:
         """The player's record in every profile it raced."""
+        await self._settled()
         profiles = []
         for profile in Profile:
             fields = await self.store.stats(player, profile.value)
