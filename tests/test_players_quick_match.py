@@ -128,3 +128,36 @@ async def test_a_rated_player_whose_partner_left_the_countdown_waits_again_with_
         await event_of(ann, race_id, Countdown)
         for client in (ann, bob, cid):
             await client.close()
+
+
+async def test_a_player_still_in_a_rated_race_is_refused_a_rated_quick_match_instead_of_waiting_in_the_queue(
+    race_server: RaceServer,
+) -> None:
+    url = race_server.url
+    ann, bob, cid = [await registered(url, new_handle(name)) for name in ("Ann", "Bob", "Cid")]
+    first = await ann.create(RaceSettings(rated=True))
+    await bob.join(first.race.race)
+    settings = own_queue(4325)
+    with refused("rated_busy"):
+        await ann.quick_match(settings)
+    # Nobody is left in the queue for Cid to be paired with (and refused rated_busy for Ann's race): Cid waits.
+    assert isinstance(await cid.quick_match(settings), Queued)
+    for client in (ann, bob, cid):
+        await client.close()
+
+
+async def test_a_rated_quick_match_meeting_a_partner_who_started_another_rated_race_waits_and_the_partner_entry_is_cancelled(
+    race_server: RaceServer,
+) -> None:
+    url = race_server.url
+    ann, bob, cid = [await registered(url, new_handle(name)) for name in ("Ann", "Bob", "Cid")]
+    settings = own_queue(4326)
+    queued = await ann.quick_match(settings)
+    assert isinstance(queued, Queued)
+    other = await ann.create(RaceSettings(rated=True))  # Ann waits in the queue and plays another rated race meanwhile
+    await bob.join(other.race.race)
+    assert isinstance(await cid.quick_match(settings), Queued)  # not rated_busy: Cid plays no other rated race
+    closed = await event_of(ann, queued.race.race, RaceClosed)
+    assert closed.reason == "cancelled"
+    for client in (ann, bob, cid):
+        await client.close()

@@ -86,6 +86,8 @@ class QuickMatchService:
         """Join a waiting partner's race (False), or wait in a race of one's own (True). Replaces an earlier entry."""
         checked_profile(settings, self.dealer.seeds)
         check_rated(settings, who)
+        if settings.rated:
+            await self._refuse_if_playing_rated(who.player)
         await self.lobby.make_room(owner, replacing_queue=True)
         player = who.player
         key = settings_key(settings)
@@ -174,7 +176,12 @@ class QuickMatchService:
             if partner is None:
                 continue
             owner.queue = None
-            joined = await self._join(partner, who)
+            try:
+                joined = await self._join(partner, who)
+            except ServiceError as error:
+                if error.code is not ErrorCode.RATED_BUSY:
+                    raise
+                joined = None  # this player started another rated race meanwhile: it waits until that is over
             if joined is None:  # the partner's race went away meanwhile: wait again
                 await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
                 owner.queue = entry
@@ -193,11 +200,24 @@ class QuickMatchService:
             await self.dealer.give_back(race)
             raise
 
+    async def _refuse_if_playing_rated(self, player: str) -> None:
+        """``rated_busy`` for a player still in another rated race: it cannot be paired (nor wait) for a rated one."""
+        books = self.races.books
+        if books is not None and (holder := await books.rated_race_of(player)) is not None:
+            raise ServiceError(ErrorCode.RATED_BUSY, f"you are still playing the rated race {holder}: ask again once it is over")
+
     async def _join(self, partner: Partner, who: Identity) -> SeatedRace | None:
+        """Join the partner's race; None when it cannot be joined any more, or when the partner plays another rated
+        race (it queued before that one started): its entry is cancelled and the next partner tried. ``rated_busy``
+        only when ``who`` itself plays another rated race."""
         try:
             return await self.lobby.join(partner.race_id, who)
         except ServiceError as error:
             if error.code in UNJOINABLE:
+                return None
+            if error.code is ErrorCode.RATED_BUSY:
+                await self._refuse_if_playing_rated(who.player)
+                await self.lobby.abandon(partner.race_id, partner.player, reason=CloseReason.CANCELLED)
                 return None
             raise
 

@@ -97,11 +97,7 @@ class PlayerBooks:
         players = [record.seats[0].player, joiner.player]
         holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
         if holder is not None:
-            earlier = await self.races.load_race(holder)
-            if earlier is not None and earlier.status is RaceStatus.FINISHED:  # over but not booked yet: book it now
-                await self.book(earlier)
-            elif earlier is None or earlier.status not in (RaceStatus.COUNTDOWN, RaceStatus.RUNNING):  # a claim nothing holds any more
-                await self.store.end_rated(holder, players)
+            await self._still_playing(holder, players)
             holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
         if holder is not None:
             raise ServiceError(ErrorCode.RATED_BUSY, "a player of this race is playing another rated race; try again when it is over")
@@ -122,6 +118,26 @@ class PlayerBooks:
                 keep[f"rating_{slot}_{name}"] = json.dumps(change)
                 keep[f"glicko_{slot}_{name}"] = f"{after.rating!r},{after.deviation!r},{after.volatility!r}"
         return keep
+
+    async def rated_race_of(self, player: str) -> str | None:
+        """The rated race ``player`` still plays (counting down or running), or None: a quick match that would pair it
+        is refused ``rated_busy`` up front, and a pairing refused so tells whose race is in the way."""
+        holder = await self.store.rated_claim(player)
+        if holder is None or not await self._still_playing(holder, [player]):
+            return None
+        return holder
+
+    async def _still_playing(self, holder: str, players: Sequence[str]) -> bool:
+        """Whether rated race ``holder``, which claims some of ``players``, is still under way; a finished one is booked
+        now (which releases its claims) and a claim nothing holds any more is released."""
+        earlier = await self.races.load_race(holder)
+        if earlier is not None and earlier.status is RaceStatus.FINISHED:  # over but not booked yet: book it now
+            await self.book(earlier)
+            return False
+        if earlier is None or earlier.status not in (RaceStatus.COUNTDOWN, RaceStatus.RUNNING):  # a claim nothing holds any more
+            await self.store.end_rated(holder, players)
+            return False
+        return True
 
     async def join_failed(self, record: RaceRecord, joiner: Identity) -> None:
         """Release the joiner's claim of a rated join the race refused (the creator's may belong to a pairing that

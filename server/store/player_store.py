@@ -179,6 +179,11 @@ class PlayerStore:
         result: list[Any] = await self.scripts.rated_begin(keys=[keys.rated_busy_key(player) for player in players], args=script_arguments(race=race_id, ttl_ms=ttl_ms))
         return None if result[0] == 1 else _text(result[1])
 
+    async def rated_claim(self, player: str) -> str | None:
+        """The rated race that claims ``player`` (it may be over: see :meth:`PlayerBooks.rated_race_of`), or None."""
+        held = await self.redis.get(keys.rated_busy_key(player))
+        return None if held is None else _text(held)
+
     async def end_rated(self, race_id: str, players: Sequence[str]) -> None:
         """Release the claims of a rated race that will not be booked (it never started, or its record expired)."""
         await self.scripts.rated_end(keys=[keys.rated_busy_key(player) for player in players], args=script_arguments(race=race_id))
