@@ -176,3 +176,14 @@ async def test_a_busy_solver_refuses_what_it_cannot_queue_but_still_answers_from
         assert (await race.ann.solve_from(race.race_id, 0, 2)).verdict == "solved"
     finally:
         await race.close()
+
+
+async def test_the_deal_is_one_position_for_both_seats_and_is_solved_once(solving_server: RaceServer) -> None:
+    race = await finished_race(solving_server)
+    try:
+        first = await race.ann.solve_from(race.race_id, 0, 0)
+        other_seat = await race.bob.solve_from(race.race_id, 1, 0)
+        assert first.cached is False and other_seat.cached is True
+        assert (other_seat.slot, other_seat.verdict, other_seat.line) == (1, first.verdict, first.line)
+    finally:
+        await race.close()

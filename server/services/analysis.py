@@ -157,12 +157,13 @@ class RaceAnalyst:
         line = await self.races.actions(race_id, slot)
         if actions > len(line):
             raise ServiceError(ErrorCode.BAD_FIELD, f"that player made {len(line)} actions", field="actions", expected=len(line))
-        cached = await self.store.load_solution(race_id, slot, actions)
+        kept_as = slot if actions else 0  # before any action both seats stand on the deal: one position, one answer
+        cached = await self.store.load_solution(race_id, kept_as, actions)
         if cached is not None:
             return PositionLine(Verdict(cached["verdict"]), list(cached["line"]), cached=True)
         await self._count_solve(player, address)
         answer = await self._ask_solver(record, line[:actions])
-        await self.store.save_solution(race_id, slot, actions, {"verdict": answer.verdict.value, "line": answer.line})
+        await self.store.save_solution(race_id, kept_as, actions, {"verdict": answer.verdict.value, "line": answer.line})
         return answer
 
     async def _count_solve(self, player: str, address: str) -> None:
