@@ -9,7 +9,18 @@ from race_helpers import Race, deals, player, seated_race, server_config
 
 from server.app import RaceServer
 from server.store import PooledSeed, SeedPoolStore, keys
-from shared.protocol import Countdown, Ok, RaceResult, RaceSettings, RematchOffered, RematchStarted, Seated, Started
+from shared.protocol import (
+    AttemptEnded,
+    Countdown,
+    Disconnected,
+    Ok,
+    RaceResult,
+    RaceSettings,
+    RematchOffered,
+    RematchStarted,
+    Seated,
+    Started,
+)
 
 
 async def finish(race: Race) -> None:
@@ -105,3 +116,21 @@ async def test_a_rematch_offer_lapses_after_the_rematch_window_and_a_late_answer
             assert (await race.ann.wait_for(RematchStarted)).new_race == accepted.race.race
         finally:
             await race.close()
+
+
+async def test_a_rematch_offerer_who_never_syncs_the_new_race_is_away_and_its_attempt_ends_abandoned(race_server: RaceServer) -> None:
+    race = await seated_race(race_server.url, RaceSettings(grace=1))
+    try:
+        await finish(race)
+        await race.ann.rematch(race.race_id)
+        await race.bob.wait_for(RematchOffered)
+        accepted = await race.bob.rematch(race.race_id)
+        assert isinstance(accepted, Seated)
+        new_race = accepted.race.race
+        await race.ann.close()  # Ann offered, then went away without ever following the new race
+        away = await race.bob.wait_for(Disconnected)
+        assert (away.race, away.slot) == (new_race, 0) and away.grace_until is not None
+        ended = await race.bob.wait_for(AttemptEnded)
+        assert (ended.race, ended.slot, ended.reason) == (new_race, 0, "abandoned")
+    finally:
+        await race.close()

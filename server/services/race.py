@@ -208,13 +208,18 @@ class RaceService:
         race_journal.race_created(race_id, who.player, race)
         return self._seated(await self.record(race_id), 0)
 
-    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None) -> SeatedRace:
+    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None, expect_both: bool = False) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins (and the race is listed among
         the live races if anyone may watch it). A rated race claims both players and fixes their rating changes now
         (``account_required``, ``rated_busy``).
 
         A private race whose spectator delay is below the server's minimum is refused ``delay_not_accepted`` unless
         ``accept_delay`` (seconds) is at most its delay: the joiner has seen the delay and accepts it.
+
+        ``expect_both`` (a rematch, whose players were seated for them): a seat no connection follows counts as away
+        from the start, so its grace period runs (a seat otherwise counts only once a connection followed it). Its
+        first announcement is held back a second like any presence change: a player that syncs at once is never
+        announced away.
         """
         waiting = await self.record(race_id)
         # Asked only of a joiner the race could seat: a full, closed or own race answers as any join does
@@ -235,7 +240,7 @@ class RaceService:
         # a deadline already indexed (a held-back presence announcement of the creator).
         await self.store.schedule_earlier(race_id, await self.store.now_ms() + self.countdown_ms)
         try:
-            start_at, _deadline = await self.store.join_race(race_id, who, self.countdown_ms, keep)
+            start_at, _deadline = await self.store.join_race(race_id, who, self.countdown_ms, keep, both_expected=expect_both)
         except StoreRefusal as refusal:
             if keep and self.books is not None:
                 await self.books.join_failed(waiting, who)

@@ -35,7 +35,9 @@ class RematchService:
             await self.races.create(new_id, first.identity, race)
             # The second player accepted this race's spectator delay when it joined it; the rematch keeps it.
             accepted = self.races.policy.delay_of(record.settings) // 1000
-            await self.races.join(new_id, second.identity, accept_delay=accepted)
+            # Neither player's connection follows the new race yet (the accepting one does once seated, the offering
+            # one when it syncs): an offerer who never does is away, and its grace period runs.
+            await self.races.join(new_id, second.identity, accept_delay=accepted, expect_both=True)
             linked = await self.races.link_rematch(race_id, new_id)
         except BaseException:
             await self.races.discard(new_id)
