@@ -256,3 +256,14 @@ async def test_a_player_counts_as_connected_once_its_synced_reply_arrives(redis_
             assert [event.TYPE for event in seen if isinstance(event, Disconnected | Back)] == ["back"]
         finally:
             await race.close()
+
+
+async def test_a_resent_redeal_is_answered_with_the_columns_it_dealt(race_server: RaceServer) -> None:
+    race = await seated_race(race_server.url, RaceSettings(redeal_once=True))
+    try:
+        first = await race.ann.move(race.race_id, "redeal", seq=0, move_id="the-redeal")
+        assert first.columns is not None and len(first.columns) == 6
+        again = await race.ann.move(race.race_id, "redeal", seq=0, move_id="the-redeal")  # the first reply was lost
+        assert again.duplicate and again.move == "redeal" and again.columns == first.columns
+    finally:
+        await race.close()

@@ -348,7 +348,7 @@ class RaceService:
                     raise self._refused_here(race_id, refusal) from None
                 if stored is None:
                     raise
-                return self._outcome(race_id, stored.action, stored.move_seq, game.board, duplicate=True)
+                return await self._duplicate(race_id, slot, stored.action, stored.move_seq, game.board)
             status = trial.status()
             ends: AttemptState | None = None
             if status is Status.WON:
@@ -380,7 +380,7 @@ class RaceService:
                     game.board = None  # another process stored an action: reload next time
                 raise self._refused_here(race_id, refusal) from None
             if result.duplicate:
-                return self._outcome(race_id, result.action, result.move_seq, game.board, duplicate=True)
+                return await self._duplicate(race_id, slot, result.action, result.move_seq, game.board)
             if result.finished and self.books is not None:
                 self.books.notify()
             game.board, game.actions = trial, result.move_seq
@@ -504,6 +504,14 @@ class RaceService:
         if epoch != facts.epoch:
             raise _StaleView
         game.board, game.actions = replay(facts.seed, facts.rules, actions), len(actions)
+
+    async def _duplicate(self, race_id: str, slot: int, move: str, move_seq: int, board: Board) -> MoveOutcome:
+        """The reply to a resend: the stored action, with the columns it dealt when it was the redeal (a client whose
+        first reply was lost has no other way to learn them but a ``sync``)."""
+        columns = None
+        if move == Special.REDEAL.value:
+            columns = (await self.line(await self.record(race_id), slot, move_seq)).redeal_columns
+        return self._outcome(race_id, move, move_seq, board, duplicate=True, columns=columns)
 
     @staticmethod
     def _outcome(
