@@ -39,6 +39,7 @@ from server.ratelimit import TokenBucket
 from server.web.static_site import StaticSite
 from shared.protocol import (
     MAX_FRAME_BYTES,
+    PROTOCOL_VERSION,
     REQUEST_TYPES,
     SHUTDOWN_REASON,
     CloseCode,
@@ -448,6 +449,30 @@ def needs_hello_first(frame: bytes) -> bool:
     return isinstance(kind, str) and kind in REQUEST_TYPES and REQUEST_TYPES[kind] is not Hello
 
 
+def refusal_of(error: ProtocolError, frame: bytes | str, *, said_hello: bool) -> Error:
+    """The answer to a frame that could not be read as a request: the error, except before ``hello`` for a request
+    of another known type (``hello_required``) or a ``hello`` of another protocol version (``unsupported_protocol``)."""
+    if not said_hello and isinstance(frame, bytes):
+        if needs_hello_first(frame):
+            return Error(id=error.request_id, code=ErrorCode.HELLO_REQUIRED.value, message="say hello first")
+        if speaks_another_protocol(frame):
+            message = f"this server speaks protocol {PROTOCOL_VERSION} only"
+            return Error(id=error.request_id, code=ErrorCode.UNSUPPORTED_PROTOCOL.value, message=message, field="protocol")
+    return Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field)
+
+
+def speaks_another_protocol(frame: bytes) -> bool:
+    """Whether a frame that could not be read as a request is a ``hello`` naming another protocol version: its other
+    fields may be another version's, so it is answered ``unsupported_protocol`` (the client may say hello again in a
+    version it supports), never ``bad_field`` for a field of the hello it sent."""
+    try:
+        fields = unpack_map(frame)
+    except ProtocolError:
+        return False
+    protocol = fields.get("protocol")
+    return fields.get("type") == "hello" and isinstance(protocol, int) and not isinstance(protocol, bool) and protocol != PROTOCOL_VERSION
+
+
 HealthProbe = Callable[[], Awaitable[bool]]
 HttpGate = Callable[[Request, str], Awaitable[Response | None]]
 """Answers a plain HTTP request or refuses a handshake (given the client's address); None lets it through."""
@@ -599,9 +624,7 @@ class Transport:
                 try:
                     request = decode_request(frame) if isinstance(frame, bytes) else None
                 except ProtocolError as error:
-                    request, refusal = None, Error(id=error.request_id, code=error.code.value, message=error.message, field=error.field)
-                    if state.session is None and isinstance(frame, bytes) and needs_hello_first(frame):
-                        refusal = Error(id=error.request_id, code=ErrorCode.HELLO_REQUIRED.value, message="say hello first")
+                    request, refusal = None, refusal_of(error, frame, said_hello=state.session is not None)
                 else:
                     refusal = Error(id=None, code=ErrorCode.BAD_FRAME, message="send binary frames (MessagePack), not text")
                 if not bucket.allow():

@@ -41,6 +41,9 @@ BAD_FRAMES: list[tuple[str, bytes | str, str, str | None]] = [
     ("unknown type", msgpack.packb({"type": "teleport", "id": 1}), "unknown_type", "type"),
     ("missing field", msgpack.packb({"type": "hello", "id": 1, "protocol": 1}), "bad_field", "name"),
     ("wrong type", msgpack.packb({"type": "hello", "id": 1, "protocol": "1", "name": "Ann"}), "bad_field", "protocol"),
+    # A hello of another protocol version may carry that version's fields: version negotiation comes first.
+    ("another version's hello", msgpack.packb({"type": "hello", "id": 1, "protocol": 2, "nick": "Ann"}), "unsupported_protocol", "protocol"),
+    ("a huge version", msgpack.packb({"type": "hello", "id": 1, "protocol": 2**64 - 1, "name": "Ann"}), "unsupported_protocol", "protocol"),
     ("bool for int", msgpack.packb({"type": "hello", "id": True, "protocol": 1, "name": "Ann"}), "bad_field", "id"),
     ("negative id", msgpack.packb({"type": "hello", "id": -1, "protocol": 1, "name": "Ann"}), "bad_field", "id"),
     ("name too long", msgpack.packb({"type": "hello", "id": 1, "protocol": 1, "name": "A" * 33}), "bad_field", "name"),
