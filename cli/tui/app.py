@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Protocol
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.worker import Worker
 
@@ -182,8 +183,14 @@ class FlowerGardenApp(App[int]):
         while True:
             item = await self._inbox.get()
             await self._consumer_ready.wait()
-            if self.consumer is not None:
+            if self.consumer is None:
+                continue
+            try:
                 await self.consumer.incoming(item)
+            except NoMatches:
+                if self.is_running:
+                    raise
+                # the app is closing: its screens' widgets were taken down while the event was being drawn
 
     async def _follow(self) -> None:
         client = self.client
