@@ -27,7 +27,7 @@ from server.store import keys
 from server.store.connection import RedisClient, drop_idle_connections, repeatable, time_ms_at
 from server.store.durability import Durability, ScriptRunner
 from server.store.errors import translate_errors
-from server.store.scripts import Scripts, script_arguments
+from server.store.scripts import Scripts, script_arguments, script_reply
 from shared import card_text, deal
 from shared.board import Status
 from shared.protocol import (
@@ -476,7 +476,7 @@ class RaceStore:
         """Run a race script with its named ``fields`` (acknowledged at the store's durability level); ``lifecycle_at``
         is where its reply lists the lifecycle events it emitted."""
         arguments = script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms, **fields)
-        result: list[Any] = await self.runner.run(script, keys.race_keys(race_id), arguments)
+        result: list[Any] = script_reply(await self.runner.run(script, keys.race_keys(race_id), arguments))
         if result[0] == 0:
             if len(result) > 3:
                 await self._observe(race_id, result[3])
@@ -539,7 +539,8 @@ class RaceStore:
             newest = f"({entries[-1][0].decode()}"
 
     async def _due(self, race_id: str, result: Any) -> int | None:
-        """The next deadline from a tick or presence reply, observing the lifecycle events it lists."""
+        """The next deadline from a tick or presence reply (packed), observing the lifecycle events it lists."""
+        result = script_reply(result)
         if isinstance(result, list):
             await self._observe(race_id, result[1])
             result = result[0]
