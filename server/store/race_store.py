@@ -53,6 +53,12 @@ ANALYSIS_SAFETY_MS: Final = 300_000
 """When a running race's safety entry in the analysis queue falls due, after its start (and again after each claim's
 lease): only for a result whose process died before queueing it (:meth:`RaceStore.queue_finished`)."""
 
+MOVE_HANDED_ON: Final = 3
+"""lua/apply_move.lua's reply for a move it leaves to lua/apply_action.lua (nothing written)."""
+FULL_SCRIPT_RACES_KEPT: Final = 4096
+"""How many races :meth:`RaceStore.apply_action` remembers as sent to the full move script (forgetting one costs a
+race one more apply_move.lua call)."""
+
 log = logging.getLogger(__name__)
 
 P = ParamSpec("P")
@@ -467,6 +473,8 @@ class RaceStore:
         self.max_actions = max_actions
         self.lifecycle: LifecycleObserver | None = None
         """Told the lifecycle events (started, attempt_ended, result) of every script this store ran."""
+        self._full_script_races: dict[str, None] = {}
+        """Races whose moves go to the full move script at once (apply_move.lua handed one on), oldest first."""
 
     async def close(self) -> None:
         """Close the store's own connection for race scripts (the redis-py client is closed by whoever made it)."""
@@ -665,10 +673,10 @@ class RaceStore:
             "undos": undos, "ends": ends, "max_actions": self.max_actions, "player": player, "epoch": epoch, "columns": dealt,
         }  # fmt: skip
         try:
-            result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
+            result = await self._store_action(race_id, arguments)
         except RedisConnectionError:
             await drop_idle_connections(self.redis)
-            result = await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
+            result = await self._store_action(race_id, arguments)
             if result[0] == 2 and int(result[1]) == seq + 1:  # the first attempt was stored, its reply lost
                 # If it finished the race, its result went with the lost reply: told here. (finished: told here, by
                 # this move or by a script after it whose caller had not told it yet; either way the books wake up.)
@@ -678,6 +686,20 @@ class RaceStore:
             return ApplyResult(move_seq=int(result[1]), duplicate=True, finished=False, action=_text(result[2]))
         event = decode_published(race_id, result[4]) if len(result) > 4 else None
         return ApplyResult(move_seq=int(result[1]), duplicate=False, finished=bool(result[2]), action=action, event=event)
+
+    async def _store_action(self, race_id: str, arguments: dict[str, Any]) -> list[Any]:
+        """The reply of the move scripts: lua/apply_move.lua (the common path, cheaper for Redis) for an action that
+        does not end its attempt, lua/apply_action.lua (the full script) for one that does, for a race whose moves
+        apply_move.lua handed on before (the other attempt is over, or the time limit passed), and for the moves
+        apply_move.lua hands on (it writes nothing then)."""
+        if arguments["ends"] is None and race_id not in self._full_script_races:
+            result = await self._run(self.scripts.apply_move, race_id, lifecycle_at=3, **arguments)
+            if result[0] != MOVE_HANDED_ON:
+                return result
+            self._full_script_races[race_id] = None
+            while len(self._full_script_races) > FULL_SCRIPT_RACES_KEPT:
+                del self._full_script_races[next(iter(self._full_script_races))]
+        return await self._run(self.scripts.apply_action, race_id, lifecycle_at=3, **arguments)
 
     @repeatable
     async def check_action(self, race_id: str, slot: int, *, player: str, epoch: int, seq: int, move_id: str) -> ApplyResult | None:

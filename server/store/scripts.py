@@ -16,7 +16,7 @@ from server.store.connection import RedisClient
 
 SHARDED_PUBLISH = ("local PUBLISH = 'PUBLISH'", "local PUBLISH = 'SPUBLISH'")
 """The line of lua/common.lua that names the publishing command, and what it becomes for sharded channels."""
-RACE_SCRIPTS = ("create", "join", "apply_action", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close")
+RACE_SCRIPTS = ("create", "join", "apply_action", "apply_move", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close")
 """The scripts of one race's keys: each starts with the parts of common.lua it uses (its KEYS and ARGV layout), and
 replies with one MessagePack string (:func:`packed_reply`)."""
 
@@ -55,12 +55,17 @@ def race_script(common: str, own: str) -> str:
     needed: set[int] = set()
     unread = [own]
     while unread:
-        for name in set(_NAME.findall(unread.pop())):
+        for name in set(_NAME.findall(_without_comments(unread.pop()))):
             index = defined_by.get(name)
             if index is not None and index not in needed:
                 needed.add(index)
                 unread.append(definitions[index][1])
     return "".join(definitions[index][1] for index in sorted(needed)) + own
+
+
+def _without_comments(code: str) -> str:
+    """Lua ``code`` without its ``--`` comments (a helper a comment names is not one the code needs)."""
+    return "\n".join(line.split("--", 1)[0] for line in code.splitlines())
 
 
 def script_arguments(**fields: Any) -> list[bytes]:
@@ -74,8 +79,7 @@ def with_arguments(script: str) -> str:
     """``script`` preceded by lua/arguments.lua and the line that reads its arguments: every ``ARGS.<name>`` the
     script's code names (comments aside) is required, so a caller that leaves one out is refused before anything
     is written (``script argument missing: <name>``)."""
-    code = "\n".join(line.split("--", 1)[0] for line in script.splitlines())
-    names = sorted(set(_ARGUMENT.findall(code)))
+    names = sorted(set(_ARGUMENT.findall(_without_comments(script))))
     if not names:
         return script
     fields = ", ".join(f"'{name}'" for name in names)
@@ -114,6 +118,7 @@ class Scripts:
         self.create: AsyncScript = race["create"]
         self.join: AsyncScript = race["join"]
         self.apply_action: AsyncScript = race["apply_action"]
+        self.apply_move: AsyncScript = race["apply_move"]
         self.check_action: AsyncScript = race["check_action"]
         self.end_attempt: AsyncScript = race["end_attempt"]
         self.tick: AsyncScript = race["tick"]

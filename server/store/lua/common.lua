@@ -260,9 +260,15 @@ local function time_up(now)
   decide(now)
 end
 
--- Countdown over -> running (once); deadline passed -> time limit. Returns nil when play is open,
--- else the refusal code.
-local function open_for_play(now)
+-- Whether the race's time limit has passed (the race then ends on it: time_up).
+local function past_deadline(now)
+  local deadline = geti('deadline')
+  return deadline > 0 and now >= deadline
+end
+
+-- Countdown over -> running (once). Returns nil when play is open (or opens now), else the refusal code; a passed
+-- time limit is left to the caller (open_for_play).
+local function opening(now)
   local status = get('status')
   if status == false then return 'unknown_race' end
   if status == 'finished' then return 'race_over' end
@@ -273,11 +279,28 @@ local function open_for_play(now)
     set_state('status', 'running')
     emit({type = 'started'}, now)
   end
-  local deadline = geti('deadline')
-  if deadline > 0 and now >= deadline then
+  return nil
+end
+
+-- Countdown over -> running (once); deadline passed -> time limit. Returns nil when play is open,
+-- else the refusal code.
+local function open_for_play(now)
+  local refusal = opening(now)
+  if refusal then return refusal end
+  if past_deadline(now) then
     time_up(now)
     return 'race_over'
   end
+  return nil
+end
+
+-- The checks of a player's next action once play is open: the attempt, the sequence, the action limit. Returns nil,
+-- or the code (and the expected seq).
+local function attempt_refusal(slot, seq, max_actions)
+  if get(pf(slot, 'state')) ~= 'playing' then return 'attempt_over' end
+  local length = redis.call('LLEN', K_MOVES[slot + 1])
+  if length ~= seq then return 'out_of_sequence', length end
+  if length >= max_actions then return 'too_many_moves' end
   return nil
 end
 
@@ -287,11 +310,7 @@ end
 local function action_refusal(slot, seq, max_actions, now)
   local refusal = open_for_play(now)
   if refusal then return refusal end
-  if get(pf(slot, 'state')) ~= 'playing' then return 'attempt_over' end
-  local length = redis.call('LLEN', K_MOVES[slot + 1])
-  if length ~= seq then return 'out_of_sequence', length end
-  if length >= max_actions then return 'too_many_moves' end
-  return nil
+  return attempt_refusal(slot, seq, max_actions)
 end
 
 -- Whether an action checked by the engine on the caller's view of the race may go on: {0, 'not_seated'} when
@@ -382,4 +401,37 @@ local function next_due()
     if get(pf(slot, 'player')) and presence_of(slot) ~= told(slot) then consider(geti(pf(slot, 'told_at')) + PRESENCE_EVERY) end
   end
   return due
+end
+
+-- The move scripts' first checks (apply_action.lua, apply_move.lua), before anything is written: the race exists, the
+-- given player still holds the seat at the caller's epoch, the move id is not a resend. One HMGET reads what an
+-- ordinary move of a running race reads; the rarer paths read more with get() when needed. Returns the reply of a
+-- refusal or a resend, or nil.
+local function move_checks(slot)
+  load_state({'status', 'epoch', 'deadline', 'event_seq', pf(slot, 'player'), pf(slot, 'count'), 'p0_state', 'p1_state'})
+  if get('status') == false then return {0, 'unknown_race'} end
+  local stale = seat_refusal(slot, ARGS.player, ARGS.epoch)
+  if stale then return stale end
+  return stored_action(slot, ARGS.move_id)
+end
+
+-- Store a checked move (ARGS): RPUSH, the move id, the counters with the move event's seq (one HSET), the 'move'
+-- event. Returns the move's seq in the player's list and the event as published.
+local function store_move(slot, now)
+  local move_seq = redis.call('RPUSH', K_MOVES[slot + 1], ARGS.action)
+  redis.call('HSET', K_IDS[slot + 1], ARGS.move_id, move_seq)
+  local count = ARGS.count
+  local seq = geti('event_seq') + 1  -- the move event's: written with the counters, in one HSET, and given to emit()
+  local fields = {pf(slot, 'count'), count, pf(slot, 'left'), ARGS.left, pf(slot, 'status'), ARGS.status,
+                  pf(slot, 'undos'), ARGS.undos, pf(slot, 'moves'), move_seq, 'event_seq', seq}
+  if count ~= geti(pf(slot, 'count')) then
+    fields[#fields + 1] = pf(slot, 'count_seq')
+    fields[#fields + 1] = seq
+  end
+  set_state(unpack(fields))
+  local event = {type = 'move', slot = slot, move = ARGS.action, move_seq = move_seq, count = count,
+                 left = ARGS.left, status = ARGS.status}
+  if ARGS.columns then event['columns'] = ARGS.columns end
+  local _, published = emit(event, now, seq)
+  return move_seq, published
 end
