@@ -3,20 +3,16 @@ Lua table reply in pieces, one system call each. Read back, the reply is what Re
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 import pytest
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
+from test_move_common_path import move, started_race
 
-from server.services.dealer import sealed
-from server.store import Identity, NewRace, RaceStore, keys
+from server.store import RaceStore, keys
 from server.store.script_pipeline import ScriptPipeline
 from server.store.scripts import packed_reply, script_arguments, script_reply
-from shared import Profile
-from shared.board import Status
-from shared.race.settings import SettingsInForce
 
 
 @pytest.mark.parametrize(
@@ -50,16 +46,8 @@ async def test_an_error_in_a_packed_script_is_still_an_error_reply(redis: Redis)
 
 async def test_the_move_script_replies_with_one_string_holding_the_published_event(redis: Redis) -> None:
     races = RaceStore(redis)
-    race = secrets.token_hex(5)
-    await races.create_race(race, Identity("ann", "Ann"), NewRace(SettingsInForce(), sealed(Profile.CLASSIC, 7)))
-    await races.join_race(race, Identity("bob", "Bob"), countdown_ms=0)
-    record = await races.load_race(race)
-    assert record is not None
-    move = {
-        "live_ttl": 60_000, "record_ttl": 60_000, "slot": 0, "seq": 0, "move_id": "m1", "action": "5D b>3", "count": 0, "left": 52,
-        "status": Status.PLAYING, "undos": 0, "ends": None, "max_actions": 1000, "player": "ann", "epoch": record.epoch, "columns": None,
-    }  # fmt: skip
-    raw = await races.scripts.apply_action(keys=keys.race_keys(race), args=script_arguments(**move))
+    race, epoch = await started_race(races)
+    raw = await races.scripts.apply_move(keys=keys.race_keys(race), args=script_arguments(**move(0, 0, epoch, 0)))
     assert isinstance(raw, bytes)
     status, move_seq, finished, lifecycle, published = script_reply(raw)
     assert (status, move_seq, finished) == (1, 1, 0)
