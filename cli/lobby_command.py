@@ -59,7 +59,7 @@ def entry_options(entry: LobbyEntry) -> str:
 
 
 def creator_label(entry: LobbyEntry) -> str:
-    """The race's creator as shown: its account, ``[bot]`` or ``(guest)`` label (see :func:`player_label`)."""
+    """The race's creator as shown: its account, ``(bot)`` or ``(guest)`` label (see :func:`player_label`)."""
     return player_label(entry.creator, entry.creator_account, entry.creator_bot)
 
 

@@ -185,7 +185,7 @@ async def _leaderboard(args: argparse.Namespace) -> None:
             return
         print(f"{args.profile} leaderboard: {counted(board.total, 'established player')}")
         for entry in board.entries:
-            name = f"{entry.handle} [bot]" if entry.bot else entry.handle
+            name = player_label(entry.handle, entry.handle, entry.bot)
             print(f"{entry.rank:>4}. {name:<26} {entry.rating:>5} ±{entry.deviation:<4} {entry.games:>4} games")
         if args.login:
             own = board.own
@@ -218,7 +218,7 @@ async def _history(args: argparse.Namespace) -> None:
         if args.json:
             emit_json({"stats": as_map(stats), "history": as_map(page)})
             return
-        print(f"{stats.handle}{' [bot]' if stats.bot else ''}")
+        print(player_label(stats.handle, stats.handle, stats.bot))
         for profile in stats.profiles:
             best = "-" if profile.best_clear_ms is None else f"{profile.best_clear_ms / 1000:.1f} s"
             rating = "unrated" if profile.rating is None else (

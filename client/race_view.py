@@ -127,10 +127,11 @@ def closed_reason_words(reason: CloseReason) -> str:
 
 def player_label(name: str, account: str | None = None, bot: bool = False, *, you: bool = False) -> str:
     """How a player is shown everywhere: ``Ann`` (logged in to the account Ann), ``Ann (guest)`` (anonymous: the
-    name proves nothing, even one equal to a handle), ``Bot5_ab12 [bot]`` (a bot account); ``you`` marks the viewer."""
+    name proves nothing, even one equal to a handle), ``Bot5_ab12 (bot)`` (a bot account); ``you`` marks the viewer.
+    The web page's ``players.js`` ``playerText`` writes the same."""
     if account is None:
         return f"{name} (guest, you)" if you else f"{name} (guest)"
-    shown = f"{account} [bot]" if bot else account
+    shown = f"{account} (bot)" if bot else account
     return f"{shown} (you)" if you else shown
 
 

@@ -28,7 +28,7 @@ async def test_the_lobbys_b_key_races_a_practice_bot_labelled_as_a_bot(redis_url
             screen = race_screen(app)
             await until(pilot, lambda: screen.view.opponent is not None and bool(screen.view.opponent.label), timeout=30, what="the bot seated")
             opponent = screen.view.opponent
-            assert opponent is not None and opponent.label.endswith("[bot]") and opponent.label.startswith("FlowerBot3_")
+            assert opponent is not None and opponent.label.endswith("(bot)") and opponent.label.startswith("FlowerBot3_")
             await until(pilot, lambda: screen.view.status is not RaceStatus.WAITING, timeout=30, what="the countdown")
             record = await server.races.record(screen.view.race_id)  # type: ignore[union-attr]
             assert record.settings.private  # nobody else can take the seat meant for the bot
@@ -40,7 +40,7 @@ async def test_race_bot_plays_a_private_race_against_a_practice_bot_of_the_level
         try:
             assert "A practice bot of level 2 takes the other seat" in await read_until(racer, "practice bot", timeout=30)
             joined = await read_until(racer, "joined", timeout=30)
-            assert "FlowerBot2_" in joined and "[bot]" in joined
+            assert "FlowerBot2_" in joined and "(bot)" in joined
         finally:
             racer.kill()
             racer.wait(10)

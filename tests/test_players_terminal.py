@@ -80,7 +80,7 @@ async def test_the_lobby_tells_a_guest_using_a_handle_from_the_account_and_label
 
             await until(pilot, lambda: {bot_race.race.race, impostor_race.race.race} <= set(lobby.client.lobby), what="both races listed")
             await pilot.pause()
-            assert creator(bot_race.race.race) == f"{bot_handle} [bot]"
+            assert creator(bot_race.race.race) == f"{bot_handle} (bot)"
             assert creator(impostor_race.race.race) == f"{handle} (guest)"
             save_screenshot(app, "lobby-labels")
     finally:
