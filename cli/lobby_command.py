@@ -9,7 +9,7 @@ from cli.connected import add_plain_argument, add_server_argument, display_name,
 from cli.output import counted
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
-from client.race_view import player_label, race_status_words
+from client.race_view import player_label, race_status_words, time_limit_words
 from shared.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
 
@@ -45,12 +45,12 @@ def run_lobby(args: argparse.Namespace) -> int:
 
 
 def entry_options(entry: LobbyEntry) -> str:
-    """A race's settings in short: ``classic, rated, 300 s``."""
+    """A race's settings in short: ``classic, rated, time limit 5:00``."""
     settings = entry.settings
     options = [settings.profile]
     options += [name for name, on in (("rated", settings.rated), ("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
     if settings.time_limit:
-        options.append(f"{settings.time_limit} s")
+        options.append(time_limit_words(settings.time_limit))
     if entry.difficulty is not None:
         options.append(entry.difficulty)
     if entry.seed_chosen:

@@ -393,7 +393,7 @@ class RaceView:
         self.seed_chosen, self.difficulty = event.seed_chosen, event.difficulty
         self.deal(DealLayout(event.columns, event.bouquet))
         seconds = max(0, event.start_at - event.at) / 1000
-        limit = "" if event.deadline is None else f", time limit {(event.deadline - event.start_at) // 1000} s"
+        limit = "" if event.deadline is None else f", {time_limit_words((event.deadline - event.start_at) // 1000)}"
         return f"The race starts in {seconds:.1f} s{limit}. {self.deal_note()}"
 
     def deal_note(self) -> str:
@@ -533,8 +533,17 @@ def standing_line(standing: FinalStanding, *, you: bool = False) -> str:
 
 
 def clock_text(milliseconds: int) -> str:
-    """``1:05`` for 65 s; ``-0:03`` during a countdown."""
+    """``1:05`` for 65 s, ``1:00:05`` past an hour (as the web page's ``dom.js`` ``clockText``); ``-0:03`` during a
+    countdown."""
     sign = "-" if milliseconds < 0 else ""
     seconds = milliseconds // 1000 if milliseconds >= 0 else (-milliseconds + 999) // 1000
-    return f"{sign}{seconds // 60}:{seconds % 60:02d}"
+    hours, minutes = seconds // 3600, seconds % 3600 // 60
+    shown = f"{hours}:{minutes:02d}:{seconds % 60:02d}" if hours else f"{minutes}:{seconds % 60:02d}"
+    return sign + shown
+
+
+def time_limit_words(seconds: int) -> str:
+    """A race's time limit as ``time limit 5:00``: the one form of the Python clients (the lobby, the countdown), the
+    web page's words too (``dom.js`` ``timeLimitText``)."""
+    return f"time limit {clock_text(seconds * 1000)}"
 

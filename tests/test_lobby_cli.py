@@ -26,7 +26,7 @@ async def test_lobby_command_lists_the_open_races(race_server: RaceServer) -> No
     assert process.returncode == 0, output
     assert private.race.race not in output
     line = next(line for line in output.splitlines() if line.startswith(seated.race.race))
-    assert "Ann" in line and "1/2" in line and "classic, undo, 60 s" in line
+    assert "Ann" in line and "1/2" in line and "classic, undo, time limit 1:00" in line
     assert re.match(rf"\d+ open races? on {re.escape(race_server.url)}$", output.splitlines()[0]) and "(s)" not in output
 
 

@@ -44,6 +44,12 @@ export function clockText(ms) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
 
+/** A race's time limit in seconds as "time limit 5:00" (the lobby, the settings line, the clock line): the page's one
+ * form, the words of the Python clients' `client/race_view.py` `time_limit_words`. */
+export function timeLimitText(seconds) {
+  return `time limit ${clockText(seconds * 1000)}`;
+}
+
 /** "12 s ago", "3 min ago". */
 export function ageText(ms) {
   const seconds = Math.max(0, Math.round(ms / 1000));
@@ -52,13 +58,13 @@ export function ageText(ms) {
   return `${Math.round(seconds / 3600)} h ago`;
 }
 
-/** The settings of a race in a few words: "classic · undo · 5 min · solvable". */
+/** The settings of a race in a few words: "classic · undo · time limit 5:00 · solvable". */
 export function settingsText(settings) {
   const parts = [settings.profile === "foundation-only" ? "foundation-only" : "classic"];
   if (settings.rated) parts.push("rated");
   if (settings.undo) parts.push("undo");
   if (settings.redeal_once) parts.push("redeal");
-  if (settings.time_limit) parts.push(`${clockText(settings.time_limit * 1000)} limit`);
+  if (settings.time_limit) parts.push(timeLimitText(settings.time_limit));
   if (settings.solvable_only) parts.push("solvable");
   if (settings.private) parts.push("private");
   if (settings.spectators === "link") parts.push("spectators with the link");

@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText, statusText } from "./dom.js";
+import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText, statusText, timeLimitText } from "./dom.js";
 import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
@@ -50,7 +50,7 @@ export function clockLine(state, now) {
   let clock = "–:––";
   if (state.startAt && now < state.startAt) clock = `starts in ${Math.ceil((state.startAt - now) / 1000)}`;
   else if (state.startAt) clock = clockText((state.result ? state.result.at : now) - state.startAt);
-  const limitText = state.settings.time_limit ? `limit ${clockText(state.settings.time_limit * 1000)}` : "no time limit";
+  const limitText = state.settings.time_limit ? timeLimitText(state.settings.time_limit) : "no time limit";
   const until = state.result ? state.result.at : now;
   const remaining = state.deadline ? ` · ${clockText(Math.max(0, state.deadline - Math.max(until, state.startAt || until)))} left` : "";
   const limit = h("span", { class: "limit" }, limitText + remaining);
