@@ -323,8 +323,12 @@ class PlainRace:
             print(f"{card} cannot move now: {reason}.")
 
     async def _send(self, session: RaceSession, action: Move | Special) -> None:
-        reply = await session.send(action)
         view = session.view
+        try:
+            reply = await session.send(action)
+        except ServerError as error:
+            print(refusal_text(error, action, None if view is None else view.board))
+            return
         if view is not None and view.board is not None:
             print(board_text(view.board))
         print(f"{reply.move}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)

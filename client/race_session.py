@@ -16,8 +16,9 @@ from dataclasses import dataclass, field, replace
 
 from client.race_client import RaceClient, Resumed, ServerError, Unsolicited
 from client.race_view import RaceView, player_label
+from client.refusals import refusal_words
 from client.sessions import SavedRace, SessionStore
-from shared import Move, Special, action_text
+from shared import Board, Move, Special, action_text
 from shared.protocol import (
     LIVE_STATUSES,
     OPEN_STATUSES,
@@ -279,7 +280,10 @@ class RaceSession:
         return f"Paired by rated quick match: race {race}."
 
 
-def refusal_text(error: ServerError | Error) -> str:
-    """A refusal for people: its message and code, ``Refused: column 3 ends in 9S ... (column_rank_mismatch)``."""
+def refusal_text(error: ServerError | Error, action: Move | Special | None = None, board: Board | None = None) -> str:
+    """A refusal for people, of ``action`` on ``board`` when it was one: ``Refused: 8♠ can't go to its foundation: the 7♠
+    isn't there yet`` (:mod:`client.refusals`); a code without words there with the server's message and the code,
+    ``Refused: ... (bad_field)``."""
     detail = error.error if isinstance(error, ServerError) else error
-    return f"Refused: {detail.message} ({detail.code})"
+    words = refusal_words(detail.code, action, board)
+    return f"Refused: {words}." if words else f"Refused: {detail.message} ({detail.code})"

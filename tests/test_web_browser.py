@@ -96,7 +96,8 @@ async def test_two_players_race_to_a_result_by_clicking_while_a_third_watches_th
         # A move the server refuses is shown with its reason and changes nothing.
         await bob.click(f'{board} [data-card="7H"]')
         await bob.click(f'{board} [data-pile="2"]')
-        await expect(bob.locator(".notice .refusal")).to_contain_text("column_rank_mismatch")
+        await expect(bob.locator(".notice .refusal")).to_contain_text("Refused: 7♥ can't go on column 2: it ends in ")
+        await expect(bob.locator(".notice .refusal")).to_have_attribute("data-code", "column_rank_mismatch")
         await expect(bob.locator(f'{board} [data-pile="6"] [data-card="7H"]')).to_be_visible()
         await shot(bob, "03-race-phone-refusal")
 

@@ -1,15 +1,18 @@
-"""The web page says things in the same words as the terminal client: time limits (and the clock)."""
+"""The web page says things in the same words as the terminal client: time limits (and the clock), refused moves."""
 
 from __future__ import annotations
 
-from browser_helpers import first_visit, http_url, launched_browser, shot
+from browser_helpers import create_race, first_visit, http_url, launched_browser, shot
 from playwright.async_api import expect
 from race_helpers import player
 
 from cli.lobby_command import entry_options
+from client.race_session import refusal_text
 from client.race_view import clock_text, time_limit_words
 from server.app import RaceServer
-from shared.protocol import LobbyEntry, RaceSettings, RaceStatus
+from shared import Board, card_text, rank_of
+from shared.moves import FOUNDATION, Move
+from shared.protocol import Error, LobbyEntry, RaceSettings, RaceStatus, Started
 
 
 def test_the_terminal_writes_a_time_limit_as_a_clock_like_the_web_page() -> None:
@@ -31,3 +34,31 @@ async def test_the_lobby_and_the_race_page_say_a_time_limit_in_the_terminals_wor
             assert "5:00 limit" not in await row.inner_text()
     finally:
         await ann.close()
+
+
+async def test_a_refused_move_is_said_in_words_with_the_cards_of_the_move_list_and_its_code_only_in_the_title(race_server: RaceServer) -> None:
+    board = Board.deal(15)
+    card, source = next((card, source) for card, source in board.available() if 1 < rank_of(card) < 10)  # no ace, no 10 ("T")
+    move = Move(card, source, FOUNDATION)
+    refusal = board.check_move(move)
+    assert refusal is not None
+    terminal = refusal_text(Error(id=0, code=refusal.code.value, message=refusal.message), move, board)
+    async with launched_browser() as browser:
+        page = await browser.new_page()
+        await first_visit(page, http_url(race_server.url) + "/", "Ann")
+        race = await create_race(page, seed=15)
+        bob = await player(race_server.url, "Bob")
+        try:
+            await bob.join(race)
+            await bob.wait_for(Started)
+            await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+            await page.click(f'.race-page .board [data-card="{card_text(card)}"]')
+            await page.click('.race-page .board [data-pile="f"]')
+            notice = page.locator(".notice .refusal")
+            await expect(notice).to_have_text(terminal)  # "Refused: 8♠ can't go to its foundation: the 7♠ isn't there yet."
+            await expect(notice).to_have_attribute("data-code", "not_next_on_foundation")
+            assert "not_next_on_foundation" in (await notice.get_attribute("title") or "")
+            assert ">" not in await notice.inner_text()  # not the notation (8S 2>f)
+            await shot(page, "words-refused-move")
+        finally:
+            await bob.close()

@@ -344,7 +344,7 @@ class RaceScreen(Screen[None]):
                 reply = await self.session.send(action)
                 self.say(f"{reply.move}  ({reply.count}/52 on foundations)")
             except ServerError as error:
-                self.say(refusal_text(error))
+                self.say(refusal_text(error, action, self.view.board))
             except ConnectionLost:
                 self.view.reconnecting = True
                 self.say("The connection dropped; reconnecting (a move in flight is resent once) ...")
@@ -377,7 +377,7 @@ class RaceScreen(Screen[None]):
                 try:
                     await self.session.send(moves[0])
                 except (ServerError, ConnectionLost) as error:
-                    self.say(refusal_text(error) if isinstance(error, ServerError) else "Connection lost.")
+                    self.say(refusal_text(error, moves[0], self.view.board) if isinstance(error, ServerError) else "Connection lost.")
                     return
             self.redraw()
 

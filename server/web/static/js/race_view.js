@@ -8,6 +8,7 @@ import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engin
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
+import { refusalNotice } from "./refusals.js";
 
 const RESULT_REASONS = {
   cleared: "cleared the board first",
@@ -344,7 +345,7 @@ class RaceView {
       if (state.gaps) await this.rebuild();
     } catch (error) {
       this.queue = [];
-      if (!this.overtaken(error)) this.say(`${error instanceof ServerError ? "Refused" : "Not sent"}: ${errorText(error)}`, true);
+      if (!this.overtaken(error)) this.sayRefused(error, move, state.myBoard);
     } finally {
       this.pending = null;
     }
@@ -389,13 +390,21 @@ class RaceView {
     }
   }
 
+  /** A move the server refused (in words, its code in the notice's title and data-code) or that never reached it. */
+  sayRefused(error, move, board) {
+    if (!(error instanceof ServerError)) return this.say(`Not sent: ${errorText(error)}`, true);
+    const refused = refusalNotice(error, move, board);
+    this.say(refused.text, true, refused);
+  }
+
   /** A move or resign refused with race_over once the result is shown: the result already says so. */
   overtaken(error) {
     return error instanceof ServerError && error.code === "race_over" && Boolean(this.state && this.state.result);
   }
 
-  say(text, isError = false) {
-    const message = { text, isError };
+  /** A message over the table for MESSAGE_MS; `refusal`: a refused move's code and detail (data-code, title). */
+  say(text, isError = false, refusal = null) {
+    const message = { text, isError, refusal };
     this.message = message;
     this.render();
     setTimeout(() => {
@@ -492,7 +501,8 @@ class RaceView {
     table.querySelector(".overlay")?.remove();
     const overlay = this.overlay(now);
     if (overlay) table.append(overlay);
-    fill(notice, this.message ? h("p", { class: this.message.isError ? "refusal" : "info" }, this.message.text) : null);
+    const refusal = this.message && this.message.refusal;
+    fill(notice, this.message ? h("p", { class: this.message.isError ? "refusal" : "info", dataset: refusal ? { code: refusal.code } : {}, title: refusal ? refusal.title : null }, this.message.text) : null);
     this.renderControls();
   }
 

@@ -1,0 +1,62 @@
+// A refused move in words for players: "8♠ can't go to its foundation: the 7♠ isn't there yet".
+// The server's refusal carries a code (not_next_on_foundation) and a message in notation (8S 2>f: …); the page says
+// what the code means for the move made, with the cards as the move list writes them (engine.js cardLabel). This is
+// the page's one mapping from a refusal's code to words (the Python clients' is client/refusals.py, in the same
+// words); the code itself goes to the refusal's title and data-code, for an operator. A code without words here is
+// shown with the server's message and the code (errorText).
+
+import { errorText } from "./connection.js";
+import { FOUNDATION, cardLabel, makeCard, rankOf, suitOf } from "./engine.js";
+
+function place(where) {
+  return where === "b" ? "the bouquet" : where === FOUNDATION ? "its foundation" : `column ${where}`;
+}
+
+const WORDS = {
+  not_next_on_foundation: (r) => (r.rank > 1 ? `${r.card} can't go to its foundation: the ${cardLabel(makeCard(r.rank - 1, r.suit))} isn't there yet` : null),
+  column_rank_mismatch: (r) => {
+    const column = r.board && r.move && r.board.columns[Number(r.move.to) - 1];
+    return column && column.length ? `${r.card} can't go on ${r.target}: it ends in ${cardLabel(column[column.length - 1])}, which takes only a card one rank lower` : null;
+  },
+  column_building_forbidden: (r) => `${r.card} can't go on a column: in a foundation-only race cards go to the foundations only`,
+  card_covered: (r) => `${r.card} can't move yet: other cards lie on it in ${r.source}`,
+  card_not_at_source: (r) => `${r.card} is not in ${r.source}`,
+  same_place: (r) => `${r.card} is already in ${r.target}`,
+  source_empty: (r) => `${r.source} is empty`,
+  undo_not_allowed: () => "this race has no undo",
+  nothing_to_undo: () => "there is no move to undo",
+  redeal_not_allowed: () => "this race has no redeal",
+  redeal_already_used: () => "the one redeal is used up",
+  not_started: () => "the race has not started yet",
+  race_over: () => "the race is over",
+  attempt_over: () => "your attempt has ended",
+  too_many_moves: () => "this attempt has made as many moves as a race allows",
+  spectating: () => "this connection watches the race, so it cannot play in it",
+  rate_limited: () => "too many moves at once: slow down a little",
+  unavailable: () => "the server cannot reach its store just now: nothing was played, try again",
+  not_seated: () => "you have no seat in this race",
+};
+
+/** The words for a refusal `code` of `move` ({card, from, to} or {special}) on `board` as the page saw it; null when
+ * there are none. */
+export function refusalWords(code, move = null, board = null) {
+  const card = move && move.card;
+  const words = WORDS[code];
+  if (!words) return null;
+  return words({
+    card: card ? cardLabel(card) : "the card",
+    rank: card ? rankOf(card) : 0,
+    suit: card ? suitOf(card) : 0,
+    source: card ? place(move.from) : "its place",
+    target: card ? place(move.to) : "there",
+    move: card ? move : null,
+    board,
+  });
+}
+
+/** A refused move (a ServerError) for the notice: its text ("Refused: 8♠ can't go …."), its code, and a title with the
+ * code and the server's message for an operator. */
+export function refusalNotice(error, move, board) {
+  const words = refusalWords(error.code, move, board);
+  return { text: `Refused: ${words ? `${words}.` : errorText(error)}`, code: error.code, title: `${error.code}: ${error.message}` };
+}
