@@ -418,13 +418,16 @@ async def test_a_mistyped_address_says_there_is_no_such_page_and_links_to_the_lo
         await expect(page.locator("#open-races")).to_be_visible()
 
 
-async def test_a_race_is_played_from_the_keyboard_alone_and_tab_visits_only_the_cards_that_can_move(race_server: RaceServer) -> None:
-    """Tab reaches the available cards (not the 30 covered ones), Enter picks one up, ``f`` sends it home."""
+async def test_a_whole_race_is_played_from_the_keyboard_alone_focus_staying_on_the_board_after_every_move(race_server: RaceServer) -> None:
+    """Tab reaches the available cards (not the 30 covered ones), Enter picks one up, ``f`` or a column sends it; after
+    each move the focus is on a card of the board again (the board is redrawn), so the next Tab goes on from there."""
     seed, line = winning_deal()
     board = ".race-page .table"
+    focused = "document.activeElement && document.activeElement.closest('.race-page .table') ? document.activeElement.dataset.card : null"
     async with launched_browser() as browser:
         page = await browser.new_page(viewport=DESKTOP)
         await first_visit(page, http_url(race_server.url) + "/", "Kay")
+        await page.select_option("select[name=time_limit]", "")  # no limit: the test's pace is the machine's
         race = await create_race(page, seed)
         bob = await player(race_server.url, "Bob")
         try:
@@ -434,19 +437,30 @@ async def test_a_race_is_played_from_the_keyboard_alone_and_tab_visits_only_the_
             available = {card_name(column[-1]) for column in deal.columns} | {card_name(card) for card in deal.bouquet}
             tabbable = await page.locator(f"{board} .card").evaluate_all("nodes => nodes.filter((n) => n.tabIndex >= 0).map((n) => n.dataset.card)")
             assert set(tabbable) == available and len(tabbable) == len(available)
-            card, places = line[0].split()
-            assert places.endswith(">f")
-            for _ in range(80):
+            for _ in range(80):  # from the top of the page to the board
                 await page.keyboard.press("Tab")
-                if await page.evaluate("document.activeElement && document.activeElement.dataset.card") == card:
+                if await page.evaluate(focused):
                     break
             else:
-                raise AssertionError(f"Tab never reached {card}")
+                raise AssertionError("Tab never reached the board")
             await shot(page, "keyboard-focus")
-            await page.keyboard.press("Enter")
-            await expect(page.locator(f'{board} .card.selected[data-card="{card}"]')).to_be_visible()
-            await page.keyboard.press("f")
-            await expect(page.locator(destination(board, line[0]))).to_be_visible()
+            for number, move in enumerate(line, 1):
+                card, places = move.split()
+                order = await page.locator(f"{board} .card.available").evaluate_all("nodes => nodes.map((n) => n.dataset.card)")
+                steps = order.index(card) - order.index(await page.evaluate(focused))
+                for _ in range(abs(steps)):
+                    await page.keyboard.press("Tab" if steps > 0 else "Shift+Tab")
+                assert await page.evaluate(focused) == card, f"move {number}: Tab did not go from card to card to {card}"
+                await page.keyboard.press("Enter")
+                await expect(page.locator(f'{board} .card.selected[data-card="{card}"]')).to_be_visible()
+                await page.keyboard.press(places.split(">")[1])
+                await expect(page.locator(destination(board, move))).to_be_visible()
+                await expect(page.locator(f"{board} .card.pending")).to_have_count(0)
+                if number < len(line):
+                    assert await page.evaluate(focused), f"after move {number} ({move}) the focus left the board"
+                if number == 1:
+                    await shot(page, "keyboard-focus-after-a-move")
+            await expect(page.locator(".result .headline")).to_have_text("You win!")
         finally:
             await bob.close()
 

@@ -57,7 +57,37 @@ export class BoardView {
     this.board = board;
     this.pending = pending;
     if (this.selected && (!board || board.sourceOf(this.selected) === null)) this.selected = null;
+    const focused = this.focusedPlace();
     this.root.replaceChildren();
+    this.draw(board, pending);
+    if (focused) this.refocus(focused);
+  }
+
+  /** Where keyboard focus is on this board before a redraw: the card, its pile, its place among the pile's and the
+   * board's available cards; null when focus is elsewhere. */
+  focusedPlace() {
+    const active = document.activeElement;
+    const pile = active && active.dataset && active.dataset.card && this.root.contains(active) ? active.closest("[data-pile]") : null;
+    if (!pile) return null;
+    const available = [...this.root.querySelectorAll(".card.available")];
+    const inPile = available.filter((node) => node.closest("[data-pile]") === pile);
+    return { card: active.dataset.card, pile: pile.dataset.pile, inPile: Math.max(0, inPile.indexOf(active)), overall: Math.max(0, available.indexOf(active)) };
+  }
+
+  /** After a redraw (a move played), keep the keyboard player on the board: the same card if it can still move,
+   * else the card now at its place (a column's new last card, the bouquet's next card), else the next movable one. */
+  refocus(place) {
+    const available = [...this.root.querySelectorAll(".card.available")];
+    if (!available.length) return;
+    const inPile = available.filter((node) => node.closest("[data-pile]").dataset.pile === place.pile);
+    const target =
+      available.find((node) => node.dataset.card === place.card) ||
+      inPile[Math.min(place.inPile, inPile.length - 1)] ||
+      available[Math.min(place.overall, available.length - 1)];
+    target.focus();
+  }
+
+  draw(board, pending) {
     if (!board) {
       this.root.append(h("p", { class: "board-empty" }, "The cards are dealt when the race starts."));
       return;
