@@ -13,7 +13,14 @@ from cli.connected import add_plain_argument, add_server_argument, positive_spee
 from cli.output import board_text
 from cli.terminal_input import discard_typeahead
 from client import RaceClient
-from client.race_view import RaceView, attempt_ending_words, player_label, race_status_words
+from client.race_view import (
+    RaceView,
+    attempt_ending_words,
+    player_label,
+    race_status_words,
+    watched_status_note,
+    watched_status_words,
+)
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceStatus, ServerShutdown
 
 
@@ -117,7 +124,11 @@ async def _watch(args: argparse.Namespace) -> None:
     try:
         watching = await client.watch(args.race)
         view = RaceView.of_watching(watching)
-        print(f"Watching race {args.race} ({race_status_words(watching.race.status)}), {watching.delay_ms / 1000:g} s behind the players.")
+        status = watched_status_words(watching.race.status, watching.status_now, watching.delay_ms)
+        print(f"Watching race {args.race} ({status}), {watching.delay_ms / 1000:g} s behind the players.")
+        note = watched_status_note(watching.race.status, watching.status_now, watching.delay_ms)
+        if note:
+            print(note)
         if view.layout is not None:
             print(view.deal_note())
             print_boards(view)

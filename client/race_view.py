@@ -110,6 +110,39 @@ def race_status_words(status: RaceStatus) -> str:
     return RACE_STATUSES.get(status, str(status).replace("_", " "))
 
 
+_STATUS_ORDER: Final = (RaceStatus.WAITING, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.FINISHED)
+
+
+def _lagging(shown: RaceStatus, now: RaceStatus | None) -> bool:
+    """Whether the race's status ``now`` (``watching.status_now``) is past ``shown`` (a spectator's view, one delay
+    behind): it started, finished or closed within the delay."""
+    if now is None or now is shown:
+        return False
+    return now is RaceStatus.CLOSED or (shown in _STATUS_ORDER and now in _STATUS_ORDER and _STATUS_ORDER.index(now) > _STATUS_ORDER.index(shown))
+
+
+def watched_status_words(shown: RaceStatus, now: RaceStatus | None, delay_ms: int) -> str:
+    """A watched race's status as true for the spectator: ``racing`` once the delayed view caught up, else what the
+    race is now with the lag, ``under way · shown 30 s late`` or ``finished · shown 30 s late``, never ``waiting for an
+    opponent`` for a race under way (the web page's ``dom.js`` ``watchedStatusText`` says the same)."""
+    if not _lagging(shown, now):
+        return race_status_words(shown)
+    if now is RaceStatus.CLOSED:
+        return race_status_words(now)
+    return f"{'finished' if now is RaceStatus.FINISHED else 'under way'} · shown {round(delay_ms / 1000)} s late"
+
+
+def watched_status_note(shown: RaceStatus, now: RaceStatus | None, delay_ms: int) -> str | None:
+    """What a spectator waits for while its view lags the race (None once caught up): ``The race is under way: you see
+    it 30 s late.`` (the web page's ``watchedStatusNote``)."""
+    if not _lagging(shown, now) or now is RaceStatus.CLOSED:
+        return None
+    late = f"{round(delay_ms / 1000)} s"
+    if now is RaceStatus.FINISHED:
+        return f"The race is over: you see it as it was played, {late} late, up to its result."
+    return f"The race is under way: you see it {late} late."
+
+
 def result_reason_words(reason: ResultReason) -> str:
     """``reached_first`` -> ``same count, reached first``."""
     return RESULT_REASONS.get(reason, str(reason).replace("_", " "))
@@ -210,6 +243,8 @@ class RaceView:
     difficulty: Difficulty | None = None
     analysis: RaceAnalysis | None = None
     """The post-race analysis, once the ``analysis`` event came."""
+    status_now: RaceStatus | None = None
+    """A spectator's: the race's status when the watch began (``watching.status_now``), which the delayed view lags."""
 
     @classmethod
     def of(cls, info: RaceInfo, slot: int | None = None) -> RaceView:
@@ -233,6 +268,7 @@ class RaceView:
     def of_watching(cls, watching: Watching) -> RaceView:
         """A spectator's view from a ``watching`` snapshot: both boards rebuilt from the layout and their actions."""
         view = cls.of(watching.race)
+        view.status_now = watching.status_now
         if watching.deal is not None:
             view.deal(watching.deal)
             for board in watching.boards:

@@ -418,7 +418,8 @@ class Dispatcher:
             raise ServiceError(ErrorCode.WATCH_LIMIT, f"a connection watches at most {MAX_WATCHED_PER_CONNECTION} races at once")
         snapshot = await self.spectate.watch(request.race)
         reply = Watching(
-            id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms, deal=snapshot.deal
+            id=request.id, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of, delay_ms=snapshot.delay_ms, deal=snapshot.deal,
+            status_now=snapshot.status_now,
         )
         after = snapshot.info.event_seq if request.after is None else min(request.after, snapshot.info.event_seq)
         await self._subscribe(state, request.race, SPECTATOR, after, delay_ms=snapshot.delay_ms, reply=reply)

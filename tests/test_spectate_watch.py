@@ -13,9 +13,10 @@ from race_helpers import events_until, play, player, seated_race, server_config,
 from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
+from client.race_view import RaceView, watched_status_note, watched_status_words
 from server.app import RaceServer
 from shared import Board, card_text
-from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, Started, WatcherCount, Watching
+from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, RaceStatus, Started, WatcherCount, Watching
 from shared.race.replay import replay
 
 
@@ -257,3 +258,40 @@ async def test_one_connection_watches_at_most_sixteen_races(race_server: RaceSer
     finally:
         await owner.close()
         await fan.close()
+
+
+async def test_a_spectator_is_told_a_race_under_way_or_finished_within_the_delay_and_nothing_it_hides(race_server: RaceServer) -> None:
+    """With a 600 s delay the snapshot of a race just started (or just finished) is the race before its first player
+    joined; ``status_now`` says it runs (finished), and the snapshot holds none of its moves, boards or result."""
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
+    eve = await player(race_server.url, "Eve")
+    try:
+        await play(race.ann, race.race_id, line[:3])
+        running = await eve.watch(race.race_id)
+        assert (running.race.status, running.status_now) == (RaceStatus.WAITING, RaceStatus.RUNNING)
+        assert running.boards == [] and running.deal is None and running.race.event_seq == 0
+        await eve.unwatch(race.race_id)
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        await race.ann.wait_for(RaceResult)
+        finished = await eve.watch(race.race_id)
+        assert (finished.race.status, finished.status_now) == (RaceStatus.WAITING, RaceStatus.FINISHED)
+        assert finished.boards == [] and finished.race.seed is None and finished.race.event_seq == 0
+        view = RaceView.of_watching(finished)
+        assert watched_status_words(view.status, view.status_now, finished.delay_ms) == "finished · shown 600 s late"
+    finally:
+        await race.close()
+        await eve.close()
+
+
+def test_a_watched_race_is_said_as_it_is_for_the_spectator() -> None:
+    waiting, countdown, running, finished = RaceStatus.WAITING, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.FINISHED
+    assert watched_status_words(waiting, running, 30_000) == "under way · shown 30 s late"
+    assert watched_status_words(countdown, running, 30_000) == "under way · shown 30 s late"
+    assert watched_status_words(running, finished, 30_000) == "finished · shown 30 s late"
+    assert watched_status_words(running, running, 30_000) == "racing"  # caught up (or live all along)
+    assert watched_status_words(finished, running, 30_000) == "finished"  # the view moved on past the watch's start
+    assert watched_status_words(waiting, RaceStatus.CLOSED, 30_000) == "closed"
+    assert watched_status_note(waiting, running, 30_000) == "The race is under way: you see it 30 s late."
+    assert watched_status_note(running, running, 30_000) is None

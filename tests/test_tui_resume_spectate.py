@@ -81,6 +81,24 @@ async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) 
         await race.close()
 
 
+async def test_watching_a_race_under_way_within_the_delay_says_so_not_waiting_for_an_opponent(race_server: RaceServer) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
+    await play(race.ann, race.race_id, line[:2])
+    app = FlowerGardenApp(race_server.url, WatchStart(race.race_id))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await shown(pilot, WatchScreen)
+            await until(pilot, lambda: "under way" in str(screen.query_one("#spectator-status").render()))
+            status = str(screen.query_one("#spectator-status").render())
+            assert "under way · shown 600 s late" in status and "waiting for an opponent" not in status
+            assert "The race is under way: you see it 600 s late." in str(screen.query_one("#spectator-message").render())
+            assert screen.view.boards == {}  # none of its moves before the delay
+            save_screenshot(app, "watch-delayed")
+    finally:
+        await race.close()
+
+
 async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_server: RaceServer) -> None:
     seed, line = winning_deal()
     race = await seated_race(race_server.url, RaceSettings(seed=seed))

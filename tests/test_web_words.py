@@ -1,18 +1,20 @@
-"""The web page says things in the same words as the terminal client: time limits (and the clock), refused moves."""
+"""The web page says things in the same words as the terminal client: time limits (and the clock), refused moves,
+a watched race that started or finished within the spectator delay."""
 
 from __future__ import annotations
 
 from browser_helpers import create_race, first_visit, http_url, launched_browser, shot
 from playwright.async_api import expect
-from race_helpers import player
+from race_helpers import play, player, seated_race
+from winning_lines import winning_deal
 
 from cli.lobby_command import entry_options
 from client.race_session import refusal_text
-from client.race_view import clock_text, time_limit_words
+from client.race_view import clock_text, time_limit_words, watched_status_words
 from server.app import RaceServer
 from shared import Board, card_text, rank_of
 from shared.moves import FOUNDATION, Move
-from shared.protocol import Error, LobbyEntry, RaceSettings, RaceStatus, Started
+from shared.protocol import Error, LobbyEntry, RaceResult, RaceSettings, RaceStatus, Started
 
 
 def test_the_terminal_writes_a_time_limit_as_a_clock_like_the_web_page() -> None:
@@ -62,3 +64,30 @@ async def test_a_refused_move_is_said_in_words_with_the_cards_of_the_move_list_a
             await shot(page, "words-refused-move")
         finally:
             await bob.close()
+
+
+async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_delay_showing_none_of_it(race_server: RaceServer) -> None:
+    """A 600 s delay: the delayed view is the race before anyone joined. The page said "waiting for an opponent"; now it
+    says what is true (under way / finished, shown 600 s late) and still shows no card, move or result."""
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
+    try:
+        await play(race.ann, race.race_id, line[:3])
+        async with launched_browser() as browser:
+            page = await browser.new_page()
+            await first_visit(page, http_url(race_server.url) + "/", "Eve")
+            status = page.locator(".watch-page .race-title [data-status]")
+            for now, words in [(RaceStatus.RUNNING, "The race is under way: you see it 600 s late."), (RaceStatus.FINISHED, "The race is over")]:
+                if now is RaceStatus.FINISHED:
+                    await race.ann.resign(race.race_id)
+                    await race.bob.resign(race.race_id)
+                    await race.ann.wait_for(RaceResult)
+                await page.goto(http_url(race_server.url) + f"/watch/{race.race_id}")
+                await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, now, 600_000))
+                await expect(page.locator(".watch-page .lag-note")).to_contain_text(words)
+                await shot(page, f"words-watch-delayed-{now.value}")
+                assert await page.locator(".watch-page .card").count() == 0 and await page.locator(".watch-page .result").count() == 0
+                assert "waiting for an opponent" not in await page.locator(".watch-page").inner_text()
+            await expect(page.locator(".watch-page a", has_text="Replay it now")).to_have_attribute("href", f"/replay/{race.race_id}")
+    finally:
+        await race.close()

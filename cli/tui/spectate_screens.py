@@ -16,7 +16,7 @@ from cli.tui.board import BoardWidget
 from cli.tui.race_screen import connection_words
 from client import Resumed
 from client.race_client import Incoming
-from client.race_view import RaceView, attempt_ending_words, clock_text, race_status_words
+from client.race_view import RaceView, attempt_ending_words, clock_text, watched_status_note, watched_status_words
 from shared.protocol import LIVE_STATUSES, RaceEvent, RaceResult, RaceStatus, Watching
 
 SPECTATOR_CSS = """
@@ -98,8 +98,11 @@ class WatchScreen(SpectatorScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.set_interval(0.5, self.redraw)
-        if self.view.status is RaceStatus.FINISHED:
-            self.say(f"The race is over: 'flowergarden replay {self.view.race_id}' shows it move by move.")
+        note = watched_status_note(self.view.status, self.view.status_now, self.delay_ms)
+        if self.view.status is RaceStatus.FINISHED or self.view.status_now is RaceStatus.FINISHED:
+            note = f"{note or 'The race is over:'} 'flowergarden replay {self.view.race_id}' shows it move by move."
+        if note:
+            self.say(note)
 
     def now(self) -> int:
         import time
@@ -108,7 +111,8 @@ class WatchScreen(SpectatorScreen):
 
     def status_text(self) -> str:
         view = self.view
-        parts = [f"Watching race [b]{view.race_id}[/]", race_status_words(view.status), *self.clock_parts(self.now()), f"{view.watchers} watching"]
+        status = watched_status_words(view.status, view.status_now, self.delay_ms)
+        parts = [f"Watching race [b]{view.race_id}[/]", status, *self.clock_parts(self.now()), f"{view.watchers} watching"]
         return "  ·  ".join(parts) + f"\n{self.delay_ms / 1000:g} s behind the players"
 
     async def incoming(self, item: Incoming | Resumed) -> None:

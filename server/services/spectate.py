@@ -37,6 +37,8 @@ class WatchSnapshot:
     as_of: int
     delay_ms: int
     deal: DealLayout | None
+    status_now: RaceStatus
+    """The race's status now, which ``info`` (as of ``as_of``) may lag."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,7 @@ class SpectateService:
                 line = await self.races.line(record, slot, count)
                 deal = line.deal
                 boards.append(board_view(slot, line.actions, replay(record.deal.seed, rules, line.actions), line.redeal_columns))
-        return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms, deal=deal)
+        return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms, deal=deal, status_now=record.status)
 
     async def replay_page(self, race_id: str, after: int, limit: int, player: str) -> EventPage:
         """Up to ``limit`` events after ``after`` of a finished race, as spectators see them (every move, its time); a

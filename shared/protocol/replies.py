@@ -19,6 +19,7 @@ from shared.protocol.records import (
     RaceInfo,
     RatingInfo,
 )
+from shared.protocol.states import RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +139,9 @@ class Watching(Message):
     """Each later event reaches this connection no earlier than its ``at`` plus this delay."""
     deal: DealLayout | None = None
     """The layout dealt (nil before the countdown): each board's ``moves`` replay on it."""
+    status_now: RaceStatus | None = None
+    """The race's status at the reply (``race.status`` is as of ``as_of``): so a spectator of a race that started or
+    finished within the delay is told so; no secret (``live_races`` lists races under way, a finished race replays)."""
 
 
 @dataclass(frozen=True, slots=True)

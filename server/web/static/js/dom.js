@@ -100,6 +100,31 @@ export function statusText(status) {
   return RACE_STATUSES[status] || String(status).replace(/_/g, " ");
 }
 
+const STATUS_ORDER = ["waiting", "countdown", "running", "finished"];
+
+/** Whether a race's status `now` (`watching.status_now`) is past the status `shown` (a spectator's snapshot, one
+ * delay ago, and the delayed events since): the race started, finished or closed within the delay. */
+function lagging(shown, now) {
+  return Boolean(now) && now !== shown && (now === "closed" || STATUS_ORDER.indexOf(now) > STATUS_ORDER.indexOf(shown));
+}
+
+/** A watched race's status as true for the spectator: "racing" when the delayed view has caught up, else what the
+ * race is now with the lag: "under way · shown 30 s late", "finished · shown 30 s late" — never "waiting for an
+ * opponent" for a race under way (the Python clients' `client/race_view.py` `watched_status_words`). */
+export function watchedStatusText(shown, now, delayMs) {
+  if (!lagging(shown, now)) return statusText(shown);
+  if (now === "closed") return statusText(now);
+  return `${now === "finished" ? "finished" : "under way"} · shown ${Math.round(delayMs / 1000)} s late`;
+}
+
+/** What a spectator waits for while its view lags the race (null once it has caught up): "The race is under way:
+ * you see it 30 s late." (`watched_status_note` in Python). */
+export function watchedStatusNote(shown, now, delayMs) {
+  if (!lagging(shown, now) || now === "closed") return null;
+  const late = `${Math.round(delayMs / 1000)} s`;
+  return now === "finished" ? `The race is over: you see it as it was played, ${late} late, up to its result.` : `The race is under way: you see it ${late} late.`;
+}
+
 /** Sentences for how an attempt ended and why a race ended. */
 export const ENDINGS = {
   playing: "playing",

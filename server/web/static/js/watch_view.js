@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { closedWhy, dealText, fill, h, settingsText, statusText } from "./dom.js";
+import { closedWhy, dealText, fill, h, settingsText, watchedStatusNote, watchedStatusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
 
@@ -37,6 +37,7 @@ class WatchView {
       return;
     }
     const state = RaceState.fromWatching(watching);
+    this.statusNow = watching.status_now; // the snapshot is one delay old: the race may have started or ended since
     this.app.track(state);
     this.show(state, watching.delay_ms);
   }
@@ -83,16 +84,21 @@ class WatchView {
   render() {
     const state = this.state;
     const now = this.now();
+    const note = watchedStatusNote(state.status, this.statusNow, this.delay);
     fill(this.header,
-      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, statusText(state.status))),
+      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, watchedStatusText(state.status, this.statusNow, this.delay))),
       h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
       clockLine(state, now),
     );
     for (const slot of [0, 1]) {
-      fill(this.panels[slot], playerPanel(state, slot, now, null));
+      // A race under way or over has both seats taken: one not seen yet is so only because of the delay.
+      const unseen = note && !state.players[slot].name;
+      fill(this.panels[slot], unseen ? h("div", { class: "player empty" }, h("span", { class: "name" }, `seated: you see who ${Math.round(this.delay / 1000)} s late`)) : playerPanel(state, slot, now, null));
       this.boards[slot].render(state.boards[slot]);
     }
-    if (state.result) fill(this.footer, resultTable(state), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay this race"));
+    const replayNow = this.statusNow === "finished" ? h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay it now") : null;
+    if (note) fill(this.footer, h("p", { class: "info lag-note" }, note), replayNow);
+    else if (state.result) fill(this.footer, resultTable(state), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay this race"));
     else if (state.status === "finished") fill(this.footer, h("p", {}, "This race is over. "), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay it"));
     else if (state.status === "closed") fill(this.footer, h("p", { class: "closed-reason" }, `This race was closed: ${closedWhy(state)}.`));
     else fill(this.footer, !state.boards[0] ? h("p", { class: "info" }, "The boards appear when the race starts.") : null);
