@@ -33,6 +33,14 @@ async def step_to_the_end_of_the_line(page: Page) -> None:
     await expect(page.locator(f'{ANN_BOARD} [data-pile="f"] [data-card="KS"]')).to_be_visible()
 
 
+BULLET_GAPS = """(items) => items.map((item) => {
+    const text = document.createRange();
+    text.selectNodeContents(item);
+    return Math.round(text.getClientRects()[0].left - item.getBoundingClientRect().left);
+})"""
+"""Per list item: how far right of the item's own left edge (where its outside bullet is drawn) its text starts."""
+
+
 async def test_the_replay_marks_the_fatal_move_and_steps_through_a_winning_line_from_any_point(redis_url: str) -> None:
     async with Redis.from_url(redis_url) as redis:
         await redis.delete(keys.analysis_queue(), keys.solve_from_key("address", "127.0.0.1"))
@@ -104,6 +112,10 @@ async def test_the_replay_marks_the_fatal_move_and_steps_through_a_winning_line_
             await page.goto(f"{http_url(server.url)}/race/{race.race_id}")
             result = page.locator(".result-overlay")
             await expect(result.locator('.analysis li[data-verdict="lost_at"]')).to_contain_text(f"lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL_SHOWN}")
+            await shot(page, "replay-analysis-05-race-result")
+            # Each bullet sits by its text (the centred result once put the bullets at the far left of the panel).
+            gaps = await result.locator(".analysis li").evaluate_all(BULLET_GAPS)
+            assert gaps and all(gap < 8 for gap in gaps), f"the text of an analysis line starts {gaps} px right of its bullet"
             await result.locator(".analysis-hint a").click()
             await expect(page.locator(".move-list li.fatal")).to_have_count(1)
             await context.close()

@@ -6,6 +6,8 @@ is, the colour is the result's own background, the same as beside the cards (the
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from browser_helpers import create_race, first_visit, http_url, launched_browser, pixels, shot
 from playwright.async_api import Page, ViewportSize, expect
 from race_helpers import player, server_config
@@ -84,4 +86,26 @@ async def test_on_a_phone_the_result_table_against_a_bot_fits_the_width_with_eve
         assert widths[0] <= widths[1], f"the result table is wider than the screen: {widths}"
         ended = await page.locator(".result-table th", has_text="Ended").bounding_box()
         assert ended is not None and ended["x"] + ended["width"] <= VIEWPORTS["phone"]["width"]
+        await context.close()
+
+
+SEAM_STEP = 12
+"""The largest change of a colour channel between two neighbouring rows of the page's margin: the felt's gradient
+changes by a unit or two over that; a seam (where one background ends and another begins) by more."""
+
+
+async def test_the_felts_gradient_runs_down_a_page_taller_than_the_screen_without_a_seam(race_server: RaceServer) -> None:
+    async with launched_browser() as browser:
+        context = await browser.new_context(viewport=VIEWPORTS["phone"])
+        page = await context.new_page()
+        await finished_race_page(page, race_server.url)
+        height = await page.evaluate("document.documentElement.scrollHeight")
+        top = await page.evaluate("Math.ceil(document.querySelector('header.top').getBoundingClientRect().bottom + window.scrollY) + 2")
+        assert height > VIEWPORTS["phone"]["height"] + 100, "the page is no taller than the screen"
+        await shot(page, "result-overlay-phone-full-page")
+        png = await page.screenshot(full_page=True)
+        column = await pixels(browser, png, [(1, y) for y in range(top, height - 1)])
+        jumps = [(top + index, max(abs(a - b) for a, b in zip(above, below))) for index, (above, below) in enumerate(pairwise(column))]
+        seams = [(y, jump) for y, jump in jumps if jump > SEAM_STEP]
+        assert not seams, f"the background has seams at (y, colour step) {seams[:5]} on a {height} px page"
         await context.close()
