@@ -6,6 +6,10 @@ what arrives with hiredis as it arrives (RESP2: in subscribed mode every reply i
 array) into an inbox that :meth:`DirectRaceChannels.read` takes at once. A lost connection is raised by the next
 read once the inbox is empty, as redis-py raises it; the hub then drops it and subscribes every race again on a new
 one (each confirmation starts a new generation that catches up from the stream, server/services/event_hub.py).
+
+A connection can also be lost without being closed (a half-open TCP connection: a network partition, a host or NAT
+that dropped it): nothing would ever arrive again, and the hub's recipients would wait for ever. So a connection
+silent for ``health_check_seconds`` is sent a PING, and one that then stays silent as long again counts as lost.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import Any
 
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.store.errors import translate_errors
 from server.store.race_channel import ChannelMessage, RaceChannels, ShardedRaceChannels, parse_channel_message, race_channel
@@ -32,6 +37,10 @@ class _Subscriber(asyncio.Protocol):
         self.error: Exception | None = None
         self.transport: asyncio.Transport | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self.last_heard = asyncio.get_running_loop().time()
+        """When something last arrived (or the connection was made)."""
+        self.ping_sent: float | None = None
+        """When a PING was sent that nothing has answered yet."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -45,6 +54,7 @@ class _Subscriber(asyncio.Protocol):
         self.transport.write(pack_command(command))
 
     def data_received(self, data: bytes) -> None:
+        self.last_heard, self.ping_sent = asyncio.get_running_loop().time(), None
         self.reader.feed(data)
         while (reply := self.reader.gets()) is not INCOMPLETE:
             if isinstance(reply, ErrorReply):
@@ -55,7 +65,7 @@ class _Subscriber(asyncio.Protocol):
                 parsed = parse_channel_message(kind, reply[1], reply[2])
                 if parsed is not None:
                     self.inbox.append(parsed)
-            # anything else is AUTH's +OK
+            # anything else is AUTH's +OK or a PING's pong
         self._wake()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -93,8 +103,9 @@ class DirectRaceChannels:
     Only :meth:`read` takes messages (one task); :meth:`listen` and :meth:`forget` only send.
     """
 
-    def __init__(self, address: DirectAddress) -> None:
+    def __init__(self, address: DirectAddress, *, health_check_seconds: float = 5.0) -> None:
         self.address = address
+        self.health_check_seconds = health_check_seconds
         self._link: _Subscriber | None = None
         self._opening = asyncio.Lock()
         self._listening = asyncio.Event()
@@ -131,6 +142,7 @@ class DirectRaceChannels:
                 async with asyncio.timeout(timeout):
                     await self._listening.wait()
             return []
+        self._check_health(link)
         await link.wait(timeout)
         if link.inbox:
             found = link.inbox[:limit]
@@ -139,6 +151,18 @@ class DirectRaceChannels:
         if link.error is not None:
             raise link.error
         return []
+
+    def _check_health(self, link: _Subscriber) -> None:
+        """PING a connection silent for ``health_check_seconds``; lose it if the PING stays unanswered as long."""
+        now = asyncio.get_running_loop().time()
+        if link.error is not None:
+            return
+        if link.ping_sent is not None:
+            if now - link.ping_sent >= self.health_check_seconds:
+                link.lose(RedisTimeoutError(f"the race channels' connection did not answer a PING within {self.health_check_seconds:g} s"))
+        elif now - link.last_heard >= self.health_check_seconds:
+            link.send("PING")
+            link.ping_sent = now
 
     def drop(self) -> None:
         """Forget the connection and every subscription at once (after a failure): the next :meth:`listen` opens a
