@@ -13,7 +13,9 @@ call through redis-py, 12 us for the same command written on a bare asyncio prot
   script and runs it again), so the store translates failures exactly as before;
 - a reply later than ``timeout`` fails every waiting command with redis-py's ``TimeoutError`` and drops the
   connection (its later replies could no longer be matched); a lost connection fails them with ``ConnectionError``;
-  the next command connects again.
+  the next command connects again. Commands that arrive while a connection is being made wait for that attempt, and
+  if it fails they all fail with it: each waits for one attempt at most, never for a queue of attempts one after the
+  other (on a stalled Redis that queue grew by ``connect_timeout`` per waiting command).
 
 Used by :class:`server.store.durability.ScriptRunner` for one Redis reached over TCP, at durability ``primary`` or
 ``fsync`` (``replica`` sends a WAIT with each script through redis-py's pipeline; a Redis Cluster routes by slot).
@@ -183,6 +185,10 @@ class ScriptPipeline:
         self.address = address
         self._link: _Link | None = None
         self._connecting = asyncio.Lock()
+        self._attempts_ended = 0
+        """Connection attempts that succeeded or failed so far."""
+        self._failure: Exception | None = None
+        """Why the last attempt failed (None once one succeeded, or when it was cancelled)."""
 
     @classmethod
     def for_client(cls, client: Any) -> ScriptPipeline | None:
@@ -215,31 +221,46 @@ class ScriptPipeline:
         return await link.call(pack_command(command))
 
     async def _connect(self) -> _Link:
+        ended = self._attempts_ended
         async with self._connecting:
             if self._link is not None and not self._link.closed:
                 return self._link
-            address = self.address
-            link = await address.open(lambda: _Link(address.timeout))
+            if self._attempts_ended != ended and self._failure is not None:  # the attempt this caller waited for failed
+                raise type(self._failure)(str(self._failure))
+            self._failure = None
             try:
-                async with asyncio.timeout(address.connect_timeout):
-                    hello: tuple[Any, ...] = ("HELLO", 3)
-                    if address.password is not None:
-                        hello += ("AUTH", address.username or "default", address.password)
-                    replies = [link.call(pack_command(hello))]
-                    if address.db:
-                        replies.append(link.call(pack_command(("SELECT", address.db))))
-                    for reply in replies:
-                        answer = await reply
-                        if isinstance(answer, Exception):
-                            raise answer
-            except TimeoutError:
-                link.fail(RedisTimeoutError("Timeout connecting to Redis"))
-                raise RedisTimeoutError(f"Timeout connecting to Redis at {address.host}:{address.port}") from None
-            except BaseException:
-                link.fail(RedisConnectionError("the script connection to Redis failed to start"))
+                link = await self._open()
+            except Exception as error:
+                self._failure = error
                 raise
+            finally:
+                self._attempts_ended += 1
             self._link = link
             return link
+
+    async def _open(self) -> _Link:
+        """A new connection, past its HELLO (and SELECT)."""
+        address = self.address
+        link = await address.open(lambda: _Link(address.timeout))
+        try:
+            async with asyncio.timeout(address.connect_timeout):
+                hello: tuple[Any, ...] = ("HELLO", 3)
+                if address.password is not None:
+                    hello += ("AUTH", address.username or "default", address.password)
+                replies = [link.call(pack_command(hello))]
+                if address.db:
+                    replies.append(link.call(pack_command(("SELECT", address.db))))
+                for reply in replies:
+                    answer = await reply
+                    if isinstance(answer, Exception):
+                        raise answer
+        except TimeoutError:
+            link.fail(RedisTimeoutError("Timeout connecting to Redis"))
+            raise RedisTimeoutError(f"Timeout connecting to Redis at {address.host}:{address.port}") from None
+        except BaseException:
+            link.fail(RedisConnectionError("the script connection to Redis failed to start"))
+            raise
+        return link
 
     async def close(self) -> None:
         """Close the connection (commands still waiting fail with ConnectionError)."""
