@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
+from typing import Self
 
 
 class _Pair:
@@ -48,7 +49,7 @@ class SilenceableProxy:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    async def __aenter__(self) -> SilenceableProxy:
+    async def __aenter__(self) -> Self:
         self._server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
