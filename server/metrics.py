@@ -188,7 +188,7 @@ def connection_closed(code: int | None) -> None:
 
 
 def handshake_refused(reason: str) -> None:
-    """A connection attempt was refused before the handshake (``banned``, ``draining``)."""
+    """A connection attempt was refused before the handshake (``banned``, ``draining``, ``store_unavailable``)."""
     HTTP_REFUSED.labels(reason).inc()
 
 

@@ -20,7 +20,7 @@ from websockets.http11 import Response
 
 from server import logs, metrics
 from server.services.errors import ServiceError
-from server.store import BanKind, OpsStore, RaceStore
+from server.store import BanKind, OpsStore, RaceStore, StoreUnavailable
 from server.transport import LiveConnection, Transport
 from shared.protocol import CloseCode, ErrorCode, RaceStatus, Request, ServerShutdown
 
@@ -72,7 +72,12 @@ class Operations:
         if not self.accepting:
             metrics.handshake_refused("draining")
             return _json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": "server_draining", "message": "this server accepts no new connections"})
-        ban = await self.ops_store.ban_of(BanKind.IP, client)
+        try:
+            ban = await self.ops_store.ban_of(BanKind.IP, client)
+        except StoreUnavailable as error:  # the ban cannot be checked: refuse, as /ready says, and let the client retry
+            metrics.handshake_refused("store_unavailable")
+            logs.warning("connection_refused_store_unavailable", peer=client, error=str(error))
+            return _json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": "unavailable", "message": "the store is unavailable; try again"})
         if ban is not None:
             metrics.handshake_refused("banned")
             logs.event("connection_refused_banned", peer=client, until=ban.until)
