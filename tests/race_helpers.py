@@ -14,7 +14,7 @@ from server.services.lobby import LobbyLimits
 from server.services.sessions import SessionLimits
 from server.store import InviteLimits, RaceStore, deal_texts
 from server.transport import TransportLimits
-from shared.protocol import Countdown, RaceEvent, RaceSettings, Started
+from shared.protocol import Countdown, MoveMade, Progress, RaceEvent, RaceSettings, Started
 
 GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
 """Invite guessing limits that the whole suite, all from one address, never reaches (tests of the limits set their own)."""
@@ -94,6 +94,16 @@ async def events_until(client: RaceClient, last: Callable[[RaceEvent], bool], ti
             events.append(event)
             if last(event):
                 return events
+
+
+async def assert_stream_resumed(spectator: RaceClient, race: Race, after: int, bob_moves: int, seen: list[RaceEvent] | None = None) -> None:
+    """After a fault of the race channels: ``spectator`` (watching after event ``after``; ``seen``: what it received
+    already) receives every event up to Bob's move ``bob_moves`` once and in order, and Ann's progress events of them
+    come in order, none twice."""
+    seen = [*(seen or []), *await events_until(spectator, lambda event: isinstance(event, MoveMade) and event.move_seq == bob_moves)]
+    assert [event.seq for event in seen] == list(range(after + 1, seen[-1].seq + 1))
+    progress = await events_until(race.ann, lambda event: isinstance(event, Progress) and event.seq == seen[-1].seq)
+    assert [event.seq for event in progress] == sorted({event.seq for event in progress})
 
 
 async def events_until_each(client: RaceClient, *kinds: type[RaceEvent], timeout: float = 10.0) -> list[RaceEvent]:

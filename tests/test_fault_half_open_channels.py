@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from race_helpers import events_until, play, player, seated_race, server_config
+from race_helpers import assert_stream_resumed, events_until, play, player, seated_race, server_config
 from redis.asyncio import Redis
 from tcp_proxy import SilenceableProxy
 from winning_lines import winning_deal
 
 from server.app import RaceServer
 from server.store import DirectRaceChannels
-from shared.protocol import MoveMade, Progress, RaceSettings
+from shared.protocol import MoveMade, RaceSettings
 
 
 async def pubsub_ports(admin: Redis) -> set[int]:
@@ -36,10 +36,7 @@ async def test_a_half_open_channel_connection_is_noticed_and_the_events_publishe
             seen = await events_until(eve, lambda event: isinstance(event, MoveMade) and event.move_seq == 2)
             assert proxy.silence(await pubsub_ports(admin)) == 1  # nothing arrives on it any more; it is never closed
             await play(race.bob, race.race_id, line[2:6])  # published into the silent connection
-            seen += await events_until(eve, lambda event: isinstance(event, MoveMade) and event.move_seq == 6)
-            assert [event.seq for event in seen] == list(range(watching.race.event_seq + 1, seen[-1].seq + 1))
-            progress = await events_until(race.ann, lambda event: isinstance(event, Progress) and event.seq == seen[-1].seq)
-            assert [event.seq for event in progress] == sorted({event.seq for event in progress})
+            await assert_stream_resumed(eve, race, watching.race.event_seq, 6, seen)
         finally:
             await race.close()
             await eve.close()
