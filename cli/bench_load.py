@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import math
 import multiprocessing
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,7 @@ from typing import Any
 
 import redis
 
+from cli.bench_cpu_budget import CpuBudgetUnavailable, CpuGroup, budget_fraction, find_hierarchy
 from cli.bench_workers import WorkOrder, WorkResult, work
 from cli.output import EXIT_OK, CommandError, emit_json, help_text
 from cli.serve_command import _non_negative_int, _positive_int
@@ -75,6 +78,19 @@ def register(kinds: Any) -> None:
     parser.add_argument("--interval", type=float, default=1.0, metavar="SECONDS", help="open loop: seconds between one player's actions (default 1)")
     parser.add_argument("--seconds", type=float, default=5.0, metavar="SECONDS", help="measured time per server (default 5, at most 120)")
     parser.add_argument("--processes", type=int, choices=[1, 2], default=1, help="server processes (default 1)")
+    parser.add_argument(
+        "--cpu-per-process", type=budget_fraction, metavar="CORES",
+        help="cap every server process, the race server's and the floor server's alike, at this fraction of one core "
+        "(a Linux CPU cgroup quota per process, e.g. 0.4; needs root): emulates processes with a core each, so that "
+        "2 processes can be compared with 1 on a machine whose cores Redis and the load generators share; Redis "
+        "and the load generators are not capped. Fails, never runs uncapped, where no cgroup can be made",
+    )
+    parser.add_argument(
+        "--compare-processes", action="store_true",
+        help="run 1 and 2 server processes back to back for --rounds rounds (order alternating: 1,2 then 2,1, ...) "
+        "and print the scaling ratio of 2 processes against 1 for the race server and the floor server",
+    )
+    parser.add_argument("--rounds", type=_positive_int, default=2, metavar="N", help="--compare-processes: rounds (default %(default)s)")
     parser.add_argument("--workers", type=_positive_int, default=2, metavar="N", help="load generator processes (default 2)")
     parser.add_argument("--no-floor", action="store_true", help="skip the floor server (no ratios)")
     parser.add_argument(
@@ -145,9 +161,19 @@ def wait_listening(process: subprocess.Popen[str], what: str) -> int:
     return found[0]
 
 
+@dataclass(slots=True)
+class ServerProcess:
+    """One started server process: its pid, its WebSocket URL and, under ``--cpu-per-process``, its CPU group."""
+
+    pid: int
+    url: str
+    group: CpuGroup | None
+
+
 @contextlib.contextmanager
-def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -> Iterator[list[tuple[int, str]]]:
-    """``count`` processes of the project server or the floor server: (pid, ws URL) each; stopped on leaving."""
+def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -> Iterator[list[ServerProcess]]:
+    """``count`` processes of the project server or the floor server, each capped at ``args.cpu_per_process`` of a
+    core from its start when given; stopped (and their CPU groups removed) on leaving."""
     root = Path(__file__).resolve().parent.parent
     if target == "project" and args.server_checkout is not None:
         root = args.server_checkout.resolve()
@@ -163,13 +189,22 @@ def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -
     else:
         command = [sys.executable, "-m", "cli.bench_floor", "--redis", redis_url, "--port", "0"]
     started: list[subprocess.Popen[str]] = []
+    groups: list[CpuGroup] = []
     try:
-        urls = []
+        listening = []
         for _ in range(count):
             process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=environment, cwd=root)
             started.append(process)
-            urls.append((process.pid, f"ws://127.0.0.1:{wait_listening(process, target + ' server')}"))
-        yield urls
+            group = None
+            if args.cpu_per_process is not None:
+                try:
+                    group = CpuGroup.cap(args.cpu_hierarchy, process.pid, args.cpu_per_process)
+                except CpuBudgetUnavailable as error:
+                    raise CommandError("no_cpu_budget", str(error)) from None
+                groups.append(group)
+            port = wait_listening(process, target + " server")
+            listening.append(ServerProcess(process.pid, f"ws://127.0.0.1:{port}", group))
+        yield listening
     finally:
         for process in started:
             process.terminate()
@@ -178,6 +213,9 @@ def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait(10)
+        for group in groups:
+            group.remove()
 
 
 # --- one measured run ----------------------------------------------------------------------------------------
@@ -204,7 +242,15 @@ class Figures:
     unsolicited: int = 0
     races: int = 0
     started_races: int = 0
+    processes: int = 1
+    cpu_budget: float | None = None
+    """The fraction of a core each server process was capped at (``--cpu-per-process``), None when uncapped."""
+    periods: int = 0
+    throttled_periods: int = 0
+    """Of the server processes' 100 ms quota periods during the measured time, those in which the quota ran out."""
     commandstats: dict[str, float] = field(default_factory=dict)
+    command_totals: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """Per Redis command (including those scripts call): calls and µs spent during the measured time."""
     server_output: list[str] = field(default_factory=list)
 
     @property
@@ -241,8 +287,9 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
     idle = split(args.idle_races, len(race_counts)) if args.idle_races else [0] * len(race_counts)
     context = multiprocessing.get_context("spawn")
     with servers(target, redis_url, args.processes, args) as started:
-        pids = [pid for pid, _ in started]
-        urls = tuple(url for _, url in started)
+        pids = [server.pid for server in started]
+        urls = tuple(server.url for server in started)
+        groups = [server.group for server in started if server.group is not None]
         rss_before = sum(rss_bytes(pid) for pid in pids)
         barrier = context.Barrier(len(race_counts) + 1, timeout=max(120.0, (args.races + args.idle_races) * 0.2))
         start_time = context.Value("d", 0.0)
@@ -264,6 +311,7 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         client.config_resetstat()
         cpu_before = sum(cpu_seconds(pid) for pid in pids)
         redis_before = redis_cpu(client)
+        throttling_before = [group.throttling() for group in groups]
         start_time.value = time.time() + 0.3
         barrier.wait()
         profiler = start_profiler(args.profile, pids[0], args.seconds) if target == "project" and args.profile else None
@@ -279,6 +327,7 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         elapsed = time.time() - start_time.value
         cpu_after = sum(cpu_seconds(pid) for pid in pids)
         redis_after = redis_cpu(client)
+        throttling = [(after[0] - before[0], after[1] - before[1]) for before, after in zip(throttling_before, (g.throttling() for g in groups), strict=True)]
         stats: dict[str, Any] = client.info("commandstats")
         output = [line for pid in pids for line in SERVER_OUTPUT.get(pid, [])[-5:]]
         for worker in workers:
@@ -305,7 +354,12 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         races=sum(race_counts),
         started_races=sum(result.started_races for result in collected),
         server_output=output,
+        processes=len(pids),
+        cpu_budget=args.cpu_per_process,
+        periods=sum(periods for periods, _ in throttling),
+        throttled_periods=sum(throttled for _, throttled in throttling),
         commandstats={name.removeprefix("cmdstat_"): float(value["usec_per_call"]) for name, value in stats.items() if isinstance(value, dict)},
+        command_totals={name.removeprefix("cmdstat_"): (int(value["calls"]), float(value["usec"])) for name, value in stats.items() if isinstance(value, dict)},
     )
     for result in collected:
         for code, count in result.refusals.items():
@@ -391,15 +445,37 @@ def rows(project: Figures, floor: Figures | None) -> list[tuple[str, float, floa
         pair("server CPU us/move", lambda f: f.per_move_us(f.server_cpu)),
         pair("Redis CPU us/move", lambda f: f.per_move_us(f.redis_cpu)),
         pair("load generator CPU us/move", lambda f: f.per_move_us(f.load_cpu)),
+        pair("Redis CPU % of a core", lambda f: _percent_of_core(f.redis_cpu, f)),
+        pair("load gen. CPU % of a core", lambda f: _percent_of_core(f.load_cpu, f)),
         pair("server RSS KiB/race", lambda f: f.rss_per_race_kib),
     ]
 
 
 def run_bench_load(args: argparse.Namespace) -> int:
-    """Run the load against the project server, then the floor server, and print the comparison."""
+    """Run the load against the project server, then the floor server, and print the comparison (with
+    ``--compare-processes``: each with 1 and with 2 processes, over rounds, and the scaling ratios)."""
     if not 0 < args.seconds <= 120 or not 0.05 <= args.interval <= 60:
         raise CommandError("bad_argument", "--seconds must be in (0, 120] and --interval in [0.05, 60]")
+    if args.compare_processes and args.mode == "burst":
+        raise CommandError("bad_argument", "--compare-processes measures moves/s: use it with --mode closed or open")
+    args.cpu_hierarchy = None
+    if args.cpu_per_process is not None:
+        try:  # before anything starts: a budget that cannot be applied must not become an uncapped run
+            args.cpu_hierarchy = find_hierarchy()
+        except CpuBudgetUnavailable as error:
+            raise CommandError("no_cpu_budget", str(error)) from None
+    counts = [(1, 2) if index % 2 == 0 else (2, 1) for index in range(args.rounds)] if args.compare_processes else [(args.processes,)]
+    runs = _measure_all(args, [count for round_counts in counts for count in round_counts])
+    if args.compare_processes:
+        return _report_scaling(args, runs)
+    _, project, floor = runs[0]
+    return _report(args, project, floor)
+
+
+def _measure_all(args: argparse.Namespace, counts: Sequence[int]) -> list[tuple[int, Figures, Figures | None]]:
+    """One embedded Redis; per entry of ``counts``, the project's and then the floor's run with that many processes."""
     progress = not args.json
+    runs: list[tuple[int, Figures, Figures | None]] = []
     with tempfile.TemporaryDirectory(prefix="fg-bench-") as folder:
         store = EmbeddedRedis(Path(folder), persistent=False)
         try:
@@ -407,27 +483,32 @@ def run_bench_load(args: argparse.Namespace) -> int:
         except RedisUnavailable as error:
             raise CommandError("no_redis", str(error)) from None
         try:
-            project = measure("project", args, store.url, progress)
-            floor = None if args.no_floor else measure("floor", args, store.url, progress)
+            for count in counts:
+                one = copy.copy(args)
+                one.processes = count
+                project = measure("project", one, store.url, progress)
+                floor = None if args.no_floor else measure("floor", one, store.url, progress)
+                runs.append((count, project, floor))
         finally:
             store.stop()
+    return runs
+
+
+def _report(args: argparse.Namespace, project: Figures, floor: Figures | None) -> int:
+    """Print (or emit as JSON) one run's figures beside the floor's."""
     report = rows(project, floor)
-    idle = f", {args.idle_races} idle races beside" if args.idle_races else ""
-    shape = {
-        "closed": f"closed loop, {args.connections} connections{idle}",
-        "open": f"open loop, {args.races} races at one action per {args.interval:g} s per player, {args.spectators} spectators{idle}",
-        "burst": f"set-up burst of {args.races} races",
-    }[args.mode]
+    shape = _shape(args)
     profile = profile_summary(args.profile) if args.profile and args.profile.exists() else []
     if args.json:
         emit_json({
             "profile": [{"function": name, "inclusive_percent": inclusive, "self_percent": own} for name, inclusive, own in profile],
             "mode": args.mode, "shape": shape, "processes": args.processes, "workers": args.workers, "seconds": args.seconds,
+            "cpu_per_process": args.cpu_per_process, "cpu_budget_by": args.cpu_hierarchy and args.cpu_hierarchy.label,
             "project": _figures_json(project), "floor": None if floor is None else _figures_json(floor),
             "rows": [{"figure": name, "project": _finite(mine), "floor": _finite(theirs), "ratio": _finite(ratio)} for name, mine, theirs, ratio in report],
         })  # fmt: skip
         return EXIT_OK
-    print(f"{shape}; {args.processes} server process(es), {args.workers} load workers, {args.seconds:g} s measured")
+    print(f"{shape}; {args.processes} server process(es){_budget_text(args)}, {args.workers} load workers, {args.seconds:g} s measured")
     print(f"{'figure':<28}{'project':>12}{'floor':>12}{'ratio':>8}")
     for name, mine, theirs, ratio in report:
         print(f"{name:<28}{_number(mine):>12}{_number(theirs):>12}{_number(ratio, 2):>8}")
@@ -441,8 +522,12 @@ def run_bench_load(args: argparse.Namespace) -> int:
             extra.append(f"{len(figures.setup_errors)} set-up errors, e.g. {figures.setup_errors[0]}")
         if args.mode == "burst" and figures.target == "project":
             extra.append(f"{figures.started_races} of {figures.races} races started; {figures.unsolicited} requests answered twice")
+        if figures.cpu_budget is not None:
+            extra.append(_budget_use(figures))
         top = sorted(figures.commandstats.items(), key=lambda item: -item[1])[:3]
         extra.append("Redis us/call: " + ", ".join(f"{name} {value:.1f}" for name, value in top))
+        busiest = sorted(figures.command_totals.items(), key=lambda item: -item[1][1])[:4]
+        extra.append("Redis calls/s (us/s): " + ", ".join(f"{name} {calls / figures.seconds:,.0f} ({usec / figures.seconds:,.0f})" for name, (calls, usec) in busiest))
         print(f"{figures.target}: " + "; ".join(extra))
         if (figures.refusals or figures.setup_errors) and figures.server_output:
             print(f"{figures.target} server said last:\n  " + "  ".join(figures.server_output[-5:]), end="")
@@ -453,6 +538,72 @@ def run_bench_load(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _shape(args: argparse.Namespace) -> str:
+    idle = f", {args.idle_races} idle races beside" if args.idle_races else ""
+    return {
+        "closed": f"closed loop, {args.connections} connections{idle}",
+        "open": f"open loop, {args.races} races at one action per {args.interval:g} s per player, {args.spectators} spectators{idle}",
+        "burst": f"set-up burst of {args.races} races",
+    }[args.mode]
+
+
+def _budget_text(args: argparse.Namespace) -> str:
+    if args.cpu_per_process is None:
+        return " (uncapped)"
+    return f" capped at {args.cpu_per_process:g} of a core each ({args.cpu_hierarchy.label})"
+
+
+def _budget_use(figures: Figures) -> str:
+    """How much of its budget the server used, and how often the quota ran out (it was the limit)."""
+    budget = (figures.cpu_budget or 0) * figures.processes * figures.seconds
+    used = figures.server_cpu / budget if budget else math.nan
+    throttled = figures.throttled_periods / figures.periods if figures.periods else math.nan
+    return f"server used {used:.0%} of its CPU budget, quota ran out in {throttled:.0%} of 100 ms periods"
+
+
+def scaling(runs: Sequence[tuple[int, Figures, Figures | None]], target: str) -> list[float]:
+    """Per round, moves/s with 2 processes over moves/s with 1 (runs in pairs, as run_bench_load makes them)."""
+    ratios = []
+    for first, second in zip(runs[0::2], runs[1::2], strict=True):
+        pair = {count: project if target == "project" else floor for count, project, floor in (first, second)}
+        one, two = pair[1], pair[2]
+        if one is not None and two is not None:
+            ratios.append(_ratio(two.moves_per_second, one.moves_per_second))
+    return ratios
+
+
+def _report_scaling(args: argparse.Namespace, runs: Sequence[tuple[int, Figures, Figures | None]]) -> int:
+    """Print (or emit as JSON) every run of ``--compare-processes`` and the scaling ratios."""
+    ratios = {target: scaling(runs, target) for target in ("project", "floor")}
+    if args.json:
+        emit_json({
+            "mode": args.mode, "shape": _shape(args), "compare_processes": True, "rounds": args.rounds, "workers": args.workers,
+            "seconds": args.seconds, "cpu_per_process": args.cpu_per_process, "cpu_budget_by": args.cpu_hierarchy and args.cpu_hierarchy.label,
+            "runs": [{"processes": count, "project": _figures_json(project), "floor": None if floor is None else _figures_json(floor)}
+                     for count, project, floor in runs],
+            "scaling": {target: [_finite(ratio) for ratio in values] for target, values in ratios.items()},
+        })  # fmt: skip
+        return EXIT_OK
+    print(f"{_shape(args)}; 1 against 2 server processes{_budget_text(args)}, {args.rounds} rounds, {args.workers} load workers, {args.seconds:g} s measured each")
+    header = f"{'run':<5}{'target':<9}{'procs':>6}{'moves/s':>10}{'p99 ms':>9}{'server %':>10}{'us/move':>9}{'Redis %':>9}{'load %':>8}"
+    print(header + ("  budget" if args.cpu_per_process is not None else ""))
+    for number, (count, project, floor) in enumerate(runs, 1):
+        for figures in filter(None, (project, floor)):
+            line = (f"{number:<5}{figures.target:<9}{count:>6}{_number(figures.moves_per_second, 0):>10}{_number(figures.p99_ms):>9}"
+                    f"{_number(_percent_of_core(figures.server_cpu, figures)):>10}{_number(figures.per_move_us(figures.server_cpu)):>9}"
+                    f"{_number(_percent_of_core(figures.redis_cpu, figures)):>9}{_number(_percent_of_core(figures.load_cpu, figures)):>8}")  # fmt: skip
+            print(line + (f"  {_budget_use(figures)}" if figures.cpu_budget is not None else ""))
+    for target, values in ratios.items():
+        if values:
+            shown = ", ".join(_number(value, 2) for value in values)
+            print(f"{target}: 2 processes / 1 = {shown} (median {_number(statistics.median(values), 2)})")
+    return EXIT_OK
+
+
+def _percent_of_core(cpu: float, figures: Figures) -> float:
+    return cpu / figures.seconds * 100 if figures.seconds else math.nan
+
+
 def _figures_json(figures: Figures) -> dict[str, Any]:
     return {
         "moves": figures.moves, "offered": figures.offered, "moves_per_second": _finite(figures.moves_per_second),
@@ -461,6 +612,9 @@ def _figures_json(figures: Figures) -> dict[str, Any]:
         "rss_per_race_kib": _finite(figures.rss_per_race_kib), "refusals": figures.refusals, "events": figures.events,
         "setup_errors": figures.setup_errors, "unsolicited_replies": figures.unsolicited, "server_output": figures.server_output,
         "races": figures.races, "started_races": figures.started_races, "redis_usec_per_call": figures.commandstats,
+        "redis_commands": {name: {"calls": calls, "usec": usec} for name, (calls, usec) in figures.command_totals.items()},
+        "processes": figures.processes, "cpu_budget": figures.cpu_budget,
+        "quota_periods": {"total": figures.periods, "throttled": figures.throttled_periods},
     }  # fmt: skip
 
 

@@ -4,10 +4,15 @@ both servers were driven and measured)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from server_processes import ROOT
+
+from cli.bench_cpu_budget import CpuBudgetUnavailable, CpuGroup, find_hierarchy
 
 
 def test_bench_load_drives_the_race_server_and_the_floor_server_and_reports_both_as_json() -> None:
@@ -29,3 +34,39 @@ def test_bench_load_help_explains_the_modes_in_plain_text() -> None:
     assert "floor server" in completed.stdout and "--spectators" in completed.stdout and "burst" in completed.stdout
     assert "``" not in completed.stdout  # the docstring's reST quotes are for the source, not for people
     assert "the race server (--processes 1 or 2)" in completed.stdout
+
+
+def _bench(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cli", "bench", "load", *arguments], check=False, cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_cpu_budget_outside_a_fraction_of_the_machines_cores_is_a_usage_error() -> None:
+    for value in ("0", "0.01", "99", "half"):
+        completed = _bench("--cpu-per-process", value)
+        assert completed.returncode == 2, (value, completed.stderr)
+        assert "--cpu-per-process" in completed.stderr and ("fraction of a core" in completed.stderr or "not a number" in completed.stderr)
+
+
+def test_comparing_process_counts_is_refused_for_the_set_up_burst() -> None:
+    completed = _bench("--mode", "burst", "--compare-processes", "--json")
+    assert completed.returncode == 1
+    assert json.loads(completed.stdout)["error"]["code"] == "bad_argument"
+
+
+def test_a_cpu_budget_that_no_cgroup_can_apply_fails_with_a_clear_message(tmp_path: Path) -> None:
+    with pytest.raises(CpuBudgetUnavailable, match="no cgroup CPU controller is mounted"):
+        find_hierarchy(tmp_path)
+    (tmp_path / "cgroup.controllers").write_text("memory io\n")  # a cgroup v2 without the cpu controller
+    with pytest.raises(CpuBudgetUnavailable, match="has no cpu controller"):
+        find_hierarchy(tmp_path)
+
+
+def test_a_process_that_cannot_enter_its_cpu_group_is_refused_rather_than_run_uncapped(tmp_path: Path) -> None:
+    (tmp_path / "cpu").mkdir()  # looks like a cgroup v1 hierarchy, but it is a plain folder: nothing is ever capped
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    hierarchy = find_hierarchy(tmp_path)
+    assert hierarchy.version == 1
+    with pytest.raises(CpuBudgetUnavailable, match="refusing to run uncapped"):
+        CpuGroup.cap(hierarchy, os.getpid(), 0.4)
