@@ -217,7 +217,7 @@ class AdminExecutor:
             before = await self.race_store.close_by_operator(race_id, str(args.get("reason") or "closed by an operator"))
         except StoreRefusal as refusal:
             raise AdminError(f"race {race_id}: {refusal.code}") from None
-        await self.lobby.race_ticked(race_id)  # out of the lobby list, its invite code freed
+        await self.lobby.races_ticked([race_id])  # out of the lobby list, its invite code freed
         logs.event("race_closed", race=race_id, reason=CloseReason.OPERATOR, status_before=before)
         metrics.race_status("closed")
         return {"closed": race_id, "status_before": before}

@@ -326,7 +326,7 @@ class RaceServer:
             quick_match=quick_match,
             rematch=RematchService(self.races, dealer),
         )
-        sweeper = TimerSweeper(store, interval=config.timer_interval, after_tick=self.lobby.race_ticked)
+        sweeper = TimerSweeper(store, interval=config.timer_interval, after_ticks=self.lobby.races_ticked)
         ops_store = OpsStore(self.redis)
         operations = self.operations = Operations(ops_store, store, self._healthy)
         self.admin = AdminExecutor(

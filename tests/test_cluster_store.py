@@ -110,7 +110,7 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     closed = race_id()
     await races.create_race(closed, Identity("eve", "Eve"), NEW_RACE)
     await races.close_by_operator(closed, "closed by the test")
-    await races.schedule(first, 0)
+    await races.schedule_many({first: 0})
     await races.due_races()
 
     entry = {"race": waiting, "name": "Cat"}

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,6 +39,10 @@ from server.store import (
 from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings, RaceStatus, as_map
 
 log = logging.getLogger(__name__)
+
+LEFT_LOBBY_REMEMBERED = 100_000
+"""Races this process took out of the lobby after a tick, remembered so as not to look at them again (then forgotten
+all at once: a forgotten race is only looked at once more)."""
 
 """A race is open (listed, joinable by invite, held by its owner) until it starts or closes."""
 
@@ -134,6 +138,7 @@ class LobbyService:
         self.invite_ttl_ms = invite_ttl_ms
         self._owners: set[Owner] = set()
         self._loop = BackgroundLoop("lobby: heartbeat")
+        self._left_lobby: set[str] = set()
         self.requeue: Callable[[RaceRecord], Awaitable[None]] | None = None
         """Puts a quick-match race whose second player left the countdown back into its queue (set by the quick-match
         service, which knows ratings)."""
@@ -271,11 +276,19 @@ class LobbyService:
             await self.races.leave(race_id, player, next_deal=record.deal, reason=reason, only_waiting=True)
             await self.store.close(race_id, record.invite)
 
-    async def race_ticked(self, race_id: str) -> None:
-        """After a deadline of the race fired: once it has started, it leaves the lobby and its invite code is freed."""
-        record = await self.races.find(race_id)
-        if record is None or record.status not in OPEN_STATUSES:
+    async def races_ticked(self, race_ids: Sequence[str]) -> None:
+        """After deadlines of the races fired: once one has started, it leaves the lobby and its invite code is freed.
+        Their statuses are read in one round trip; a race this process already took out is not looked at again (a
+        running race is ticked about once per presence lease)."""
+        statuses = await self.races.statuses([race_id for race_id in race_ids if race_id not in self._left_lobby])
+        for race_id, (status, _) in statuses.items():
+            if status in OPEN_STATUSES:
+                continue
+            record = None if status is None else await self.races.find(race_id)
             await self.store.close(race_id, None if record is None else record.invite)
+            if len(self._left_lobby) >= LEFT_LOBBY_REMEMBERED:
+                self._left_lobby.clear()
+            self._left_lobby.add(race_id)
 
     # --- heartbeats --------------------------------------------------------------------------------
 

@@ -737,17 +737,24 @@ class RaceStore:
 
         Emits ``disconnected``/``back``/``watchers`` events as presence changes; returns the race's next deadline.
         """
-        result = await self.scripts.presence(
-            keys=keys.race_keys(race_id),
-            args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms, lease_ms=lease_ms, leave=leave, members=list(members)),
-        )
-        return await self._due(race_id, result)
+        arguments = script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms, lease_ms=lease_ms, leave=leave, members=list(members))
+        return await self._due(race_id, await self._run_periodic(self.scripts.presence, race_id, arguments))
 
     @repeatable_with_result
     async def tick(self, race_id: str) -> int | None:
         """Enforce the race's due deadlines; returns the next one (ms) or None."""
-        result = await self.scripts.tick(keys=keys.race_keys(race_id), args=script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms))
-        return await self._due(race_id, result)
+        arguments = script_arguments(live_ttl=self.live_ttl_ms, record_ttl=self.record_ttl_ms)
+        return await self._due(race_id, await self._run_periodic(self.scripts.tick, race_id, arguments))
+
+    async def _run_periodic(self, script: Any, race_id: str, arguments: list[bytes]) -> Any:
+        """A presence or timer script, which every process runs for its races again and again: on the store's pipelined
+        connection where it has one (script_pipeline.py: many races' scripts issued together go out in one write, and
+        redis-py's per-command machinery is skipped), else through redis-py. Not acknowledged by a replica (as before:
+        a lost renewal or tick is made good by the next one)."""
+        pipeline = self.runner.pipeline
+        if pipeline is not None:
+            return await pipeline.run_script(script, keys.race_keys(race_id), arguments)
+        return await script(keys=keys.race_keys(race_id), args=arguments)
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -807,19 +814,27 @@ class RaceStore:
     # --- timers -----------------------------------------------------------------------------------
 
     @repeatable
-    async def schedule(self, race_id: str, due_ms: int) -> None:
-        """Put (or move) the race in the timer index at ``due_ms``."""
-        await self.redis.zadd(keys.TIMERS, {race_id: due_ms})
-
-    @repeatable
     async def schedule_earlier(self, race_id: str, due_ms: int) -> None:
         """Index the race at ``due_ms`` unless it is already due earlier (ZADD LT)."""
         await self.redis.zadd(keys.TIMERS, {race_id: due_ms}, lt=True)
 
     @repeatable
-    async def unschedule(self, race_id: str) -> None:
-        """Take the race out of the timer index."""
-        await self.redis.zrem(keys.TIMERS, race_id)
+    async def schedule_earlier_many(self, dues: Mapping[str, int]) -> None:
+        """:meth:`schedule_earlier` for many races in one command (a process's lease renewals)."""
+        if dues:
+            await self.redis.zadd(keys.TIMERS, dict(dues), lt=True)
+
+    @repeatable
+    async def schedule_many(self, dues: Mapping[str, int]) -> None:
+        """"Put (or move) each race in the timer index at its due time (ms), in one command (the sweeper, after its ticks)."""
+        if dues:
+            await self.redis.zadd(keys.TIMERS, dict(dues))
+
+    @repeatable
+    async def unschedule(self, *race_ids: str) -> None:
+        """Take the races out of the timer index."""
+        if race_ids:
+            await self.redis.zrem(keys.TIMERS, *race_ids)
 
     @repeatable
     async def due_races(self, limit: int = 100) -> list[str]:

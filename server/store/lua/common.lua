@@ -379,6 +379,11 @@ local function update_presence(now)
   end
 end
 
+-- The state fields next_due() reads: the presence and timer scripts read them with one HMGET (load_state) first.
+local DEADLINE_FIELDS = {'status', 'start_at', 'deadline', 'watchers', 'watchers_at',
+                         'p0_player', 'p0_state', 'p0_grace_until', 'p0_away', 'p0_told', 'p0_told_at',
+                         'p1_player', 'p1_state', 'p1_grace_until', 'p1_away', 'p1_told', 'p1_told_at'}
+
 -- The race's next deadline (ms; 0 for none): start, time limit, a grace period, the first lease to expire.
 local function next_due()
   local status = get('status')
