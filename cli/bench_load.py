@@ -46,6 +46,9 @@ LOAD_SETTINGS = {
 (settings by environment, docs/OPERATIONS.md; an older checkout that has no such setting ignores them)."""
 CLOSED_LOOP_SETTINGS = {"FLOWERGARDEN_LIMITS_RATE_PER_SECOND": "100000", "FLOWERGARDEN_LIMITS_BURST": "300000", "FLOWERGARDEN_MAX_ACTIONS": "100000000"}
 """As fast as acks return: past the default frame rate and action limit."""
+BUDGET_USED = 0.9
+"""Under ``--cpu-per-process``, a server that used less of its budget than this was not held back by its quota: the
+run does not show what a core of that speed per process gives."""
 SERVER_OUTPUT: dict[int, list[str]] = {}
 """The last lines each server process printed (shown when a run had errors)."""
 
@@ -558,7 +561,8 @@ def _budget_use(figures: Figures) -> str:
     budget = (figures.cpu_budget or 0) * figures.processes * figures.seconds
     used = figures.server_cpu / budget if budget else math.nan
     throttled = figures.throttled_periods / figures.periods if figures.periods else math.nan
-    return f"server used {used:.0%} of its CPU budget, quota ran out in {throttled:.0%} of 100 ms periods"
+    note = "" if used >= BUDGET_USED else " (under its budget: the machine or the load, not the quota, was the limit)"
+    return f"server used {used:.0%} of its CPU budget, quota ran out in {throttled:.0%} of 100 ms periods{note}"
 
 
 def scaling(runs: Sequence[tuple[int, Figures, Figures | None]], target: str) -> list[float]:
