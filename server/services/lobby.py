@@ -40,11 +40,11 @@ from shared.protocol import OPEN_STATUSES, CloseReason, ErrorCode, RaceSettings,
 
 log = logging.getLogger(__name__)
 
+"""A race is open (listed, joinable by invite, held by its owner) until it starts or closes."""
+
 LEFT_LOBBY_REMEMBERED = 100_000
 """Races this process took out of the lobby after a tick, remembered so as not to look at them again (then forgotten
 all at once: a forgotten race is only looked at once more)."""
-
-"""A race is open (listed, joinable by invite, held by its owner) until it starts or closes."""
 
 INVITE_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
 """32 symbols without 0/O and 1/I, so a code read aloud or from a screen is unambiguous."""
