@@ -129,3 +129,13 @@ async def test_a_sweep_ticks_every_due_race_and_indexes_each_at_its_next_deadlin
         assert await redis.zscore(keys.TIMERS, race) == min((await _leases(redis, race)).values())
     assert await redis.zscore(keys.TIMERS, over) is None
     assert sorted(handed) == sorted([*playing, over])
+
+
+async def test_a_tick_finds_seats_counted_as_followed_but_held_by_no_lease_away_even_before_any_deadline(redis: Redis) -> None:
+    races = RaceStore(redis)
+    race = secrets.token_hex(5)
+    await races.create_race(race, Identity("ann", "Ann"), NewRace(SettingsInForce(), sealed(Profile.CLASSIC, 7)))
+    await races.join_race(race, Identity("bob", "Bob"), countdown_ms=60_000, both_expected=True)  # a rematch's seats
+    await races.tick(race)  # long before the start: the seats, which no connection follows yet, are away all the same
+    state = keys.race_keys(race)[keys.STATE]
+    assert await redis.hget(state, "p0_away") != b"0" and await redis.hget(state, "p1_away") != b"0"

@@ -381,8 +381,8 @@ end
 
 -- The state fields next_due() reads: the presence and timer scripts read them with one HMGET (load_state) first.
 local DEADLINE_FIELDS = {'status', 'start_at', 'deadline', 'watchers', 'watchers_at',
-                         'p0_player', 'p0_state', 'p0_grace_until', 'p0_away', 'p0_told', 'p0_told_at',
-                         'p1_player', 'p1_state', 'p1_grace_until', 'p1_away', 'p1_told', 'p1_told_at'}
+                         'p0_player', 'p0_seen', 'p0_state', 'p0_grace_until', 'p0_away', 'p0_told', 'p0_told_at',
+                         'p1_player', 'p1_seen', 'p1_state', 'p1_grace_until', 'p1_away', 'p1_told', 'p1_told_at'}
 
 -- The race's next deadline (ms; 0 for none): start, time limit, a grace period, the first lease to expire.
 local function next_due()
@@ -397,9 +397,13 @@ local function next_due()
   for slot = 0, 1 do  -- a grace period only ends an attempt once the race runs (the start is considered above)
     if status == 'running' and get(pf(slot, 'state')) == 'playing' then consider(geti(pf(slot, 'grace_until'))) end
   end
-  for _, key in ipairs({K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS}) do
+  for index, key in ipairs({K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS}) do
     local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-    if first[2] then consider(tonumber(first[2])) end
+    if first[2] then
+      consider(tonumber(first[2]))
+    elseif index <= 2 and get(pf(index - 1, 'player')) and get(pf(index - 1, 'seen')) == '1' and geti(pf(index - 1, 'away')) == 0 then
+      consider(1)  -- a seat counted as followed that no lease holds (e.g. a rematch's, seated for its player) is away now
+    end
   end
   if redis.call('ZCARD', K_WATCHERS) ~= geti('watchers') then consider(geti('watchers_at') + WATCHERS_EVERY) end
   for slot = 0, 1 do
