@@ -465,6 +465,29 @@ async def test_a_whole_race_is_played_from_the_keyboard_alone_focus_staying_on_t
             await bob.close()
 
 
+async def test_a_race_page_opened_on_a_race_under_way_with_auto_move_on_plays_the_safe_cards(race_server: RaceServer) -> None:
+    """Auto-move acted only on an event or the countdown's end: a page that found its race already running (back in
+    the tab's history, or a quick match whose `started` came before the page) waited for an event that need never
+    come."""
+    board = ".race-page .table"
+    async with launched_browser() as browser:
+        page = await browser.new_page(viewport=DESKTOP)
+        await first_visit(page, http_url(race_server.url) + "/", "Kay")
+        race = await create_race(page, 15)  # seed 15: the ace of spades is in the bouquet, a safe foundation move
+        bob = await player(race_server.url, "Bob")
+        try:
+            await bob.join(race)
+            await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+            await expect(page.locator(f'{board} [data-pile="b"] [data-card="AS"]')).to_be_visible()
+            await page.evaluate("localStorage.setItem('fg.automove', '1')")  # on, but no event after it
+            await page.click("a.brand")  # to the lobby and back in the same tab: the page shows the race it follows
+            await expect(page.locator("#open-races")).to_be_visible()
+            await page.go_back()
+            await expect(page.locator(f'{board} [data-pile="f"] [data-card="AS"]')).to_be_visible()
+        finally:
+            await bob.close()
+
+
 async def test_on_a_phone_the_watch_pages_status_badge_stays_on_one_line(race_server: RaceServer) -> None:
     """"Waiting for an opponent" broke over two lines inside its pill beside "Watching <id>" at 390 px."""
     ann = await player(race_server.url, "Ann")

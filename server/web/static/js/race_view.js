@@ -186,17 +186,15 @@ class RaceView {
     const dealt = info.status !== "waiting" && info.status !== "closed";
     const state = dealt ? RaceState.forPlayer(info, reply.slot ?? 0) : new RaceState(info, reply.slot ?? 0);
     if (!dealt) state.lastSeq = info.event_seq;
-    this.setState(state);
     if (replaceUrl) history.replaceState({}, "", `/race/${info.race}`);
-    this.render();
+    this.show(state);
   }
 
   /** Opening a race page on a fresh connection (reload, closed tab, rematch): sync from event 1, fold the events. */
   async resume(race) {
     const synced = await this.conn.sync(race, 0);
     this.caughtUpSeq = synced.race.event_seq;
-    this.setState(RaceState.forPlayer(synced.race, synced.slot));
-    this.render();
+    this.show(RaceState.forPlayer(synced.race, synced.slot));
   }
 
   /**
@@ -213,13 +211,17 @@ class RaceView {
       state.boards[state.mySlot] = replayLayout(synced.deal, state.settings, synced.moves, synced.redeal_columns);
     }
     Object.assign(state, { result: old.result, analysis: old.analysis, rematchOffers: old.rematchOffers, newRace: old.newRace });
-    this.setState(state);
-    this.render();
+    this.show(state);
   }
 
+  /**
+   * Draw ``state``; with auto-move on, a race already under way plays its safe cards now: its `started` may have
+   * been folded in from the events that arrived before the page (app.track), and no other event need follow.
+   */
   show(state) {
     this.setState(state);
     this.render();
+    this.maybeAutoMove();
   }
 
   setState(state) {
