@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from shared import Board, card_text, make_card, rank_of, suit_of
+from shared import Board, card_label, make_card, rank_of, suit_of
 from shared.moves import BOUQUET, FOUNDATION, Action, Move
 
 
@@ -35,7 +35,7 @@ def _not_next(refused: Refused) -> str | None:
     if refused.move is None:
         return None
     rank = rank_of(refused.move.card)
-    below = card_text(make_card(rank - 1, suit_of(refused.move.card)), unicode=True) if rank > 1 else None
+    below = card_label(make_card(rank - 1, suit_of(refused.move.card))) if rank > 1 else None
     return f"{refused.card} can't go to its foundation: the {below} isn't there yet" if below else None
 
 
@@ -44,7 +44,7 @@ def _rank_mismatch(refused: Refused) -> str | None:
     if move is None or board is None or move.target >= len(board.columns) or not board.columns[move.target]:
         return None
     last = board.columns[move.target][-1]
-    return f"{refused.card} can't go on {refused.target}: it ends in {card_text(last, unicode=True)}, which takes only a card one rank lower"
+    return f"{refused.card} can't go on {refused.target}: it ends in {card_label(last)}, which takes only a card one rank lower"
 
 
 WORDS: Final[dict[str, Callable[[Refused], str | None]]] = {
@@ -75,7 +75,7 @@ def refusal_words(code: str, action: Action | None = None, board: Board | None =
     """The words for a refusal of ``action`` (as sent, on ``board`` as the client saw it); None when there are none."""
     move = action if isinstance(action, Move) else None
     refused = Refused(
-        card=card_text(move.card, unicode=True) if move else "the card",
+        card=card_label(move.card) if move else "the card",
         source=_place(move.source) if move else "its place",
         target=_place(move.target) if move else "there",
         move=move,

@@ -80,6 +80,14 @@ def card_text(card: Card, *, unicode: bool = False) -> str:
     return RANK_LETTERS[rank_of(card) - 1] + (suit.symbol if unicode else suit.letter)
 
 
+def card_label(card: Card) -> str:
+    """A card in words shown to people: ``5♦``, ``10♠`` (not the notation's one-letter ``T``): the form of every
+    sentence and move list, on the web page alike (engine.js ``cardLabel``). A board cell one character wide uses
+    ``card_text(card, unicode=True)`` (``T♠``) instead."""
+    text = card_text(card, unicode=True)
+    return "10" + text[1:] if rank_of(card) == 10 else text
+
+
 def parse_card(text: str) -> Card:
     """Read a card: rank ``A 2-9 T|10 J Q K`` then suit ``C D H S``, ``♣♦♥♠`` or ``♧♢♡♤``, any case.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from shared.cards import DECK_SIZE, Card, card_text, parse_card
+from shared.cards import DECK_SIZE, Card, card_label, card_text, parse_card
 from shared.deal import COLUMN_COUNT
 from shared.errors import NotationError, NotationErrorCode, quote_input
 
@@ -67,6 +67,12 @@ def _place_text(index: int) -> str:
 def move_text(move: Move, *, unicode: bool = False) -> str:
     """The notation of a move, e.g. ``5D b>3`` (or ``5♦ b>3`` with ``unicode``)."""
     return f"{card_text(move.card, unicode=unicode)} {_place_text(move.source)}>{_place_text(move.target)}"
+
+
+def move_label(move: Move) -> str:
+    """A move for people: ``10♠ b→3`` (the card as :func:`~shared.cards.card_label` writes it): the move list's form,
+    on the web page alike (engine.js ``moveLabel``); the notation (``TS b>3``) is what is sent and typed."""
+    return f"{card_label(move.card)} {_place_text(move.source)}→{_place_text(move.target)}"
 
 
 def action_text(action: Action) -> str:

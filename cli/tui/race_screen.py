@@ -31,7 +31,7 @@ from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
-from shared import FOUNDATION, Card, EngineError, Move, Special, card_text, move_text
+from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult
 
@@ -189,8 +189,8 @@ class RaceScreen(Screen[None]):
 
     def draw_entry(self) -> None:
         if self.selected is not None and self.choices:
-            keys = "  ".join(f"[black on #ffd75f] {target_key(move.target)} [/] {move_text(move, unicode=True)}" for move in self.choices)
-            text = f"{card_text(self.selected, unicode=True)} to: {keys}   (Esc cancels)"
+            keys = "  ".join(f"[black on #ffd75f] {target_key(move.target)} [/] {move_label(move)}" for move in self.choices)
+            text = f"{card_label(self.selected)} to: {keys}   (Esc cancels)"
         elif self.typed:
             text = f"card: {self.typed.upper()}_"
         elif self.view.can_move():
@@ -203,7 +203,7 @@ class RaceScreen(Screen[None]):
         board = self.view.board
         legal = board.legal_moves() if board is not None else []
         moves.clear_options()
-        moves.add_options([Option(f"{n:>2}) {move_text(move, unicode=True)}", id=move_text(move)) for n, move in enumerate(legal, 1)])
+        moves.add_options([Option(f"{n:>2}) {move_label(move)}", id=move_text(move)) for n, move in enumerate(legal, 1)])
 
     # --- events ----------------------------------------------------------------------------
 
@@ -308,7 +308,7 @@ class RaceScreen(Screen[None]):
             self.redraw()
         else:
             reason = typed.why_not.message if typed.why_not else "it has no legal move"
-            self.say(f"{card_text(typed.card, unicode=True)} cannot move now: {reason}.")
+            self.say(f"{card_label(typed.card)} cannot move now: {reason}.")
             self.selected, self.choices = None, []
             self.redraw()
 
@@ -328,7 +328,7 @@ class RaceScreen(Screen[None]):
         chosen = [move for move in self.choices if move.target == target]
         if not chosen:
             where = "the foundation" if target == FOUNDATION else f"column {target + 1}"
-            self.say(f"{card_text(self.selected or Card(0), unicode=True)} cannot go to {where}.")
+            self.say(f"{card_label(self.selected or Card(0))} cannot go to {where}.")
             return
         await self.play(chosen[0])
 
