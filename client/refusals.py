@@ -1,4 +1,5 @@
-"""A refused action in words for players: ``8♠ can't go to its foundation: the 7♠ isn't there yet``.
+"""A refused action in words for players: ``8♠ can't go to its foundation: the 7♠ isn't there yet``, and for the
+actions that are no move (resign, stuck, rematch, leave) ``the race has no result yet``.
 
 The server's refusal carries a code (``not_next_on_foundation``) and a message in notation (``8S 2>f: ...``);
 people read what the code means for the move they made, on the board they see. This is the Python clients'
@@ -67,8 +68,14 @@ WORDS: Final[dict[str, Callable[[Refused], str | None]]] = {
     "rate_limited": lambda r: "too many moves at once: slow down a little",
     "unavailable": lambda r: "the server cannot reach its store just now: nothing was played, try again",
     "not_seated": lambda r: "you have no seat in this race",
+    "not_finished": lambda r: "the race has no result yet",
+    "race_closed": lambda r: "the race was closed before it started",
+    "already_started": lambda r: "the race has started: resign instead",
+    "unknown_race": lambda r: "the server knows no such race",
+    "not_queued": lambda r: "you are not waiting in the quick-match queue",
+    "seed_pool_empty": lambda r: "no proven deal is ready just now: try again in a few seconds",
 }
-"""Refusal code -> its words for the action refused (None: these words need what the client does not know)."""
+"""Refusal code -> its words for the move or other action refused (None: these words need what the client does not know)."""
 
 
 def refusal_words(code: str, action: Action | None = None, board: Board | None = None) -> str | None:

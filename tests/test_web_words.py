@@ -11,6 +11,7 @@ from winning_lines import winning_deal
 from cli.lobby_command import entry_options
 from client.race_session import refusal_text
 from client.race_view import clock_text, time_limit_words, watched_status_words
+from client.refusals import refusal_words
 from server.app import RaceServer
 from shared import Board, card_text, rank_of
 from shared.moves import FOUNDATION, Move
@@ -91,3 +92,34 @@ async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_de
             await expect(page.locator(".watch-page a", has_text="Replay it now")).to_have_attribute("href", f"/replay/{race.race_id}")
     finally:
         await race.close()
+
+
+NON_MOVE_CODES = ["not_finished", "race_closed", "already_started", "unknown_race", "not_queued", "seed_pool_empty", "race_over", "attempt_over", "not_started"]
+"""Codes the actions that are no move (resign, stuck, rematch, leave, cancel) are refused with (docs/PROTOCOL.md)."""
+
+
+async def test_a_refused_rematch_is_said_in_the_terminals_words_with_its_code_only_in_the_title(race_server: RaceServer) -> None:
+    """The page said the server's message and its code ('... (not_finished)') for a refused resign, stuck or rematch;
+    now the words of the same mapping as the terminal's, for every code those actions are refused with."""
+    terminal = refusal_text(Error(id=0, code="not_finished", message="the race has no result yet"))
+    assert "not_finished" not in terminal
+    async with launched_browser() as browser:
+        page = await browser.new_page()
+        await first_visit(page, http_url(race_server.url) + "/", "Ann")
+        race = await create_race(page, seed=15)
+        bob = await player(race_server.url, "Bob")
+        try:
+            await bob.join(race)
+            await bob.wait_for(Started)
+            await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+            await page.evaluate("window.flowerGarden.view.action('rematch')")  # the server refuses: no result yet
+            notice = page.locator(".notice .refusal")
+            await expect(notice).to_have_text(terminal)
+            await expect(notice).to_have_attribute("data-code", "not_finished")
+            assert "not_finished" in (await notice.get_attribute("title") or "")
+            await shot(page, "words-refused-rematch")
+            script = await page.evaluate("document.querySelector('script[type=module]').src.replace('main.js', 'refusals.js')")
+            web = await page.evaluate("async ([url, codes]) => { const m = await import(url); return codes.map((code) => m.refusalWords(code)); }", [script, NON_MOVE_CODES])
+            assert web == [refusal_words(code) for code in NON_MOVE_CODES] and None not in web
+        finally:
+            await bob.close()

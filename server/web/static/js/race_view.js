@@ -388,11 +388,12 @@ class RaceView {
         return this.app.navigate("/");
       }
     } catch (error) {
-      if (!this.overtaken(error)) this.say(errorText(error), true);
+      if (!this.overtaken(error)) this.sayRefused(error, null, null);
     }
   }
 
-  /** A move the server refused (in words, its code in the notice's title and data-code) or that never reached it. */
+  /** A move or other action (`move` null: resign, stuck, rematch, leave, cancel) the server refused (in words, its
+   * code in the notice's title and data-code) or that never reached it. */
   sayRefused(error, move, board) {
     if (!(error instanceof ServerError)) return this.say(`Not sent: ${errorText(error)}`, true);
     const refused = refusalNotice(error, move, board);

@@ -1,4 +1,5 @@
-// A refused move in words for players: "8♠ can't go to its foundation: the 7♠ isn't there yet".
+// A refused move or action (resign, stuck, rematch, leave, …) in words for players: "8♠ can't go to its foundation: the
+// 7♠ isn't there yet", "the race has no result yet".
 // The server's refusal carries a code (not_next_on_foundation) and a message in notation (8S 2>f: …); the page says
 // what the code means for the move made, with the cards as the move list writes them (engine.js cardLabel). This is
 // the page's one mapping from a refusal's code to words (the Python clients' is client/refusals.py, in the same
@@ -35,6 +36,12 @@ const WORDS = {
   rate_limited: () => "too many moves at once: slow down a little",
   unavailable: () => "the server cannot reach its store just now: nothing was played, try again",
   not_seated: () => "you have no seat in this race",
+  not_finished: () => "the race has no result yet",
+  race_closed: () => "the race was closed before it started",
+  already_started: () => "the race has started: resign instead",
+  unknown_race: () => "the server knows no such race",
+  not_queued: () => "you are not waiting in the quick-match queue",
+  seed_pool_empty: () => "no proven deal is ready just now: try again in a few seconds",
 };
 
 /** The words for a refusal `code` of `move` ({card, from, to} or {special}) on `board` as the page saw it; null when
@@ -54,7 +61,7 @@ export function refusalWords(code, move = null, board = null) {
   });
 }
 
-/** A refused move (a ServerError) for the notice: its text ("Refused: 8♠ can't go …."), its code, and a title with the
+/** A refused move or other action (a ServerError; `move` null for an action that is no move) for the notice: its text ("Refused: 8♠ can't go …."), its code, and a title with the
  * code and the server's message for an operator. */
 export function refusalNotice(error, move, board) {
   const words = refusalWords(error.code, move, board);
