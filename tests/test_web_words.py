@@ -123,3 +123,28 @@ async def test_a_refused_rematch_is_said_in_the_terminals_words_with_its_code_on
             assert web == [refusal_words(code) for code in NON_MOVE_CODES] and None not in web
         finally:
             await bob.close()
+
+
+async def test_the_watch_page_says_a_race_ended_while_it_was_away_once_it_reconnects(race_server: RaceServer) -> None:
+    """A 600 s delay hides the result from the events: only a watching reply's status_now tells the race ended. The
+    page kept the first reply's ('under way') after re-watching on a new connection; now it takes the new reply's."""
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
+    try:
+        await play(race.ann, race.race_id, line[:3])
+        async with launched_browser() as browser:
+            page = await browser.new_page()
+            await first_visit(page, http_url(race_server.url) + "/", "Eve")
+            await page.goto(http_url(race_server.url) + f"/watch/{race.race_id}")
+            status = page.locator(".watch-page .race-title [data-status]")
+            await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, RaceStatus.RUNNING, 600_000))
+            await race.ann.resign(race.race_id)
+            await race.bob.resign(race.race_id)
+            await race.ann.wait_for(RaceResult)
+            await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, RaceStatus.RUNNING, 600_000))  # no event says so
+            await page.evaluate("window.flowerGarden.conn.socket.close(4000, 'test drop')")
+            await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, RaceStatus.FINISHED, 600_000))
+            await expect(page.locator(".watch-page a", has_text="Replay it now")).to_have_attribute("href", f"/replay/{race.race_id}")
+            assert await page.locator(".watch-page .card").count() == 0
+    finally:
+        await race.close()

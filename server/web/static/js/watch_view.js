@@ -46,6 +46,7 @@ class WatchView {
     this.state = state;
     this.delay = delay;
     this.offEvents = this.app.listen(this.race, () => this.render());
+    this.offResumed = this.conn.on("resumed", (resumed) => this.resumed(resumed.watching.get(this.race)));
     this.build();
     this.render();
   }
@@ -54,9 +55,18 @@ class WatchView {
     clearInterval(this.timer);
     if (this.state) {
       this.offEvents();
+      this.offResumed();
       this.app.forget(this.race);
       this.conn.unwatch(this.race).catch(() => {});
     }
+  }
+
+  /** The connection came back and watched again: the new reply's `status_now` is how the race stands now (it may
+   * have started or ended while the page was away), not the first reply's. */
+  resumed(watching) {
+    if (!watching) return;
+    this.statusNow = watching.status_now;
+    this.render();
   }
 
   /** What the spectators see is `delay` behind: their clock runs behind too. */
