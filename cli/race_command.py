@@ -24,7 +24,7 @@ from cli.terminal_input import StdinLines, discard_typeahead
 from client import ConnectionLost, RaceClient, ServerError
 from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
 from client.sessions import SessionStore
-from shared import Board, EngineError, Move, Special, action_text
+from shared import Board, EngineError, Move, Special, action_text, notation_label
 from shared.assist import read_typed_move, target_key
 from shared.protocol import OPEN_STATUSES, Countdown, Difficulty, Progress, RaceResult, RaceSettings, RaceStatus, Spectators
 from shared.solver.difficulty import WINNABLE_TIERS
@@ -331,4 +331,4 @@ class PlainRace:
             return
         if view is not None and view.board is not None:
             print(board_text(view.board))
-        print(f"{reply.move}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)
+        print(f"{notation_label(reply.move)}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
-from shared import Board, Profile, Rules
+from shared import Board, Profile, Rules, notation_label
 from shared.cards import DECK_SIZE
 from shared.protocol import (
     AnalysisReady,
@@ -545,9 +545,9 @@ _CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | Non
 
 
 def line_verdict_words(player: PlayerAnalysis) -> str:
-    """``lost the win at move 10: 7D b>5`` — a player's line in the post-race analysis, in words."""
+    """``lost the win at move 10: 7♦ b→5`` (the move as the web page writes it) — a player's line in the post-race analysis, in words."""
     if player.verdict is LineVerdict.LOST_AT and player.fatal_action is not None:
-        return f"lost the win at move {player.fatal_action + 1}: {player.fatal_move}"
+        return f"lost the win at move {player.fatal_action + 1}: {notation_label(str(player.fatal_move))}"
     if player.verdict is LineVerdict.LOST_BETWEEN and player.first_action is not None and player.last_action is not None:
         return f"lost the win between moves {player.first_action + 1} and {player.last_action + 1}"
     return {

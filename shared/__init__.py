@@ -15,6 +15,7 @@ from shared.moves import (
     encode_action,
     move_label,
     move_text,
+    notation_label,
     parse_action,
     parse_move,
 )
@@ -24,6 +25,6 @@ __all__ = [
     "BOUQUET", "FOUNDATION", "Action", "Board", "Card", "DeadCheck", "EngineError", "IllegalMoveCode",
     "IllegalMoveError", "Layout", "Move", "NotationError", "NotationErrorCode", "Profile", "Rules", "Special",
     "SplitMix64", "Status", "Suit", "action_text", "card_label", "card_text", "deal", "decode_action", "encode_action",
-    "make_card", "move_label", "move_text", "parse_action", "parse_card", "parse_move", "parse_seed", "rank_of", "redeal_columns", "render",
+    "make_card", "move_label", "move_text", "notation_label", "parse_action", "parse_card", "parse_move", "parse_seed", "rank_of", "redeal_columns", "render",
     "suit_of",
 ]

@@ -112,6 +112,16 @@ def parse_action(text: str) -> Action:
     return parse_move(text)
 
 
+def notation_label(text: str) -> str:
+    """A move in notation (``TS b>3``, as the server writes it) for people: ``10♠ b→3`` (:func:`move_label`);
+    ``undo``, ``redeal`` and what is not a move as they are (engine.js ``moveLabel``, the web page's)."""
+    try:
+        action = parse_action(text)
+    except NotationError:
+        return text
+    return move_label(action) if isinstance(action, Move) else text
+
+
 def encode_action(action: Action) -> bytes:
     """The two-byte wire form of an action."""
     if action is Special.UNDO:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from client.race_session import refusal_text
+from client.race_view import line_verdict_words
 from client.refusals import refusal_words
-from shared import BOUQUET, Board, card_label, make_card, move_label, parse_card, rank_of, suit_of
+from shared import BOUQUET, Board, card_label, make_card, move_label, notation_label, parse_card, rank_of, suit_of
 from shared.moves import FOUNDATION, Move, Special, parse_move
-from shared.protocol import Error
+from shared.protocol import Error, LineVerdict, PlayerAnalysis
 
 
 def test_a_card_not_next_on_its_foundation_is_said_with_the_card_it_waits_for() -> None:
@@ -41,9 +42,15 @@ def test_a_ten_is_written_10_in_sentences_and_the_move_list_as_on_the_web_page()
     """The notation's one-letter T (TS) stays in the board's fixed-width cells; words for people say 10♠, as the page."""
     ten, jack = parse_card("TS"), parse_card("JS")
     assert card_label(ten) == "10♠" and card_label(jack) == "J♠" and move_label(Move(ten, BOUQUET, 2)) == "10♠ b→3"
+    assert notation_label("TS b>3") == "10♠ b→3" and notation_label("undo") == "undo" and notation_label("?") == "?"
     refused = refusal_text(Error(id=1, code="not_next_on_foundation", message="JS b>f: ..."), Move(jack, BOUQUET, FOUNDATION))
     assert refused == "Refused: J♠ can't go to its foundation: the 10♠ isn't there yet."
     assert "T♠" not in (refusal_words("card_covered", Move(ten, 0, FOUNDATION)) or "T♠")
+
+
+def test_the_analysis_and_a_played_move_say_the_move_as_the_web_page_writes_it() -> None:
+    lost = PlayerAnalysis(slot=0, verdict=LineVerdict.LOST_AT, fatal_action=9, fatal_move="TD b>5")
+    assert line_verdict_words(lost) == "lost the win at move 10: 10♦ b→5"  # the web's "7♦ b→5" form, not "TD b>5"
 
 
 def test_a_code_without_words_keeps_the_servers_message_and_code() -> None:

@@ -25,7 +25,7 @@ import client.race_client as race_client_module
 from server.app import RaceServer
 from server.services.analysis import AnalysisBudget
 from server.store import ANALYSIS_SAFETY_MS, PooledSeed, SeedPoolStore, keys
-from shared import Board, Rules, action_text, parse_action
+from shared import Board, Rules, action_text, notation_label, parse_action
 from shared.commitment import NO_LINE, line_digest, verify_commitment
 from shared.protocol import (
     AnalysisReady,
@@ -414,7 +414,7 @@ async def test_verify_deal_and_analyse_commands_check_a_finished_race(redis_url:
         assert "ok     commitment" in verified and "ok     layout" in verified
         code, analysed = await run_cli("analyse", race.race_id, "--server", server.url, "--wait", "100")
         assert code == 0, analysed
-        assert f"Ann: lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in analysed
+        assert f"Ann: lost the win at move {len(WINNING_PREFIX) + 1}: {notation_label(FATAL)}" in analysed
     assert result.salt is not None
     code, tampered = await run_cli("verify-deal", "--commitment", race.countdown.commitment, "--seed", "8", "--salt", result.salt)
     assert code == 1 and "FAILED commitment" in tampered
@@ -422,7 +422,7 @@ async def test_verify_deal_and_analyse_commands_check_a_finished_race(redis_url:
     record.write_text(json.dumps({"seed": 7, "lines": [[*WINNING_PREFIX, FATAL], WINNING_PREFIX]}))
     code, local = await run_cli("analyse", str(record), "--budget", "30")
     assert code == 0, local
-    assert f"Player 1: lost the win at move {len(WINNING_PREFIX) + 1}: {FATAL}" in local
+    assert f"Player 1: lost the win at move {len(WINNING_PREFIX) + 1}: {notation_label(FATAL)}" in local
     assert "Player 2: the position was still winnable when the attempt ended" in local
 
 

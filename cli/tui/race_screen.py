@@ -31,7 +31,7 @@ from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
-from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text
+from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text, notation_label
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult
 
@@ -342,7 +342,7 @@ class RaceScreen(Screen[None]):
         async with self._moving:
             try:
                 reply = await self.session.send(action)
-                self.say(f"{reply.move}  ({reply.count}/52 on foundations)")
+                self.say(f"{notation_label(reply.move)}  ({reply.count}/52 on foundations)")
             except ServerError as error:
                 self.say(refusal_text(error, action, self.view.board))
             except ConnectionLost:
