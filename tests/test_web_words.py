@@ -4,11 +4,12 @@ a watched race that started or finished within the spectator delay."""
 from __future__ import annotations
 
 from browser_helpers import create_race, first_visit, http_url, launched_browser, shot
-from playwright.async_api import expect
-from race_helpers import play, player, seated_race
+from playwright.async_api import Page, expect
+from race_helpers import Race, play, player, seated_race
 from winning_lines import winning_deal
 
 from cli.lobby_command import entry_options
+from client import RaceClient
 from client.race_session import refusal_text
 from client.race_view import clock_text, time_limit_words, watched_status_words
 from client.refusals import refusal_words
@@ -16,6 +17,40 @@ from server.app import RaceServer
 from shared import Board, card_text, rank_of
 from shared.moves import FOUNDATION, Move
 from shared.protocol import Error, LobbyEntry, RaceResult, RaceSettings, RaceStatus, Started
+
+
+async def racing_bob(page: Page, url: str) -> RaceClient:
+    """Ann on the page creates a race of seed 15 and Bob (a client) joins it: both see it running. Bob is returned."""
+    await first_visit(page, http_url(url) + "/", "Ann")
+    race = await create_race(page, seed=15)
+    bob = await player(url, "Bob")
+    try:
+        await bob.join(race)
+        await bob.wait_for(Started)
+        await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
+    except BaseException:
+        await bob.close()
+        raise
+    return bob
+
+
+async def delayed_race_under_way(url: str) -> Race:
+    """Ann and Bob race with a 600 s spectator delay, Ann three moves in: a spectator's snapshot is the empty race."""
+    seed, line = winning_deal()
+    race = await seated_race(url, RaceSettings(seed=seed, spectator_delay=600))
+    try:
+        await play(race.ann, race.race_id, line[:3])
+    except BaseException:
+        await race.close()
+        raise
+    return race
+
+
+async def finish(race: Race) -> None:
+    """Both resign: the race has its result."""
+    await race.ann.resign(race.race_id)
+    await race.bob.resign(race.race_id)
+    await race.ann.wait_for(RaceResult)
 
 
 def test_the_terminal_writes_a_time_limit_as_a_clock_like_the_web_page() -> None:
@@ -48,13 +83,8 @@ async def test_a_refused_move_is_said_in_words_with_the_cards_of_the_move_list_a
     terminal = refusal_text(Error(id=0, code=refusal.code.value, message=refusal.message), move, board)
     async with launched_browser() as browser:
         page = await browser.new_page()
-        await first_visit(page, http_url(race_server.url) + "/", "Ann")
-        race = await create_race(page, seed=15)
-        bob = await player(race_server.url, "Bob")
+        bob = await racing_bob(page, race_server.url)
         try:
-            await bob.join(race)
-            await bob.wait_for(Started)
-            await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
             await page.click(f'.race-page .board [data-card="{card_text(card)}"]')
             await page.click('.race-page .board [data-pile="f"]')
             notice = page.locator(".notice .refusal")
@@ -70,19 +100,15 @@ async def test_a_refused_move_is_said_in_words_with_the_cards_of_the_move_list_a
 async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_delay_showing_none_of_it(race_server: RaceServer) -> None:
     """A 600 s delay: the delayed view is the race before anyone joined. The page said "waiting for an opponent"; now it
     says what is true (under way / finished, shown 600 s late) and still shows no card, move or result."""
-    seed, line = winning_deal()
-    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
+    race = await delayed_race_under_way(race_server.url)
     try:
-        await play(race.ann, race.race_id, line[:3])
         async with launched_browser() as browser:
             page = await browser.new_page()
             await first_visit(page, http_url(race_server.url) + "/", "Eve")
             status = page.locator(".watch-page .race-title [data-status]")
             for now, words in [(RaceStatus.RUNNING, "The race is under way: you see it 600 s late."), (RaceStatus.FINISHED, "The race is over")]:
                 if now is RaceStatus.FINISHED:
-                    await race.ann.resign(race.race_id)
-                    await race.bob.resign(race.race_id)
-                    await race.ann.wait_for(RaceResult)
+                    await finish(race)
                 await page.goto(http_url(race_server.url) + f"/watch/{race.race_id}")
                 await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, now, 600_000))
                 await expect(page.locator(".watch-page .lag-note")).to_contain_text(words)
@@ -105,13 +131,8 @@ async def test_a_refused_rematch_is_said_in_the_terminals_words_with_its_code_on
     assert "not_finished" not in terminal
     async with launched_browser() as browser:
         page = await browser.new_page()
-        await first_visit(page, http_url(race_server.url) + "/", "Ann")
-        race = await create_race(page, seed=15)
-        bob = await player(race_server.url, "Bob")
+        bob = await racing_bob(page, race_server.url)
         try:
-            await bob.join(race)
-            await bob.wait_for(Started)
-            await expect(page.locator(".race-page [data-status=running]")).to_be_visible()
             await page.evaluate("window.flowerGarden.view.action('rematch')")  # the server refuses: no result yet
             notice = page.locator(".notice .refusal")
             await expect(notice).to_have_text(terminal)
@@ -128,19 +149,15 @@ async def test_a_refused_rematch_is_said_in_the_terminals_words_with_its_code_on
 async def test_the_watch_page_says_a_race_ended_while_it_was_away_once_it_reconnects(race_server: RaceServer) -> None:
     """A 600 s delay hides the result from the events: only a watching reply's status_now tells the race ended. The
     page kept the first reply's ('under way') after re-watching on a new connection; now it takes the new reply's."""
-    seed, line = winning_deal()
-    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
+    race = await delayed_race_under_way(race_server.url)
     try:
-        await play(race.ann, race.race_id, line[:3])
         async with launched_browser() as browser:
             page = await browser.new_page()
             await first_visit(page, http_url(race_server.url) + "/", "Eve")
             await page.goto(http_url(race_server.url) + f"/watch/{race.race_id}")
             status = page.locator(".watch-page .race-title [data-status]")
             await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, RaceStatus.RUNNING, 600_000))
-            await race.ann.resign(race.race_id)
-            await race.bob.resign(race.race_id)
-            await race.ann.wait_for(RaceResult)
+            await finish(race)
             await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, RaceStatus.RUNNING, 600_000))  # no event says so
             await page.evaluate("window.flowerGarden.conn.socket.close(4000, 'test drop')")
             await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, RaceStatus.FINISHED, 600_000))
