@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from race_helpers import play, player, seated_race
+from race_helpers import Race, drop, play, player, seated_race
 from server_processes import flowergarden, read_until
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_helpers import SIZE, has_race_screen, race_screen, save_screenshot, send_keys, shown, type_move, until
 from winning_lines import winning_deal
@@ -81,22 +84,41 @@ async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) 
         await race.close()
 
 
-async def test_watching_a_race_under_way_within_the_delay_says_so_not_waiting_for_an_opponent(race_server: RaceServer) -> None:
+@asynccontextmanager
+async def watching_a_delayed_race(url: str) -> AsyncIterator[tuple[Race, FlowerGardenApp, Pilot[None], WatchScreen]]:
+    """The app watches a race with a 600 s spectator delay, two moves in: its status reads 'under way'."""
     seed, line = winning_deal()
-    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=600))
-    await play(race.ann, race.race_id, line[:2])
-    app = FlowerGardenApp(race_server.url, WatchStart(race.race_id))
+    race = await seated_race(url, RaceSettings(seed=seed, spectator_delay=600))
     try:
+        await play(race.ann, race.race_id, line[:2])
+        app = FlowerGardenApp(url, WatchStart(race.race_id))
         async with app.run_test(size=SIZE) as pilot:
             screen = await shown(pilot, WatchScreen)
             await until(pilot, lambda: "under way" in str(screen.query_one("#spectator-status").render()))
-            status = str(screen.query_one("#spectator-status").render())
-            assert "under way · shown 600 s late" in status and "waiting for an opponent" not in status
-            assert "The race is under way: you see it 600 s late." in str(screen.query_one("#spectator-message").render())
-            assert screen.view.boards == {}  # none of its moves before the delay
-            save_screenshot(app, "watch-delayed")
+            yield race, app, pilot, screen
     finally:
         await race.close()
+
+
+async def test_watching_a_race_under_way_within_the_delay_says_so_not_waiting_for_an_opponent(race_server: RaceServer) -> None:
+    async with watching_a_delayed_race(race_server.url) as (_, app, _, screen):
+        status = str(screen.query_one("#spectator-status").render())
+        assert "under way · shown 600 s late" in status and "waiting for an opponent" not in status
+        assert "The race is under way: you see it 600 s late." in str(screen.query_one("#spectator-message").render())
+        assert screen.view.boards == {}  # none of its moves before the delay
+        save_screenshot(app, "watch-delayed")
+
+
+async def test_watching_a_race_that_ended_while_the_connection_was_away_says_so_once_it_reconnects(race_server: RaceServer) -> None:
+    """Within a 600 s delay no event tells the race ended: only the new watching reply's status_now, after a reconnect."""
+    async with watching_a_delayed_race(race_server.url) as (race, app, pilot, screen):
+        await race.ann.resign(race.race_id)
+        await race.bob.resign(race.race_id)
+        await race.ann.wait_for(RaceResult)
+        assert app.client is not None
+        drop(app.client)
+        await until(pilot, lambda: "finished · shown 600 s late" in str(screen.query_one("#spectator-status").render()))
+        assert "Reconnected." in str(screen.query_one("#spectator-message").render())
 
 
 async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_server: RaceServer) -> None:

@@ -118,8 +118,9 @@ class WatchScreen(SpectatorScreen):
     async def incoming(self, item: Incoming | Resumed) -> None:
         if isinstance(item, Resumed):
             watching = item.watching.get(self.view.race_id)
-            if watching is not None:
+            if watching is not None:  # watched again: how the race stands now is the new reply's, not the first one's
                 self.view.race.watchers = watching.race.watchers
+                self.view.status_now = watching.status_now
             self.say("Reconnected.")
         elif isinstance(item, RaceEvent):
             line = self.view.apply(item)
