@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -162,13 +162,18 @@ class HasRedis(Protocol):
 S = TypeVar("S", bound=HasRedis)
 
 
-def repeatable(operation: Callable[Concatenate[S, P], Coroutine[Any, Any, T]]) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+def repeatable(
+    operation: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
+    *,
+    after_repeat: Callable[[S, tuple[Any, ...]], Awaitable[None]] | None = None,
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
     """Mark a store operation as safe to repeat (a read, or an idempotent write or script): when its connection turns
     out to be dead — Redis restarted, so every idle pooled connection points at the old process — the pool's idle
     connections are dropped and the operation runs once more, on a fresh connection.
 
     Only a connection error is retried (a timeout may mean Redis is overloaded: waiting twice would not help), and
-    only once: if Redis is really down the caller gets the error at once.
+    only once: if Redis is really down the caller gets the error at once. ``after_repeat(store, args)`` runs after a
+    repeat that succeeded: what the lost reply would have told the caller can be told there.
     """
 
     @functools.wraps(operation)
@@ -177,6 +182,9 @@ def repeatable(operation: Callable[Concatenate[S, P], Coroutine[Any, Any, T]]) -
             return await operation(store, *args, **kwargs)
         except RedisConnectionError:
             await drop_idle_connections(store.redis)
-            return await operation(store, *args, **kwargs)
+            answer = await operation(store, *args, **kwargs)
+            if after_repeat is not None:
+                await after_repeat(store, args)
+            return answer
 
     return run

@@ -10,7 +10,6 @@ move that decides the race).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
@@ -433,17 +432,10 @@ def repeatable_with_result(
     """:func:`repeatable` for a race script that may store the race's result (the first argument is the race id):
     when the repeat follows a lost reply, a result that reply carried is told here (:meth:`RaceStore._tell_untold_result`)."""
 
-    @functools.wraps(operation)
-    async def run(store: RaceStoreT, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        try:
-            return await operation(store, *args, **kwargs)
-        except RedisConnectionError:
-            await drop_idle_connections(store.redis)
-            answer = await operation(store, *args, **kwargs)
-            await store._tell_untold_result(str(args[0]))
-            return answer
+    async def tell_untold_result(store: RaceStoreT, args: tuple[Any, ...]) -> None:
+        await store._tell_untold_result(str(args[0]))
 
-    return run
+    return repeatable(operation, after_repeat=tell_untold_result)
 
 
 @translate_errors
