@@ -112,6 +112,8 @@ async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_de
                 await page.goto(http_url(race_server.url) + f"/watch/{race.race_id}")
                 await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, now, 600_000))
                 await expect(page.locator(".watch-page .lag-note")).to_contain_text(words)
+                # the boards do not say the cards come "when the race starts": it has started
+                await expect(page.locator(".watch-page .board-empty").first).to_have_text("The cards were dealt: they show here 600 s after the start.")
                 await shot(page, f"words-watch-delayed-{now.value}")
                 assert await page.locator(".watch-page .card").count() == 0 and await page.locator(".watch-page .result").count() == 0
                 assert "waiting for an opponent" not in await page.locator(".watch-page").inner_text()

@@ -39,6 +39,7 @@ export class BoardView {
     this.interactive = !!options.interactive;
     this.onMove = options.onMove || (() => {});
     this.onSelect = options.onSelect || (() => {});
+    this.emptyText = options.emptyText || (() => "The cards are dealt when the race starts.");
     this.board = null;
     this.selected = null;
     this.pending = null;
@@ -89,7 +90,7 @@ export class BoardView {
 
   draw(board, pending) {
     if (!board) {
-      this.root.append(h("p", { class: "board-empty" }, "The cards are dealt when the race starts."));
+      this.root.append(h("p", { class: "board-empty" }, this.emptyText()));
       return;
     }
     const playable = new Set(this.interactive ? board.playable() : []);

@@ -125,6 +125,12 @@ export function watchedStatusNote(shown, now, delayMs) {
   return now === "finished" ? `The race is over: you see it as it was played, ${late} late, up to its result.` : `The race is under way: you see it ${late} late.`;
 }
 
+/** What a watched board without cards says: a race dealt since the delayed view shows its cards one delay late. */
+export function watchedBoardEmptyText(shown, now, delayMs) {
+  if (!lagging(shown, now) || now === "closed") return "The cards are dealt when the race starts.";
+  return `The cards were dealt: they show here ${Math.round(delayMs / 1000)} s after the start.`;
+}
+
 /** Sentences for how an attempt ended and why a race ended. */
 export const ENDINGS = {
   playing: "playing",

@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { closedWhy, dealText, fill, h, settingsText, watchedStatusNote, watchedStatusText } from "./dom.js";
+import { closedWhy, dealText, fill, h, settingsText, watchedBoardEmptyText, watchedStatusNote, watchedStatusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
 
@@ -79,7 +79,7 @@ class WatchView {
     this.header = h("div", { class: "race-header" });
     this.panels = [0, 1].map(() => h("div", { class: "player-slot" }));
     this.tables = [0, 1].map((slot) => h("div", { class: "table", dataset: { slot: String(slot) } }));
-    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: `board of player ${slot + 1}` }));
+    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: `board of player ${slot + 1}`, emptyText: () => watchedBoardEmptyText(this.state.status, this.statusNow, this.delay) }));
     this.footer = h("div", { class: "watch-footer" });
     fill(this.root, h("div", { class: "watch-page", dataset: { race: this.race } }, this.header,
       h("div", { class: "duel" }, [0, 1].map((slot) => h("div", { class: "side", dataset: { slot: String(slot) } }, this.panels[slot], this.tables[slot]))),
