@@ -226,7 +226,7 @@ class LobbyView {
     this.liveSeen = new Map(reply.races.map((race) => [race.race, race]));
     const rows = reply.races.map((race) =>
       h("div", { class: "race-row", dataset: { race: race.race } },
-        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => [playerLabel(p), ` ${p.count}`]).flatMap((part, index) => (index ? [" – ", ...part] : part))), h("span", { class: "settings-text" }, settingsText(race.settings) + dealText(race))),
+        h("div", { class: "who" }, h("strong", {}, race.players.map((p) => h("span", { class: "live-player" }, playerLabel(p), ` ${p.count}`)).flatMap((part, index) => (index ? [" – ", part] : [part]))), h("span", { class: "settings-text" }, settingsText(race.settings) + dealText(race))),
         h("div", { class: "meta" }, `${statusText(race.status)} · ${race.watchers ?? 0} watching`),
         h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, "Watch"),
       ),
