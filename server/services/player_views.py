@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 from server.services.errors import ServiceError
@@ -23,7 +24,8 @@ class PlayerViews:
 
     ``settle`` books the finished races not booked yet (the booking loop's :meth:`PlayerBooks.book_once`): the
     leaderboard, a history and stats asked after a ``result`` arrived include that race, even when the booking loop
-    (which runs every quarter second) has not got to it yet."""
+    (which runs every quarter second) has not got to it yet. Readings asked together share one settling that starts
+    after they were asked (a burst of leaderboard reads after a result books it once, not once per read)."""
 
     def __init__(
         self, store: PlayerStore, races: RaceStore, policy: RatingPolicy, settle: Callable[[], Awaitable[object]] | None = None
@@ -32,11 +34,32 @@ class PlayerViews:
         self.races = races
         self.policy = policy
         self.settle = settle
+        self._settling: asyncio.Future[None] | None = None
+        """The settling under way, if any."""
+        self._next: asyncio.Future[None] | None = None
+        """The settling that starts once the one under way is done, shared by the readings asked meanwhile."""
 
     async def _settled(self) -> None:
-        """Book what is finished but not booked yet, so a reading after a result shows it."""
-        if self.settle is not None:
+        """Book what is finished but not booked yet, so a reading after a result shows it: join the next settling
+        not started yet (one starting after this call), or start one."""
+        if self.settle is None:
+            return
+        if self._next is None or self._next.done():  # (done: cancelled before it started, at shutdown)
+            self._next = asyncio.ensure_future(self._settle_after(self._settling))
+            self._next.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved even if all readers left
+        await asyncio.shield(self._next)
+
+    async def _settle_after(self, previous: asyncio.Future[None] | None) -> None:
+        if previous is not None:
+            await asyncio.wait([previous])  # its outcome is its own readers'
+        assert self.settle is not None
+        this, self._next = self._next, None  # who asks from now on waits for a settling after this one
+        self._settling = this
+        try:
             await self.settle()
+        finally:
+            if self._settling is this:
+                self._settling = None
 
     async def account(self, handle: str) -> AccountRecord:
         """The account of ``handle``; ``unknown_account`` if nobody registered it."""
