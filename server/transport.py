@@ -288,8 +288,12 @@ class Keepalive:
 
     async def run(self) -> None:
         """Ping, wait for the pongs, close the connections that gave none; again every ``interval`` seconds."""
+        loop = asyncio.get_running_loop()
+        waited = 0.0
         while True:
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(max(0.0, self.interval - waited))  # a round's wait for pongs counts in its interval
+            pinged_at = loop.time()
+            waited = 0.0
             pongs: list[tuple[ServerConnection, asyncio.Future[float]]] = []
             for connection in self.connections():
                 if connection.protocol.state is not State.OPEN or connection.paused:
@@ -299,6 +303,7 @@ class Keepalive:
             if not pongs:
                 continue
             await asyncio.wait([pong for _, pong in pongs], timeout=self.timeout)
+            waited = loop.time() - pinged_at
             for connection, pong in pongs:
                 if not pong.done():
                     pong.cancel()
