@@ -5,7 +5,7 @@
 --       undos, ends (the reason that ends the attempt, or false), max_actions, player, epoch (of the seats and deal
 --       the engine checked against), columns (what a redeal dealt, or false)
 -- Returns {1, move_seq, finished, lifecycle events, the move event as published ("<seq> <msgpack>")}
--- | {2, move_seq, stored action, finished (duplicate move id)}
+-- | {2, move_seq, stored action (duplicate move id)}
 -- | {0, code, expected or -1, lifecycle events}
 -- ('stale_epoch' with the current epoch: the seats or the deal changed since the caller's view; reload and retry)
 local slot = ARGS.slot

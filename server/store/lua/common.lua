@@ -327,9 +327,7 @@ end
 local function stored_action(slot, move_id)
   local known = redis.call('HGET', K_IDS[slot + 1], move_id)
   if not known then return nil end
-  -- and whether the race is over: a caller whose first attempt's reply was lost learns that its action finished it
-  return {2, tonumber(known), redis.call('LINDEX', K_MOVES[slot + 1], tonumber(known) - 1),
-          get('status') == 'finished' and 1 or 0}
+  return {2, tonumber(known), redis.call('LINDEX', K_MOVES[slot + 1], tonumber(known) - 1)}
 end
 
 -- A seat's presence after its expired leases are dropped; returns true when its grace period ended its attempt.
