@@ -30,7 +30,6 @@ from server.store.scripts import Scripts, script_arguments, script_reply
 from shared import card_text, deal
 from shared.board import Status
 from shared.protocol import (
-    AttemptEnded,
     AttemptState,
     CloseReason,
     Countdown,
@@ -42,7 +41,6 @@ from shared.protocol import (
     RaceResult,
     RaceStatus,
     ResultReason,
-    Started,
     event_from_map,
 )
 from shared.race.settings import SettingsInForce
@@ -66,8 +64,6 @@ RaceStoreT = TypeVar("RaceStoreT", bound="RaceStore")
 
 LifecycleObserver = Callable[[str, list[dict[str, Any]]], None]
 """Called with a race id and the lifecycle events (maps as in the event stream) one script emitted."""
-LIFECYCLE_TYPES = frozenset({Started.TYPE, AttemptEnded.TYPE, RaceResult.TYPE})
-"""The events a script reports to the lifecycle observer (common.lua LIFECYCLE_TYPES)."""
 RESULT_TOLD: Final = "result_told"
 """The race's state field set by the one caller that tells the observers of its result."""
 
@@ -818,7 +814,7 @@ class RaceStore:
 
     @repeatable
     async def schedule_many(self, dues: Mapping[str, int]) -> None:
-        """"Put (or move) each race in the timer index at its due time (ms), in one command (the sweeper, after its ticks)."""
+        """Put (or move) each race in the timer index at its due time (ms), in one command (the sweeper, after its ticks)."""
         if dues:
             await self.redis.zadd(keys.TIMERS, dict(dues))
 
