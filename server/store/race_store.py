@@ -616,13 +616,9 @@ class RaceStore:
         stores from now on (a rated race's rating change per seat and outcome, read by the result). ``both_expected``:
         both seats count as followed once (``seen``), so one no connection follows is away, announced at the earliest a
         presence interval from now (``told_at``)."""
-        kept = dict(keep or {})
-        if both_expected:
-            now = str(await self.now_ms())
-            kept.update({f"p{slot}_{name}": value for slot in (0, 1) for name, value in (("seen", "1"), ("told_at", now))})
         result = await self._run(
             self.scripts.join, race_id, player=who.player, name=who.name, countdown_ms=countdown_ms, account=who.account or "",
-            bot=int(who.bot), keep=kept,
+            bot=int(who.bot), keep=dict(keep or {}), both_expected=int(both_expected),
         )  # fmt: skip
         return int(result[1]), _optional_ms(int(result[2]))
 

@@ -1,5 +1,6 @@
 -- ARGS: player, name, countdown_ms, account (the handle, '' = anonymous), bot (0/1), keep (a map of fields the
---       race keeps from now on: rated races' rating change per seat and outcome)
+--       race keeps from now on: rated races' rating change per seat and outcome), both_expected (0/1: both seats
+--       count as followed once, seen, and were last told of now, told_at)
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
 if get('p0_player') == ARGS.player or get('p1_player') == ARGS.player then return {0, 'already_seated'} end
@@ -12,6 +13,7 @@ set_state('p1_account', ARGS.account, 'p1_bot', ARGS.bot)
 local keep = {}
 for name, value in pairs(ARGS.keep) do keep[#keep + 1] = name; keep[#keep + 1] = value end
 if #keep > 0 then set_state(unpack(keep)) end
+if ARGS.both_expected == 1 then set_state('p0_seen', 1, 'p0_told_at', now, 'p1_seen', 1, 'p1_told_at', now) end
 emit(joined_event(1), now)
 local start_at = now + ARGS.countdown_ms
 local limit = geti('time_limit')
