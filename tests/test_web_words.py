@@ -3,6 +3,8 @@ a watched race that started or finished within the spectator delay."""
 
 from __future__ import annotations
 
+import re
+
 from browser_helpers import create_race, first_visit, http_url, launched_browser, shot
 from playwright.async_api import Page, expect
 from race_helpers import Race, play, player, seated_race
@@ -111,6 +113,7 @@ async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_de
                     await finish(race)
                 await page.goto(http_url(race_server.url) + f"/watch/{race.race_id}")
                 await expect(status).to_have_text(watched_status_words(RaceStatus.WAITING, now, 600_000))
+                await expect(status).to_have_class(re.compile(rf"\bstatus-{now.value}\b"))  # its colour: the race's now
                 await expect(page.locator(".watch-page .lag-note")).to_contain_text(words)
                 # the boards do not say the cards come "when the race starts": it has started
                 await expect(page.locator(".watch-page .board-empty").first).to_have_text("The cards were dealt: they show here 600 s after the start.")

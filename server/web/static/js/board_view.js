@@ -52,7 +52,7 @@ export class BoardView {
 
   /** Draw `board` (an engine Board, or null before the deal). pending: the card of a move awaiting the server. */
   render(board, pending = null) {
-    const drawn = board ? `${board.actions}|${pending}` : "none";
+    const drawn = board ? `${board.actions}|${pending}` : `none|${this.emptyText()}`; // an undealt board's text may change
     if (board === this.board && drawn === this.drawn) return this.mark(); // unchanged: keep the elements (double-clicks)
     this.drawn = drawn;
     this.board = board;

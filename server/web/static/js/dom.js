@@ -117,6 +117,11 @@ export function watchedStatusText(shown, now, delayMs) {
   return `${now === "finished" ? "finished" : "under way"} · shown ${Math.round(delayMs / 1000)} s late`;
 }
 
+/** The status whose colour a watched race's badge wears: the race's as it is now while the view lags it. */
+export function watchedStatusColour(shown, now) {
+  return lagging(shown, now) ? now : shown;
+}
+
 /** What a spectator waits for while its view lags the race (null once it has caught up): "The race is under way:
  * you see it 30 s late." (`watched_status_note` in Python). */
 export function watchedStatusNote(shown, now, delayMs) {

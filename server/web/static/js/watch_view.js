@@ -3,7 +3,7 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
-import { closedWhy, dealText, fill, h, settingsText, watchedBoardEmptyText, watchedStatusNote, watchedStatusText } from "./dom.js";
+import { closedWhy, dealText, fill, h, settingsText, watchedBoardEmptyText, watchedStatusColour, watchedStatusNote, watchedStatusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
 
@@ -96,7 +96,7 @@ class WatchView {
     const now = this.now();
     const note = watchedStatusNote(state.status, this.statusNow, this.delay);
     fill(this.header,
-      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, watchedStatusText(state.status, this.statusNow, this.delay))),
+      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${watchedStatusColour(state.status, this.statusNow)}`, dataset: { status: state.status } }, watchedStatusText(state.status, this.statusNow, this.delay))),
       h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
       clockLine(state, now),
     );
