@@ -116,7 +116,9 @@ export class Connection {
   /** Connect and say hello; with a token, resume that session (bad_token if it expired: start a new one). */
   async start(name, token) {
     this.setStatus("connecting");
-    await this.open();
+    // A refused hello leaves the connection open without a session: say hello again on it (or on a new one if the
+    // server closed it meanwhile, e.g. after 10 s without a hello).
+    if (!this.socket || this.socket.readyState !== WebSocket.OPEN) await this.open();
     try {
       await this.hello(name, token);
     } catch (error) {

@@ -1,10 +1,11 @@
 // The page's entry point: the session (name and token kept in localStorage), one connection per tab, the
 // router from the URL to a view, and the races this page follows (each a RaceState fed by race events).
 
-import { Connection } from "./connection.js";
+import { Connection, ServerError } from "./connection.js";
 import { fill, h } from "./dom.js";
 import { playerLabel, playerText, ratingBadge } from "./players.js";
 import { RACE_EVENTS } from "./protocol.js";
+import { helloRefusalWords } from "./refusals.js";
 
 const NAME_KEY = "fg.name";
 const GUEST_NAME_KEY = "fg.guest";
@@ -46,32 +47,58 @@ class App {
     window.addEventListener("popstate", () => this.route({}));
   }
 
+  /**
+   * Say hello (resuming the saved session when there is one). A name the server refuses is never kept: the name
+   * form comes back with the reason, and the page says hello again with the new name. Any other refusal is said in
+   * words (helloRefusalWords), and the saved token is kept, so "Try again" resumes the same session.
+   */
   async start() {
-    let name = localStorage.getItem(NAME_KEY);
-    if (!name) name = await this.askName();
-    try {
-      const session = await this.conn.start(name, localStorage.getItem(TOKEN_KEY));
-      localStorage.setItem(TOKEN_KEY, session.token);
-      localStorage.setItem(NAME_KEY, session.name);
-    } catch (error) {
-      fill(this.main, h("div", { class: "panel entry" }, h("h2", {}, "Cannot reach the race server"), h("p", { class: "error-text" }, error.message), h("button", { onclick: () => location.reload() }, "Try again")));
-      return;
+    let refused = null;
+    for (;;) {
+      const name = localStorage.getItem(NAME_KEY) || await this.askName(refused);
+      try {
+        const session = await this.conn.start(name, localStorage.getItem(TOKEN_KEY));
+        localStorage.setItem(TOKEN_KEY, session.token);
+        localStorage.setItem(NAME_KEY, session.name);
+        break;
+      } catch (error) {
+        if (error instanceof ServerError && error.code === "bad_field" && error.field === "name") {
+          localStorage.removeItem(NAME_KEY);
+          refused = { name, words: helloRefusalWords(error) };
+          continue;
+        }
+        this.showNotLetIn(error);
+        return;
+      }
     }
     this.showWho();
     this.refreshRating();
     this.route({});
   }
 
-  askName() {
+  /** Why the page could not start a session, in words, with a button that tries again (same token). */
+  showNotLetIn(error) {
+    const refused = error instanceof ServerError;
+    const heading = refused ? "The race server did not let this page in" : "Cannot reach the race server";
+    const words = refused ? helloRefusalWords(error) : "The page could not connect to the race server. It may be restarting: try again in a moment.";
+    fill(this.main, h("div", { class: "panel entry not-let-in" }, h("h2", {}, heading),
+      h("p", { class: "error-text", role: "alert", dataset: { code: refused ? error.code : "" }, title: refused ? `${error.code}: ${error.message}` : String(error.message || error) }, words),
+      h("button", { onclick: () => location.reload() }, "Try again")));
+  }
+
+  /** The first visit's name form; after a refused name, the name again with the server's reason above it. */
+  askName(refused = null) {
     return new Promise((resolve) => {
       const input = h("input", { name: "name", maxlength: "32", required: true, autocomplete: "nickname", placeholder: "your name", "aria-label": "your name" });
+      if (refused) input.value = refused.name;
       const form = h("form", { class: "panel entry name-form", onsubmit: (event) => {
         event.preventDefault();
         const name = input.value.trim();
         if (!name || /[\u0000-\u001f\u007f]/.test(name)) return;
-        localStorage.setItem(NAME_KEY, name);
         resolve(name);
-      } }, h("h2", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"), input, h("button", { type: "submit", class: "primary" }, "Start"));
+      } }, h("h2", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"),
+      refused ? h("p", { class: "error-text name-refused", role: "alert" }, refused.words) : null,
+      input, h("button", { type: "submit", class: "primary" }, "Start"));
       fill(this.main, form);
       input.focus();
     });

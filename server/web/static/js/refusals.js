@@ -67,3 +67,16 @@ export function refusalNotice(error, move, board) {
   const words = refusalWords(error.code, move, board);
   return { text: `Refused: ${words ? `${words}.` : errorText(error)}`, code: error.code, title: `${error.code}: ${error.message}` };
 }
+
+/** Why the server refused this page's `hello` (a ServerError), in words for the person at the page. */
+export function helloRefusalWords(error) {
+  if (error.code === "bad_field" && error.field === "name") return `The server cannot use this name: ${error.message}. Choose another one.`;
+  if (error.code === "rate_limited") {
+    return "Too many new visitors have come from your network in the last hour (a school or a café shares one address). "
+      + "Try again later: a browser that has been here before carries on with its saved session.";
+  }
+  if (error.code === "banned") return `An operator has banned this player: ${error.message}`;
+  if (error.code === "unsupported_protocol") return "This page is older than the race server: reload it to get the new one.";
+  if (error.code === "unavailable") return "The race server cannot reach its store just now: try again in a moment.";
+  return errorText(error);
+}
