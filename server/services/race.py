@@ -47,6 +47,7 @@ from server.store import (
 from shared import Action, Board, DeadCheck, EngineError, Rules, Special, Status, action_text, card_text, parse_action
 from shared.protocol import AttemptState, CloseReason, DealLayout, ErrorCode, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
+from shared.race.rules import attempt_can_end_by_position
 
 log = logging.getLogger(__name__)
 
@@ -141,11 +142,6 @@ def new_race_id() -> str:
     """A fresh random race id: 11 letters and digits (65 bits). No ``-`` or ``_``, so an id is one word to
     double-click and never looks like a command-line option (``flowergarden replay -x…``)."""
     return "".join(secrets.choice(RACE_ID_ALPHABET) for _ in range(RACE_ID_LENGTH))
-
-
-def attempt_can_end_by_position(board: Board) -> bool:
-    """Whether a blocked or dead position ends the attempt: only when no undo or unused redeal could change it."""
-    return not board.rules.undo and (not board.rules.redeal_once or board.redeal_used)
 
 
 class RaceService:

@@ -15,8 +15,9 @@ from typing import Any, Final
 from shared.board import Board, Status
 from shared.deal import MASK64, check_seed
 from shared.errors import EngineError
-from shared.protocol import AttemptState, ResultReason
+from shared.protocol import AttemptState
 from shared.race.replay import replay_steps
+from shared.race.rules import Standing, outcome
 from shared.rules import Profile, Rules
 
 RECORD_FORMAT: Final = "flowergarden-race-record"
@@ -65,7 +66,8 @@ def rules_of_record(race: Mapping[str, Any]) -> Rules:
 
 
 def verify_record(document: Mapping[str, Any]) -> Verdict:
-    """Replay the record and confirm every move event and the result; RecordInvalid at the first thing that is wrong."""
+    """Replay the record and confirm every move event and the result (the one :func:`shared.race.rules.outcome` gives
+    for the recorded moves and attempt ends); RecordInvalid at the first thing that is wrong."""
     if document.get("format") != RECORD_FORMAT or document.get("version") != RECORD_VERSION:
         raise NotARecord(f"not a race record (format {RECORD_FORMAT!r}, version {RECORD_VERSION})")
     race = _field(document, "race", dict)
@@ -77,8 +79,7 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
     seed = _seed(events)
     actions: dict[int, list[str]] = {0: [], 1: []}
     announced: dict[int, list[tuple[int, int, int, str]]] = {0: [], 1: []}
-    count_seq = {0: 0, 1: 0}
-    last_count = {0: 0, 1: 0}  # a fresh deal has no card on the foundations
+    standings = [Standing(), Standing()]  # what the result rules see of each seat (shared/race/rules.py)
     ended: dict[int, str] = {}
     result: Mapping[str, Any] | None = None
     for event in events:
@@ -91,10 +92,11 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
             actions[slot].append(_field(event, "move", str, seq))
             count = _field(event, "count", int, seq)
             announced[slot].append((seq, count, _field(event, "left", int, seq), _field(event, "status", str, seq)))
-            if count != last_count[slot]:
-                last_count[slot], count_seq[slot] = count, seq
+            standings[slot] = standings[slot].counted(count, seq)
         elif kind == "attempt_ended":
-            ended[_slot(event, seq)] = _field(event, "reason", str, seq)
+            slot = _slot(event, seq)
+            ended[slot] = _field(event, "reason", str, seq)
+            standings[slot] = standings[slot].ended(_attempt_end(ended[slot], seq), seq)
         elif kind == "result":
             result = event
     boards = [_replayed(seed, rules, slot, actions[slot], announced[slot]) for slot in (0, 1)]
@@ -105,7 +107,7 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
             raise RecordInvalid(f"player {slot}'s attempt is said to be blocked, but a legal move is left")
     if result is None:
         raise RecordInvalid("the record has no result")
-    winner, reason = _checked_result(result, boards, actions, ended, count_seq, rated=bool(race.get("settings", {}).get("rated")))
+    winner, reason = _checked_result(result, boards, actions, standings, rules=rules, rated=bool(race.get("settings", {}).get("rated")))
     return Verdict(
         race=str(race.get("race", "")),
         seed=seed,
@@ -133,6 +135,16 @@ def _slot(event: Mapping[str, Any], seq: int) -> int:
     return int(slot)
 
 
+def _attempt_end(reason: str, seq: int) -> AttemptState:
+    try:
+        state = AttemptState(reason)
+    except ValueError:
+        raise RecordInvalid(f"no attempt ends for the reason {reason!r}", seq) from None
+    if state is AttemptState.PLAYING or state is AttemptState.RACE_OVER:
+        raise RecordInvalid(f"no attempt ends for the reason {reason!r}", seq)
+    return state
+
+
 def _replayed(seed: int, rules: Rules, slot: int, actions: list[str], announced: list[tuple[int, int, int, str]]) -> Board:
     """Replay one player's actions, checking each announced count, cards left and status against the engine."""
     board = Board.deal(seed, rules)
@@ -154,40 +166,29 @@ def _checked_result(
     result: Mapping[str, Any],
     boards: list[Board],
     actions: Mapping[int, list[str]],
-    ended: Mapping[int, str],
-    count_seq: Mapping[int, int],
+    standings: Sequence[Standing],
     *,
+    rules: Rules,
     rated: bool,
 ) -> tuple[int | None, str]:
-    """The result, if it agrees with the replayed boards and the rules of docs/PROTOCOL.md "Result"."""
+    """The result, if it agrees with the replayed boards and is the one the result rules (:func:`outcome`) give."""
     seq = result["seq"]
     winner = result.get("winner")
     reason = _field(result, "reason", str, seq)
     lines = _field(result, "players", list, seq)  # a slot of another type (a list would not even hash) names no seat
-    standings = {line["slot"]: line for line in lines if isinstance(line, dict) and type(line.get("slot")) is int}
+    by_slot = {line["slot"]: line for line in lines if isinstance(line, dict) and type(line.get("slot")) is int}
     for slot in (0, 1):
-        standing = standings.get(slot)
-        if standing is None:
+        line = by_slot.get(slot)
+        if line is None:
             raise RecordInvalid(f"the result has no line for player {slot}", seq)
-        if standing.get("count") != boards[slot].foundation_count or standing.get("moves") != len(actions[slot]):
+        if line.get("count") != boards[slot].foundation_count or line.get("moves") != len(actions[slot]):
             raise RecordInvalid(
-                f"player {slot}: the result says {standing.get('count')} cards in {standing.get('moves')} actions, "
+                f"player {slot}: the result says {line.get('count')} cards in {line.get('moves')} actions, "
                 f"the replay gives {boards[slot].foundation_count} in {len(actions[slot])}",
                 seq,
             )
-    counts = [board.foundation_count for board in boards]
-    if winner is None:
-        fair = reason == ResultReason.DRAW and counts[0] == counts[1] and count_seq[0] == count_seq[1]
-    elif type(winner) is not int or winner not in (0, 1):
-        fair = False
-    else:
-        loser = 1 - winner
-        fair = {
-            ResultReason.CLEARED: boards[winner].is_won(),
-            ResultReason.COUNT: counts[winner] > counts[loser] and not boards[loser].is_won(),
-            ResultReason.REACHED_FIRST: counts[winner] == counts[loser] and count_seq[winner] < count_seq[loser],
-            ResultReason.ABANDONED: rated and ended.get(loser) == AttemptState.ABANDONED and ended.get(winner) != AttemptState.ABANDONED,
-        }.get(reason, False)
+    expected = outcome(standings, rated=rated, undo=rules.undo)
+    fair = expected is not None and (winner is None or type(winner) is int) and (expected.winner, expected.reason) == (winner, reason)
     if not fair:
         raise RecordInvalid(f"the result ({'draw' if winner is None else f'player {winner} wins'}, {reason}) does not follow from the moves", seq)
     return winner, reason
