@@ -28,7 +28,10 @@ S = TypeVar("S", bound=Screen[Any])
 SCREENSHOTS = Path(os.environ.get("FLOWERGARDEN_SCREENSHOTS", ROOT / "var" / "screenshots"))
 """Where the tests save SVG screenshots of the main screens (``var/`` is ignored by git)."""
 SIZE = (110, 34)
-"""The terminal size the app tests run at."""
+"""The terminal size the app tests run at by default."""
+SMALL, LARGE = (80, 24), (160, 45)
+SIZES = [SMALL, LARGE]
+"""The sizes every screen must work at: the classic 80x24 terminal, and a large one."""
 
 
 async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, what: str = "the condition") -> None:
@@ -83,13 +86,16 @@ class AppRace:
 
 
 @contextlib.asynccontextmanager
-async def ann_in_the_app(url: str, folder: Path, settings: RaceSettings, *, auto: bool = False) -> AsyncIterator[AppRace]:
-    """Ann creates a race with ``settings`` in the app (its saved seats under ``folder``); Bob is connected."""
+async def ann_in_the_app(
+    url: str, folder: Path, settings: RaceSettings, *, auto: bool = False, size: tuple[int, int] = SIZE
+) -> AsyncIterator[AppRace]:
+    """Ann creates a race with ``settings`` in the app (its saved seats under ``folder``), on a terminal of ``size``;
+    Bob is connected."""
     app = FlowerGardenApp(url, RaceStart(SeatRequest("Ann", settings), auto=auto), store=SessionStore(folder / "sessions.json"))
     bob = await RaceClient.connect(url)
     await bob.hello("Bob")
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None, what="the race screen")
             await pilot.pause()  # drawn
             yield AppRace(app, pilot, race_screen(app), bob)
@@ -153,3 +159,13 @@ def save_screenshot(app: App[Any], name: str) -> Path:
     path = SCREENSHOTS / f"{name}.svg"
     path.write_text(app.export_screenshot(title=name), encoding="utf-8")
     return path
+
+
+def screen_lines(app: App[Any]) -> list[str]:
+    """The text of the screen on top as the terminal shows it, line by line (what fits; nothing past the edges)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def screen_text(app: App[Any]) -> str:
+    """:func:`screen_lines` as one text."""
+    return "\n".join(screen_lines(app))

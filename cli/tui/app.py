@@ -25,6 +25,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.worker import Worker
 
 from cli.connected import CONNECTION_FAILURES, unreachable
@@ -88,6 +89,13 @@ class FlowerGardenApp(App[int]):
         Binding("ctrl+d", "leave(0)", "quit", priority=True, show=False),
         Binding("ctrl+q", "leave(0)", "quit", priority=True),
     ]
+
+    @property
+    def available_themes(self) -> dict[str, Theme]:
+        """The themes the command palette offers: the dark ones with a background of their own, on which the cards'
+        colours (red suits red, black suits light grey, covered cards dimmed) read; a light theme, or one taking the
+        terminal's own background (``ansi-*``), would hide the black suits."""
+        return {name: theme for name, theme in super().available_themes.items() if theme.dark and not name.startswith("ansi")}
 
     def __init__(self, server: str, start: Start, *, store: SessionStore | None = None) -> None:
         super().__init__()

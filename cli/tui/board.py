@@ -1,6 +1,6 @@
 """One Flower Garden board drawn as a fixed table: foundations, the six columns as columns, the sorted bouquet.
 
-Red suits are red, playable cards bold and underlined, covered cards dim; a selected
+Red suits are red, playable cards bold and underlined, covered cards darker; a selected
 card is shown reversed and the destinations it may go to light up. On an interactive
 board every available card, column header and the foundations are clickable: the
 clicks call the screen's ``pick_card`` and ``pick_target`` actions, the same paths as
@@ -20,18 +20,27 @@ from shared.deal import COLUMN_COUNT
 
 CELL = 5
 """Width of one column of cards, in terminal cells."""
+RED_SUIT, BLACK_SUIT = "#ff5f5f", "#e0e0e0"
+COVERED_RED, COVERED_BLACK = "#d75f5f", "#9e9e9e"
+"""The suits' colours, of available and of covered cards: each at least 3:1 in contrast (WCAG) with the background of
+every (dark) theme the app offers (:meth:`FlowerGardenApp.available_themes`); covered cards are drawn darker rather
+than ``dim``, which some themes blend into their background."""
+LIT = "#ffd75f"
+"""The background of a destination the selected card may go to (black on it)."""
 
 
 def card_markup(card: Card, *, playable: bool, available: bool, selected: bool, clickable: bool) -> str:
     """One card as Textual markup (``5♦`` in red, bold and underlined when playable, a click link when clickable)."""
-    colour = "#ff5f5f" if suit_of(card) in (Suit.DIAMONDS, Suit.HEARTS) else "#e0e0e0"
+    red = suit_of(card) in (Suit.DIAMONDS, Suit.HEARTS)
+    if available or selected:
+        colour = RED_SUIT if red else BLACK_SUIT
+    else:
+        colour = COVERED_RED if red else COVERED_BLACK
     style = [colour]
     if selected:
         style.append("reverse")
     elif playable:
         style += ["bold", "underline"]
-    elif not available:
-        style.append("dim")
     text = card_text(card, unicode=True)
     link = f" @click=screen.pick_card({int(card)})" if clickable and available else ""
     return f"[{' '.join(style)}{link}]{text}[/]"
@@ -46,6 +55,7 @@ class BoardWidget(Static):
 
     def __init__(self, *, interactive: bool = False, id: str | None = None) -> None:
         super().__init__("", id=id)
+        self.auto_links = False  # Textual would paint every clickable card (and lit number) in the theme's link colour
         self.interactive = interactive
         self.board: Board | None = None
         self.title = ""
@@ -86,7 +96,7 @@ class BoardWidget(Static):
         return card_markup(card, playable=playable, available=available, selected=card == self.selected, clickable=self.interactive)
 
     def _target_style(self, target: int) -> str:
-        return "black on #ffd75f" if target in self.lit else "b"
+        return f"black on {LIT}" if target in self.lit else "b"
 
     def _foundations(self, board: Board) -> str:
         piles = []

@@ -25,7 +25,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from cli.tui.board import BoardWidget
+from cli.tui.board import LIT, BoardWidget
 from cli.tui.dialogs import Confirm, ResultScreen
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
@@ -189,7 +189,7 @@ class RaceScreen(Screen[None]):
 
     def draw_entry(self) -> None:
         if self.selected is not None and self.choices:
-            keys = "  ".join(f"[black on #ffd75f] {target_key(move.target)} [/] {move_label(move)}" for move in self.choices)
+            keys = "  ".join(f"[black on {LIT}] {target_key(move.target)} [/] {move_label(move)}" for move in self.choices)
             text = f"{card_label(self.selected)} to: {keys}   (Esc cancels)"
         elif self.typed:
             text = f"card: {self.typed.upper()}_"
