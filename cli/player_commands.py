@@ -4,10 +4,14 @@ race records anyone can check: ``export`` and ``verify``."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import json
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -121,14 +125,42 @@ def read_password(prompt: str = "Password: ", *, confirm: bool = False) -> str:
     if secret:
         return secret
     if sys.stdin.isatty():
-        secret = getpass.getpass(prompt)
-        if confirm and getpass.getpass("Again: ") != secret:
+        secret = typed_secret(prompt)
+        if confirm and typed_secret("Again: ") != secret:
             raise CommandError("bad_input", "the two passwords differ", exit_code=EXIT_USAGE)
         return secret
     secret = read_first_line()
     if not secret:
         raise CommandError("bad_input", f"no password: set ${PASSWORD_ENV}, type it on a terminal or give it on stdin", exit_code=EXIT_USAGE)
     return secret
+
+
+def typed_secret(prompt: str) -> str:
+    """A secret typed on the terminal, not echoed. Ctrl-D is the error ``bad_input`` (no traceback), and Ctrl-C ends
+    the command at once (exit code 130), also inside a command's event loop, whose own Ctrl-C handler would only
+    cancel its task once the blocking read returned: what was typed after Ctrl-C became the password."""
+    with _interrupted_at_once():
+        try:
+            return getpass.getpass(prompt)
+        except EOFError:
+            print(file=sys.stderr)
+            raise CommandError("bad_input", "no password typed (Ctrl-D ended the input)", exit_code=EXIT_USAGE) from None
+        except KeyboardInterrupt:
+            print(file=sys.stderr)  # the prompt's line is left open: the shell's prompt starts on a line of its own
+            raise
+
+
+@contextlib.contextmanager
+def _interrupted_at_once() -> Iterator[None]:
+    """Python's own Ctrl-C handler (raise KeyboardInterrupt in the blocking read) while the block runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def credentials(handle: str) -> Credentials:

@@ -27,6 +27,7 @@ class Shell:
 
     def __init__(self) -> None:
         environment = {**os.environ, "PYTHONPATH": str(ROOT), "PS1": PROMPT, "TERM": "xterm-256color"}
+        environment.pop("FLOWERGARDEN_PASSWORD", None)  # the password prompts are asked on the terminal
         self.child = pexpect.spawn(
             "bash", ["--norc", "--noprofile", "-i"], env=environment, cwd=str(ROOT), encoding="utf-8", dimensions=(40, 120)
         )
@@ -142,3 +143,34 @@ async def test_the_full_screen_app_reports_an_unreachable_server_in_one_line_aft
     assert "flowergarden: error [connection_failed]: ws://127.0.0.1:1: nothing answers there (connection refused)" in output
     assert "Traceback" not in output
     await assert_the_shell_runs_the_next_line(shell, "after-the-error")
+
+
+PASSWORD_PROMPTS = {
+    "register": (("register", "Ann"), "Choose a password: "),
+    "login": (("login", "Ann"), "Password: "),
+    "race --login": (("race", "--login", "Ann"), "Password: "),
+    "leaderboard --login": (("leaderboard", "--login", "Ann"), "Password: "),
+}
+
+
+@pytest.mark.parametrize("command", list(PASSWORD_PROMPTS))
+async def test_ctrl_d_at_a_password_prompt_is_a_one_line_error_without_a_traceback(race_server: RaceServer, shell: Shell, command: str) -> None:
+    arguments, prompt = PASSWORD_PROMPTS[command]
+    shell.type(command_line(*arguments, "--server", race_server.url))
+    await shell.expect(prompt)
+    shell.type("\x04")
+    output = await shell.expect("EXITED:2", timeout=10)
+    assert "flowergarden: error [bad_input]: no password typed (Ctrl-D ended the input)" in output
+    assert "Traceback" not in output and "EOFError" not in output
+    await assert_the_shell_runs_the_next_line(shell, "after-ctrl-d")
+
+
+@pytest.mark.parametrize("command", list(PASSWORD_PROMPTS))
+async def test_ctrl_c_at_a_password_prompt_ends_the_command_at_once(race_server: RaceServer, shell: Shell, command: str) -> None:
+    arguments, prompt = PASSWORD_PROMPTS[command]
+    shell.type(command_line(*arguments, "--server", race_server.url))
+    await shell.expect(prompt)
+    shell.type("\x03")  # no Enter after it: the command must not wait for one
+    output = await shell.expect("EXITED:130", timeout=10)
+    assert "Traceback" not in output
+    await assert_the_shell_runs_the_next_line(shell, "after-ctrl-c")  # echo is back on: the line typed shows
