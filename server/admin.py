@@ -8,7 +8,6 @@ would have taken), and a process that cannot reach Redis could not carry out mos
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import time
@@ -18,6 +17,7 @@ from typing import Any
 from server import logs, metrics
 from server.admin_signing import verify
 from server.operations import Operations
+from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
 from server.services.lobby import LobbyService
 from server.services.seed_pool import SeedPool
@@ -66,7 +66,7 @@ class AdminExecutor:
         self.address = ""
         self.drain_timeout = 3600.0
         self.started_at = int(time.time() * 1000)
-        self._running = True
+        self._loop = BackgroundLoop("AdminExecutor")
         self._handlers: dict[str, Handler] = {
             "list": self._list,
             "kick": self._kick,
@@ -79,28 +79,26 @@ class AdminExecutor:
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
-        self._running = False
+        self._loop.stop()
 
     async def run(self) -> None:
-        """Heartbeat and obey commands until stopped; survives Redis outages by retrying."""
+        """Heartbeat and obey commands until stopped; survives Redis outages (and any failure of one round) by
+        retrying (server/services/background.py)."""
         cursor: str | None = None
         next_beat = 0.0
-        while self._running:
-            try:
-                if cursor is None:
-                    cursor = await self.ops_store.last_command_id()
-                if time.monotonic() >= next_beat:
-                    await self.heartbeat()
-                    next_beat = time.monotonic() + self.heartbeat_seconds
-                for entry_id, command in await self.ops_store.read_commands(cursor, self.block_ms):
-                    cursor = entry_id
-                    await self._obey(command)
-            except StoreError as error:
-                if not self._running:
-                    return
-                metrics.worker_failed("AdminExecutor")
-                logs.warning("admin_loop_failed", error=str(error))
-                await asyncio.sleep(0.5)
+
+        async def step() -> None:
+            nonlocal cursor, next_beat
+            if cursor is None:
+                cursor = await self.ops_store.last_command_id()
+            if time.monotonic() >= next_beat:
+                await self.heartbeat()
+                next_beat = time.monotonic() + self.heartbeat_seconds
+            for entry_id, command in await self.ops_store.read_commands(cursor, self.block_ms):
+                cursor = entry_id
+                await self._obey(command)
+
+        await self._loop.run(step, retry_seconds=0.5)
 
     async def close(self) -> None:
         """Leave the process registry (the process stops); if Redis cannot be reached the registration lapses."""

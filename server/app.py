@@ -235,6 +235,8 @@ class RaceServer:
         self.analyst: RaceAnalyst | None = None
         self.transport: Transport | None = None
         self.bots: BotHost | None = None
+        self.background: tuple[BackgroundService, ...] = ()
+        """The background services, each run as one task (each survives any failure of one of its rounds)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._stoppers: list[Callable[[], None]] = []
         self.hub: EventHub | None = None
@@ -342,7 +344,7 @@ class RaceServer:
             enabled=config.analysis,
         )
         self.admin.analysis_backlog = self.analyst.backlog
-        background: tuple[BackgroundService, ...] = (
+        background = self.background = (
             hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst,
         )  # fmt: skip
         self._stoppers = [service.stop for service in background]

@@ -117,7 +117,10 @@ ANALYSIS_BACKLOG = Gauge(
 RACES_ANALYSED = Counter(
     "flowergarden_races_analysed", "Finished races the post-race analysis stored, by the solver's verdict on the deal.", ["deal"], registry=REGISTRY
 )
-WORKER_ERRORS = Counter("flowergarden_background_errors", "Failed rounds of background workers (each retried), by worker.", ["worker"], registry=REGISTRY)
+WORKER_ERRORS = Counter(
+    "flowergarden_background_errors", "Failed rounds of background workers (each retried), by worker and cause.", ["worker", "cause"],
+    registry=REGISTRY,
+)  # fmt: skip
 ADMIN_ACTIONS = Counter("flowergarden_admin_actions", "Operator commands executed by this process, by action and outcome.", ["action", "outcome"], registry=REGISTRY)
 LOG_EVENTS = Counter("flowergarden_log_events", "Log events written, by level.", ["level"], registry=REGISTRY)
 
@@ -277,9 +280,10 @@ def race_analysed(deal: str) -> None:
     RACES_ANALYSED.labels(deal).inc()
 
 
-def worker_failed(worker: str) -> None:
-    """A round of background worker ``worker`` failed (it retries)."""
-    WORKER_ERRORS.labels(worker).inc()
+def worker_failed(worker: str, *, expected: bool) -> None:
+    """A round of background worker ``worker`` failed (it retries): ``expected`` for a failure of the kind it knows
+    (Redis or its driver, a worker process), else a bug (logged with its traceback)."""
+    WORKER_ERRORS.labels(worker, "expected" if expected else "unexpected").inc()
 
 
 def admin_action(action: str, ok: bool) -> None:

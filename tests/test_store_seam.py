@@ -6,7 +6,8 @@ import socket
 
 import pytest
 
-from server.services.background import BackgroundLoop
+from server import metrics
+from server.services.background import BackgroundLoop, Backoff
 from server.store import RaceStore, StoreError, StoreUnavailable, connect_redis
 
 
@@ -44,12 +45,33 @@ async def test_a_background_loop_logs_a_store_failure_and_runs_the_next_step() -
     assert steps == [0, 1, 2] and loop.failures == 1 and [str(error) for error in failures] == ["down"]
 
 
-async def test_a_background_loop_lets_a_bug_propagate() -> None:
-    async def step() -> None:
-        raise KeyError("bug")
+async def test_a_background_loop_survives_any_exception_and_counts_it_as_unexpected() -> None:
+    loop = BackgroundLoop("test loop: any exception")
+    steps: list[int] = []
 
-    with pytest.raises(KeyError):
-        await BackgroundLoop("test loop").run(step, retry_seconds=0)
+    async def step() -> None:
+        steps.append(len(steps))
+        if len(steps) == 1:
+            raise KeyError("bug")
+        loop.stop()
+
+    before = _errors("test loop: any exception", "unexpected")
+    await loop.run(step, retry_seconds=0)
+    assert steps == [0, 1] and loop.failures == 1
+    assert _errors("test loop: any exception", "unexpected") == before + 1
+
+
+def _errors(worker: str, cause: str) -> float:
+    return metrics.REGISTRY.get_sample_value("flowergarden_background_errors_total", {"worker": worker, "cause": cause}) or 0.0
+
+
+def test_backoff_doubles_with_each_failure_within_its_jitter_up_to_the_cap_and_resets() -> None:
+    lowest, highest = Backoff(0.5, 4.0, rng=lambda: 0.0), Backoff(0.5, 4.0, rng=lambda: 1.0)
+    assert [lowest.next_delay() for _ in range(6)] == [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
+    assert [highest.next_delay() for _ in range(6)] == [0.5, 1.0, 2.0, 4.0, 4.0, 4.0]
+    highest.reset()
+    assert highest.next_delay() == 0.5
+    assert Backoff(0).next_delay() > 0  # a loop whose step sleeps first still never spins on a failing store
 
 
 async def test_a_failure_while_stopping_ends_the_loop_quietly() -> None:

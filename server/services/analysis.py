@@ -225,7 +225,7 @@ class RaceAnalyst:
             if not await self.analyse_due():
                 await asyncio.sleep(self.idle_seconds)
 
-        await self._loop.run(step, retry_seconds=self.idle_seconds, recoverable=(StoreError, OSError, WorkerFailed))
+        await self._loop.run(step, retry_seconds=self.idle_seconds, expected=(StoreError, OSError, WorkerFailed))
 
     async def analyse_due(self) -> int:
         """Look at the races due now; returns how many were claimed."""

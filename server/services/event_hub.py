@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from server import metrics
-from server.services.background import BackgroundLoop
+from server.services.background import BackgroundLoop, Backoff
 from server.services.clock import ServerClock
 from server.services.views import event_for
 from server.store import (
@@ -234,6 +234,7 @@ class EventHub:
 
     async def _catch_up(self, feed: RaceFeed, subscription: Subscription) -> None:
         """Deliver from the stream, a page at a time as the connection drains, until the feed's buffer covers the rest."""
+        backoff = Backoff(RETRY_SECONDS)
         while not subscription.closed:
             await feed.ready.wait()
             if feed.base is None:
@@ -248,8 +249,9 @@ class EventHub:
                 page = await self.store.events_after(feed.race_id, subscription.last_seq, PAGE_EVENTS)
             except StoreError as error:
                 log.warning("event hub: catching up race %s failed (%s); retrying", feed.race_id, error)
-                await asyncio.sleep(RETRY_SECONDS)
+                await asyncio.sleep(backoff.next_delay())
                 continue
+            backoff.reset()
             if not page:  # nothing after it in the stream (an expired stream, an ``after`` beyond its end)
                 self._go_live(feed, subscription)
                 return
@@ -404,12 +406,13 @@ class EventHub:
     async def _establish_base(self, feed: RaceFeed, generation: int) -> None:
         """Read the stream's last page after the subscription was confirmed: every later event arrives live, so the
         buffer then holds everything after the page's first event (recent joiners start live from it)."""
+        backoff = Backoff(RETRY_SECONDS)
         while self._running and feed.generation == generation:
             try:
                 tail = await self.store.last_events(feed.race_id, PAGE_EVENTS)
             except StoreError as error:
                 log.warning("event hub: reading the end of race %s failed (%s); retrying", feed.race_id, error)
-                await asyncio.sleep(RETRY_SECONDS)
+                await asyncio.sleep(backoff.next_delay())
                 continue
             if feed.generation != generation:
                 return

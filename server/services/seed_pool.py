@@ -137,7 +137,7 @@ class SeedPool:
             if not busy:
                 await asyncio.sleep(self.idle_seconds)
 
-        await self._loop.run(step, retry_seconds=self.idle_seconds, recoverable=(StoreError, OSError, WorkerFailed))
+        await self._loop.run(step, retry_seconds=self.idle_seconds, expected=(StoreError, OSError, WorkerFailed))
 
     async def _try_one(self, prover: ProverProcess, profile: str) -> None:
         """Prove one random deal; a winnable one goes to its tier's pool while that is below the target, else to the

@@ -5,13 +5,22 @@ Every public coroutine method of a store class decorated with :func:`translate_e
 Redis Cluster was reconfiguring (a failover: the cluster down, the slot moving or not served, a replica that
 refuses writes) or Redis is out of memory, and :class:`StoreError` for any other redis-py error. Services and the event hub catch these, never
 ``redis.exceptions``.
+
+The translation is total for the driver: any other exception raised from inside a driver call (redis-py's code, or
+the store's own bare connections, ``script_pipeline.py`` and ``direct_channels.py``) is a connection being torn down
+under the call — redis-py raised ``AttributeError: 'NoneType' object has no attribute 'writelines'`` during Cluster
+failovers — and becomes :class:`StoreUnavailable` too (logged once with its traceback). An exception raised by the
+store's own code outside any driver call is a bug and goes up as it is (``internal_error``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
-from collections.abc import Callable, Coroutine
+import logging
+from collections.abc import Callable, Coroutine, Iterator
+from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
 from redis.exceptions import (
@@ -43,6 +52,28 @@ OUT_OF_MEMORY = "OOM command not allowed"
 wraps it in the error of the script that tried the write ("Error running script ... -OOM command not allowed ...")."""
 
 
+DRIVER_MODULES = ("redis", "server.store.script_pipeline", "server.store.direct_channels")
+"""The modules that talk to Redis on the store's behalf: redis-py, and the store's bare connections of its own."""
+
+log = logging.getLogger(__name__)
+
+
+def _driver_module(name: str) -> bool:
+    return any(name == module or name.startswith(f"{module}.") for module in DRIVER_MODULES)
+
+
+def raised_by_driver(error: BaseException) -> bool:
+    """Whether ``error`` was raised from inside a driver call: a frame of its traceback runs code of a module in
+    :data:`DRIVER_MODULES` (a frame of the store's own code alone, or of code the store called after a driver call
+    returned, is not one)."""
+    trace: TracebackType | None = error.__traceback__
+    while trace is not None:
+        if _driver_module(str(trace.tb_frame.f_globals.get("__name__", ""))):
+            return True
+        trace = trace.tb_next
+    return False
+
+
 def _unavailable(error: Exception) -> bool:
     return isinstance(error, UNAVAILABLE_ERRORS) or (isinstance(error, ResponseError) and OUT_OF_MEMORY in str(error))
 
@@ -71,8 +102,28 @@ def _translated(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coro
             if _unavailable(error):
                 raise StoreUnavailable(f"{type(error).__name__}: {error}") from error
             raise StoreError(f"{type(error).__name__}: {error}") from error
+        except StoreError:
+            raise
+        except Exception as error:
+            if not raised_by_driver(error):
+                raise  # a bug of the store's own code
+            log.warning("the Redis driver failed (%s: %s); answered as unavailable", type(error).__name__, error, exc_info=error)
+            raise StoreUnavailable(f"the Redis driver failed: {type(error).__name__}: {error}") from error
 
     return call
+
+
+@contextlib.contextmanager
+def suppress_store_failures() -> Iterator[None]:
+    """Ignore any failure of Redis or of its driver in the block (best-effort work: closing a connection that failed,
+    a follow-up the caller's request does not depend on); a bug of the store's own code still goes up."""
+    try:
+        yield
+    except (*UNAVAILABLE_ERRORS, RedisError):
+        pass
+    except Exception as error:
+        if not raised_by_driver(error):
+            raise
 
 
 def translate_errors(cls: C) -> C:

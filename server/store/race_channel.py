@@ -19,11 +19,10 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 
 from server.store import keys
 from server.store.connection import RedisClient
-from server.store.errors import translate_errors
+from server.store.errors import suppress_store_failures, translate_errors
 from server.store.race_store import StoredEvent, decode_published
 
 
@@ -121,7 +120,7 @@ class RaceChannels:
 
 
 async def _close_quietly(pubsub: PubSub) -> None:
-    with contextlib.suppress(RedisError, OSError):  # it failed already
+    with suppress_store_failures():  # it failed already
         await pubsub.aclose()  # type: ignore[no-untyped-call]
 
 
@@ -202,7 +201,7 @@ class ShardedRaceChannels:
                 parsed = _parse(message)
                 if parsed is not None:
                     self._inbox.put_nowait(parsed)
-        except (RedisError, OSError) as error:  # the hub learns of it through read(), like a lost connection
+        except Exception as error:  # noqa: BLE001 - the hub learns of any failure through read(), translated there
             self._inbox.put_nowait(error)
 
     async def listen(self, race_ids: Iterable[str]) -> None:
@@ -253,7 +252,7 @@ class ShardedRaceChannels:
 
 
 async def _close_node_quietly(node: _NodeChannels) -> None:
-    with contextlib.suppress(RedisError, OSError, asyncio.CancelledError):
+    with suppress_store_failures(), contextlib.suppress(asyncio.CancelledError):
         await node.pubsub.aclose()  # type: ignore[no-untyped-call]
         await node.client.aclose()
 

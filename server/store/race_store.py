@@ -9,7 +9,6 @@ move that decides the race).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
@@ -20,12 +19,11 @@ from typing import Any, Concatenate, Final, ParamSpec, TypeVar, get_args, get_ty
 
 import msgpack
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
 
 from server.store import keys
 from server.store.connection import RedisClient, drop_idle_connections, repeatable, time_ms_at
 from server.store.durability import Durability, ScriptRunner
-from server.store.errors import translate_errors
+from server.store.errors import suppress_store_failures, translate_errors
 from server.store.scripts import Scripts, script_arguments, script_reply
 from shared import card_text, deal
 from shared.board import Status
@@ -709,7 +707,7 @@ class RaceStore:
                 player=player or None,
             )  # fmt: skip
         except RedisConnectionError:  # not repeated (a resend is refused attempt_over), but a result it stored is told
-            with contextlib.suppress(RedisError):
+            with suppress_store_failures():
                 await drop_idle_connections(self.redis)
                 await self._tell_untold_result(race_id)
             raise
@@ -842,10 +840,12 @@ class RaceStore:
         """Make a race whose result this process's script just stored due for analysis now (score 0). The queue
         is not in the race's hash slot, so a race script cannot add it itself on a Redis Cluster; if this fails, or
         the process dies first, the race's safety entry from the countdown brings it to an analyst later."""
-        try:
+        queued = False
+        with suppress_store_failures():  # the result is stored: the caller's request succeeded
             await self.redis.zadd(keys.analysis_queue(), {race_id: 0})
-        except (RedisError, OSError) as error:  # the result is stored: the caller's request succeeded
-            log.warning("race %s: not queued for analysis at its result (%s); its safety entry will be", race_id, error)
+            queued = True
+        if not queued:
+            log.warning("race %s: not queued for analysis at its result; its safety entry will be", race_id)
 
     @repeatable
     async def live_race_ids(self, limit: int) -> list[str]:
