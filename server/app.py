@@ -328,7 +328,13 @@ class RaceServer:
             quick_match=quick_match,
             rematch=RematchService(self.races, dealer),
         )
-        sweeper = TimerSweeper(store, interval=config.timer_interval, after_ticks=self.lobby.races_ticked)
+        races, lobby_service = self.races, self.lobby
+
+        async def after_ticks(race_ids: list[str]) -> None:
+            await lobby_service.races_ticked(race_ids)
+            await races.races_ticked(race_ids)
+
+        sweeper = TimerSweeper(store, interval=config.timer_interval, after_ticks=after_ticks)
         ops_store = OpsStore(self.redis)
         operations = self.operations = Operations(ops_store, store, self._healthy)
         self.admin = AdminExecutor(

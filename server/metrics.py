@@ -117,6 +117,9 @@ ANALYSIS_BACKLOG = Gauge(
 RACES_ANALYSED = Counter(
     "flowergarden_races_analysed", "Finished races the post-race analysis stored, by the solver's verdict on the deal.", ["deal"], registry=REGISTRY
 )
+CACHED_POSITIONS = Gauge(
+    "flowergarden_cached_positions", "Player positions this process keeps for the races played here (two a race).", registry=REGISTRY
+)
 WORKER_ERRORS = Counter(
     "flowergarden_background_errors", "Failed rounds of background workers (each retried), by worker and cause.", ["worker", "cause"],
     registry=REGISTRY,
@@ -278,6 +281,11 @@ def analysis_backlog(races: int) -> None:
 def race_analysed(deal: str) -> None:
     """The post-race analysis of a race was stored; ``deal``: ``solved``, ``unsolvable`` or ``unknown``."""
     RACES_ANALYSED.labels(deal).inc()
+
+
+def cached_positions(count: int) -> None:
+    """The race service now keeps ``count`` player positions (dropped when a race ends)."""
+    CACHED_POSITIONS.set(count)
 
 
 def worker_failed(worker: str, *, expected: bool) -> None:

@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from server import metrics
 from server.services import race_journal
 from server.services.errors import ServiceError
 from server.services.policy import RacePolicy
@@ -167,7 +168,11 @@ class RaceService:
         self.max_cached_games = max_cached_games
         self._facts: OrderedDict[str, _RaceFacts] = OrderedDict()
         self._games: OrderedDict[tuple[str, int, int], _Game] = OrderedDict()
-        """Positions by (race, epoch, seat): a position never outlives the seats and the deal it was dealt from."""
+        """Positions by (race, epoch, seat): a position never outlives the seats and the deal it was dealt from, nor
+        the race's result (:meth:`_drop_race`); ``max_cached_games`` bounds them for races whose end this process
+        never learns of."""
+        self._keys_of: dict[str, set[tuple[str, int, int]]] = {}
+        """The keys of ``_games`` by race."""
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dead-check")
         self._background: set[asyncio.Task[None]] = set()
 
@@ -377,9 +382,9 @@ class RaceService:
                 raise self._refused_here(race_id, refusal) from None
             if result.duplicate:
                 return await self._duplicate(race_id, slot, result.action, result.move_seq, game.board)
-            if result.finished and self.books is not None:
-                self.books.notify()
             game.board, game.actions = trial, result.move_seq
+        if result.finished:
+            self._finished(race_id)
         if ends is None and status is Status.PLAYING and self.dead_check is not None and attempt_can_end_by_position(trial):
             self._spawn(self._end_if_dead(race_id, facts.epoch, slot, trial.copy(), result.move_seq))
         return self._outcome(
@@ -408,8 +413,8 @@ class RaceService:
             finished = await self.store.end_attempt(race_id, facts.players.index(session.player), reason, player=session.player)
         except StoreRefusal as refusal:
             raise self._refused_here(race_id, refusal) from None
-        if finished and self.books is not None:
-            self.books.notify()
+        if finished:
+            self._finished(race_id)
 
     async def rebuild(self, race_id: str) -> list[Board]:
         """Both players' positions rebuilt from Redis alone (settings, seed, stored actions)."""
@@ -486,13 +491,53 @@ class RaceService:
         game = self._games.get(key)
         if game is None:
             game = self._games[key] = _Game()
+            self._keys_of.setdefault(race_id, set()).add(key)
             while len(self._games) > self.max_cached_games:
                 oldest_key, oldest = next(iter(self._games.items()))
                 if oldest.lock.locked():
                     break
-                del self._games[oldest_key]
+                self._drop_game(oldest_key)
+            metrics.cached_positions(len(self._games))
         self._games.move_to_end(key)
         return game
+
+    def _drop_game(self, key: tuple[str, int, int]) -> None:
+        del self._games[key]
+        keys = self._keys_of.get(key[0])
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._keys_of[key[0]]
+
+    def _finished(self, race_id: str) -> None:
+        """This process stored the race's result: book it, and drop its positions."""
+        if self.books is not None:
+            self.books.notify()
+        self._drop_race(race_id)
+
+    def _drop_race(self, race_id: str) -> None:
+        """Forget a race that is over (its positions are ~28 KB each: kept, 10,000 of them held ~280 MB a process).
+        A move still under way on a dropped position finishes on its own copy; a later resend reloads from Redis."""
+        self._facts.pop(race_id, None)
+        for key in self._keys_of.pop(race_id, set()):
+            self._games.pop(key, None)
+        metrics.cached_positions(len(self._games))
+
+    async def races_ticked(self, race_ids: Iterable[str]) -> None:
+        """After the timer sweep ticked these races: drop the positions of those that are over (a time limit, or the
+        other player's last action on another process, ended them), read in one round trip. Every running race is
+        ticked about once per presence lease, so a race that ended elsewhere is forgotten here within one."""
+        cached = [race_id for race_id in race_ids if race_id in self._keys_of or race_id in self._facts]
+        if not cached:
+            return
+        for race_id, (status, _) in (await self.store.statuses(cached)).items():
+            if status not in (RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.WAITING):
+                self._drop_race(race_id)
+
+    @property
+    def cached_positions(self) -> int:
+        """How many player positions this process keeps (two per race being played here)."""
+        return len(self._games)
 
     async def _load_game(self, race_id: str, slot: int, facts: _RaceFacts, game: _Game) -> None:
         """Rebuild the position from the stored actions; _StaleView if they belong to another epoch's deal."""
@@ -553,8 +598,8 @@ class RaceService:
 
         try:
             dead = await asyncio.get_running_loop().run_in_executor(self._executor, proved_dead)
-            if dead and await self.store.end_attempt(race_id, slot, AttemptState.DEAD, expected_moves=actions) and self.books is not None:
-                self.books.notify()
+            if dead and await self.store.end_attempt(race_id, slot, AttemptState.DEAD, expected_moves=actions):
+                self._finished(race_id)
         except StoreRefusal:
             pass  # the player acted or the race ended meanwhile
         except Exception:
