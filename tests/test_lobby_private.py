@@ -71,3 +71,22 @@ async def test_guessing_invite_codes_is_rate_limited_per_player(redis_url: str) 
                 await guesser.join_invite(guess)
         with refused("rate_limited"):
             await guesser.join_invite(code)  # even the right code, for the rest of the minute
+
+
+async def test_an_invite_code_answers_unknown_invite_from_the_start_even_before_the_lobby_forgets_it(race_server: RaceServer) -> None:
+    """The lobby (another hash slot) forgets a code a timer tick after the start; the race's join script answers for
+    it from the start on (campaign: ``race_full``/``already_seated`` for 40-200 ms after the start)."""
+    assert race_server.lobby is not None
+    async with players(race_server.url, "Ann", "Bob", "Cid") as (ann, bob, cid):
+        seated = await ann.create(RaceSettings(private=True))
+        code = seated.race.invite
+        assert code is not None
+        await bob.join_invite(code)
+        await ann.wait_for(Started)
+        # The state of that window, held open: the lobby still maps the code to the started race.
+        await race_server.lobby.store.claim_invite(code, seated.race.race, 60_000)  # if the tick freed it already
+        assert await race_server.lobby.store.race_of_invite(code) == seated.race.race
+        with refused("unknown_invite"):
+            await cid.join_invite(code)
+        with refused("unknown_invite"):
+            await bob.join_invite(code)

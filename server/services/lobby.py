@@ -166,11 +166,12 @@ class LobbyService:
         self.track(owner, race_id)
         return seated
 
-    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None) -> SeatedRace:
+    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None, by_invite: bool = False) -> SeatedRace:
         """Take seat 1 of a waiting race (the countdown starts); the lobby shows the race as full.
 
-        ``accept_delay``: the spectator delay (s) the joiner accepts in a private race below the server's minimum."""
-        seated = await self.races.join(race_id, who, accept_delay=accept_delay)
+        ``accept_delay``: the spectator delay (s) the joiner accepts in a private race below the server's minimum;
+        ``by_invite``: joined by the invite code (``unknown_invite`` once the race has started or closed)."""
+        seated = await self.races.join(race_id, who, accept_delay=accept_delay, by_invite=by_invite)
         if is_listed(seated.record):
             await self.store.change(race_id, self._entry(seated.record))
         return seated
@@ -189,7 +190,7 @@ class LobbyService:
         if race_id is None:
             raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code")
         await self.store.invite_refund(player, address)
-        return await self.join(race_id, who, accept_delay=accept_delay)
+        return await self.join(race_id, who, accept_delay=accept_delay, by_invite=True)
 
     async def leave(self, race_id: str, player: str, owner: Owner) -> None:
         """Give up a seat before the start: the creator closes the race, the second player frees its seat."""

@@ -209,7 +209,9 @@ class RaceService:
         race_journal.race_created(race_id, who.player, race)
         return self._seated(await self.record(race_id), 0)
 
-    async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None, expect_both: bool = False) -> SeatedRace:
+    async def join(
+        self, race_id: str, who: Identity, *, accept_delay: int | None = None, expect_both: bool = False, by_invite: bool = False
+    ) -> SeatedRace:
         """Take seat 1 of a waiting race; the countdown to the common start time begins (and the race is listed among
         the live races if anyone may watch it). A rated race claims both players and fixes their rating changes now
         (``account_required``, ``rated_busy``).
@@ -221,6 +223,9 @@ class RaceService:
         from the start, so its grace period runs (a seat otherwise counts only once a connection followed it). Its
         first announcement is held back a second like any presence change: a player that syncs at once is never
         announced away.
+
+        ``by_invite``: joined by the race's invite code, freed at the start: ``unknown_invite`` from then on (the join
+        script decides it on the race's own clock; the lobby forgets the code a timer tick later).
         """
         waiting = await self.record(race_id)
         # Asked only of a joiner the race could seat: a full, closed or own race answers as any join does
@@ -241,10 +246,14 @@ class RaceService:
         # a deadline already indexed (a held-back presence announcement of the creator).
         await self.store.schedule_earlier(race_id, await self.store.now_ms() + self.countdown_ms)
         try:
-            start_at, _deadline = await self.store.join_race(race_id, who, self.countdown_ms, keep, both_expected=expect_both)
+            start_at, _deadline = await self.store.join_race(
+                race_id, who, self.countdown_ms, keep, both_expected=expect_both, by_invite=by_invite
+            )
         except StoreRefusal as refusal:
             if keep and self.books is not None:
                 await self.books.join_failed(waiting, who)
+            if refusal.code == ErrorCode.UNKNOWN_INVITE:
+                raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code") from None
             raise _refused(refusal) from None
         race_journal.race_countdown(race_id, who.player, start_at)
         await self.store.schedule_earlier(race_id, start_at)

@@ -608,15 +608,17 @@ class RaceStore:
         return _text(result[1])
 
     async def join_race(
-        self, race_id: str, who: Identity, countdown_ms: int, keep: Mapping[str, str] | None = None, *, both_expected: bool = False
+        self, race_id: str, who: Identity, countdown_ms: int, keep: Mapping[str, str] | None = None, *, both_expected: bool = False,
+        by_invite: bool = False,
     ) -> tuple[int, int | None]:
         """Seat ``who`` in seat 1 and start the countdown; returns (start_at, deadline). ``keep``: fields the race
         stores from now on (a rated race's rating change per seat and outcome, read by the result). ``both_expected``:
         both seats count as followed once (``seen``), so one no connection follows is away, announced at the earliest a
-        presence interval from now (``told_at``)."""
+        presence interval from now (``told_at``). ``by_invite``: joined by the invite code, which is freed at the start
+        (``unknown_invite`` from the start time on, closed races too)."""
         result = await self._run(
             self.scripts.join, race_id, player=who.player, name=who.name, countdown_ms=countdown_ms, account=who.account or "",
-            bot=int(who.bot), keep=dict(keep or {}), both_expected=int(both_expected),
+            bot=int(who.bot), keep=dict(keep or {}), both_expected=int(both_expected), by_invite=int(by_invite),
         )  # fmt: skip
         return int(result[1]), _optional_ms(int(result[2]))
 

@@ -1,8 +1,14 @@
 -- ARGS: player, name, countdown_ms, account (the handle, '' = anonymous), bot (0/1), keep (a map of fields the
 --       race keeps from now on: rated races' rating change per seat and outcome), both_expected (0/1: both seats
---       count as followed once, seen, and were last told of now, told_at)
+--       count as followed once, seen, and were last told of now, told_at), by_invite (0/1: joined by the race's invite
+--       code, which is freed at the start: from then on, by the race's own clock, the code answers unknown_invite
+--       although the lobby, in another hash slot, forgets it a tick later)
 local status = get('status')
 if status == false then return {0, 'unknown_race'} end
+if ARGS.by_invite == 1 and (status == 'closed' or status == 'running' or status == 'finished'
+                            or (status == 'countdown' and now_ms() >= geti('start_at'))) then
+  return {0, 'unknown_invite'}
+end
 if get('p0_player') == ARGS.player or get('p1_player') == ARGS.player then return {0, 'already_seated'} end
 if status == 'closed' then return {0, 'race_closed'} end
 if status ~= 'waiting' then return {0, 'race_full'} end
