@@ -90,6 +90,18 @@ async def test_a_player_plays_one_rated_race_at_a_time(race_server: RaceServer) 
         await client.close()
 
 
+async def test_a_player_in_a_rated_race_cannot_create_another_that_nobody_could_join(race_server: RaceServer) -> None:
+    ann, bob = [await registered(race_server.url, new_handle(name)) for name in ("Ann", "Bob")]
+    first = await ann.create(RaceSettings(rated=True))
+    await bob.join(first.race.race)
+    for player in (ann, bob):  # the campaign: seated, then every join of it refused rated_busy
+        with refused("rated_busy"):
+            await player.create(RaceSettings(rated=True))
+    await ann.create(RaceSettings())  # casual races are not limited
+    for client in (ann, bob):
+        await client.close()
+
+
 async def test_the_leaderboard_lists_established_players_by_rating_with_the_askers_own_rank(open_board_server: RaceServer) -> None:
     url = open_board_server.url
     handles = [new_handle(name) for name in ("Top", "Mid", "Low")]

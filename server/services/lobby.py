@@ -148,6 +148,8 @@ class LobbyService:
     async def create(self, who: Identity, settings: RaceSettings, owner: Owner) -> SeatedRace:
         """Open a race with ``who`` in seat 0: listed in the lobby, or private with an invite code."""
         check_rated(settings, who)
+        if settings.rated and self.races.books is not None:
+            await self.races.books.refuse_if_playing_rated(who.player)
         await self.make_room(owner)
         race = await self.dealer.deal(settings, origin="create")
         race_id = new_race_id()

@@ -201,10 +201,9 @@ class QuickMatchService:
             raise
 
     async def _refuse_if_playing_rated(self, player: str) -> None:
-        """``rated_busy`` for a player still in another rated race: it cannot be paired (nor wait) for a rated one."""
         books = self.races.books
-        if books is not None and (holder := await books.rated_race_of(player)) is not None:
-            raise ServiceError(ErrorCode.RATED_BUSY, f"you are still playing the rated race {holder}: ask again once it is over")
+        if books is not None:
+            await books.refuse_if_playing_rated(player)
 
     async def _join(self, partner: Partner, who: Identity) -> SeatedRace | None:
         """Join the partner's race; None when it cannot be joined any more, or when the partner plays another rated

@@ -127,6 +127,12 @@ class PlayerBooks:
             return None
         return holder
 
+    async def refuse_if_playing_rated(self, player: str) -> None:
+        """``rated_busy`` for a player still in another rated race: it can neither open, join nor be paired for one
+        (a rated race it opened could never be joined: every join would be refused ``rated_busy``)."""
+        if (holder := await self.rated_race_of(player)) is not None:
+            raise ServiceError(ErrorCode.RATED_BUSY, f"you are still playing the rated race {holder}: ask again once it is over")
+
     async def _still_playing(self, holder: str, players: Sequence[str]) -> bool:
         """Whether rated race ``holder``, which claims some of ``players``, is still under way; a finished one is booked
         now (which releases its claims) and a claim nothing holds any more is released."""
