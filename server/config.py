@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from server.app import ServerConfig
+from server.logs import REDACTED
 from server.peers import parse_networks
 from server.store.connection import cluster_nodes
 
@@ -25,6 +26,9 @@ ENV_PREFIX = "FLOWERGARDEN_"
 ENV_ALIASES = {"REDIS_URL": "redis_url", "REDIS_CLUSTER_URL": "redis_cluster_url"}
 SECRET_KEYS = frozenset({"operator_secret"})
 """Keys whose value ``--print-config`` does not show."""
+REDACTION_MARKERS = frozenset({"[set, not shown]", REDACTED})
+"""Texts that stand in for a hidden value (in old ``--print-config`` output, in logs): never loaded as a secret, since
+anyone who has seen such a file or log line knows them."""
 
 
 class ConfigError(ValueError):
@@ -204,6 +208,9 @@ def build(settings: Mapping[str, Any]) -> ServerConfig:
             cluster_nodes(config.redis_cluster_url)
         except ValueError as error:
             raise ConfigError(f"redis_cluster_url: {error}") from None
+    for secret in sorted(SECRET_KEYS):
+        if str(getattr(config, secret) or "").strip() in REDACTION_MARKERS:
+            raise ConfigError(f"{secret}: {getattr(config, secret)!r} stands in for a hidden value; give the real secret")
     if (config.certfile is None) != (config.keyfile is None):
         raise ConfigError("certfile and keyfile go together: give both for wss://, or neither")
     return config
@@ -257,5 +264,5 @@ def _toml_line(name: str, value: Any) -> str:
     if value is None:
         return f"# {name} = (not set)"
     if name in SECRET_KEYS:
-        return f'{name} = "[set, not shown]"'
+        return f"# {name} is set, not shown: give it again ({env_name(name)} or this file) when loading this file"
     return f"{name} = {_toml_value(value)}"

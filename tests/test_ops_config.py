@@ -82,8 +82,32 @@ def test_print_config_shows_the_effective_settings_as_a_config_file_that_loads_b
     document = tomllib.loads(printed.stdout)
     assert (document["port"], document["grace_seconds"], document["lobby"]["stale_seconds"]) == (9000, 7.0, 9.0)
     assert document["trusted_proxies"] == ["10.0.0.0/8"]
-    reloaded = config.effective(write(tmp_path, printed.stdout.replace('operator_secret = "[set, not shown]"', "")), {}, {})
+    reloaded = config.effective(write(tmp_path, printed.stdout), {}, {})
     assert reloaded.port == 9000 and reloaded.lobby.stale_seconds == 9.0
+
+
+def test_a_server_started_from_print_config_output_has_no_operator_secret(tmp_path: Path) -> None:
+    """The printed file says the secret is set without giving anything loadable: a server started from it obeys no
+    command (signed with the marker text or anything else) until the real secret is given again."""
+    file = write(tmp_path, 'operator_secret = "hunter2"\n')
+    printed = subprocess.run(
+        [sys.executable, "-m", "cli", "serve", "--config", str(file), "--print-config"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert "operator_secret is set" in printed.stdout
+    assert config.effective(write(tmp_path, printed.stdout), {}, {}).operator_secret is None
+    secret_given_again = config.effective(write(tmp_path, printed.stdout), {"FLOWERGARDEN_OPERATOR_SECRET": "hunter2"}, {})
+    assert secret_given_again.operator_secret == "hunter2"
+
+
+@pytest.mark.parametrize("marker", ["[set, not shown]", "[redacted]"])
+def test_a_redaction_marker_is_refused_as_the_operator_secret(tmp_path: Path, marker: str) -> None:
+    """A file or variable carrying the text that stands for a hidden value (which anyone can read) stops serve."""
+    with pytest.raises(config.ConfigError, match="operator_secret"):
+        config.effective(write(tmp_path, f'operator_secret = "{marker}"\n'), {}, {})
+    with pytest.raises(config.ConfigError, match="operator_secret"):
+        config.effective(None, {"FLOWERGARDEN_OPERATOR_SECRET": marker}, {})
 
 
 def test_an_unknown_config_key_stops_serve_with_a_clear_error(tmp_path: Path) -> None:
