@@ -103,6 +103,8 @@ class RaceSession:
         self._clock_offset_ms = clock_offset_ms
         self.unsaved: str | None = None
         """Why the seat taken last could not be saved for ``--resume`` (None: saved, or nothing to save)."""
+        self.join_command: str | None = None
+        """The command the opponent types to join the race this session created (None: it joined one, or was paired)."""
 
     @property
     def race_id(self) -> str:
@@ -150,7 +152,12 @@ class RaceSession:
         elif not (request.join or request.invite or request.quick):
             server = self.client.url or ""
             how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"
-            lines += ["Your opponent joins with:", f"  flowergarden race --server {server} {how}", "Waiting for an opponent ..."]
+            login = " --login HANDLE" if seated.race.settings.rated else ""  # a rated race seats accounts only
+            self.join_command = f"flowergarden race --server {server}{login} {how}"
+            lines += ["Your opponent joins with:", f"  {self.join_command}"]
+            if login:
+                lines.append("(a rated race: HANDLE is their registered account)")
+            lines.append("Waiting for an opponent ...")
         return lines
 
     async def _resume(self, saved: SavedRace) -> list[str]:

@@ -245,6 +245,8 @@ class RaceView:
     """The post-race analysis, once the ``analysis`` event came."""
     status_now: RaceStatus | None = None
     """A spectator's: the race's status when the watch began (``watching.status_now``), which the delayed view lags."""
+    rated: bool = False
+    """A rated race (both players' ratings change with its result)."""
 
     @classmethod
     def of(cls, info: RaceInfo, slot: int | None = None) -> RaceView:
@@ -261,7 +263,7 @@ class RaceView:
         )
         return cls(
             race_id=info.race, slot=slot, rules=rules_of(info.settings), race=race, invite=info.invite, seed_chosen=info.seed_chosen,
-            difficulty=info.difficulty,
+            difficulty=info.difficulty, rated=info.settings.rated,
         )
 
     @classmethod
@@ -287,7 +289,7 @@ class RaceView:
     @classmethod
     def before_start(cls, info: RaceInfo) -> RaceView:
         """A spectator's view of the race as it was before its first event (for replaying its log)."""
-        return cls(race_id=info.race, rules=rules_of(info.settings))
+        return cls(race_id=info.race, rules=rules_of(info.settings), rated=info.settings.rated)
 
     # --- what a front end asks ----------------------------------------------------------
 

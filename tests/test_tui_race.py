@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from race_helpers import player
 from tui_helpers import (
+    SIZES,
     ann_in_the_app,
     message_text,
     own_actions,
@@ -26,6 +28,8 @@ from shared import Board, parse_action
 from shared.assist import destinations
 from shared.protocol import RaceResult, RaceSettings, Seated, Started
 
+ON_BOTH_SIZES = pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x45"])
+
 
 def several_destination_moves(seed: int, line: tuple[str, ...]) -> list[int]:
     """Indexes of the moves of ``line`` whose card has more than one legal destination when it is played."""
@@ -38,10 +42,11 @@ def several_destination_moves(seed: int, line: tuple[str, ...]) -> list[int]:
     return found
 
 
-async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_server: RaceServer, tmp_path: Path) -> None:
+@ON_BOTH_SIZES
+async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_server: RaceServer, tmp_path: Path, size: tuple[int, int]) -> None:
     seed, line = winning_deal()
     assert several_destination_moves(seed, line), "the test needs a move with several destinations"
-    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed)) as race:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed), size=size) as race:
         app, pilot, screen, bob = race.app, race.pilot, race.screen, race.bob
         save_screenshot(app, "race-waiting")
         await race.start()
@@ -92,9 +97,10 @@ async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_ser
         assert board.board is not None and board.board.foundation_count == 0
 
 
-async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_server: RaceServer, tmp_path: Path) -> None:
+@ON_BOTH_SIZES
+async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_server: RaceServer, tmp_path: Path, size: tuple[int, int]) -> None:
     seed, line = winning_deal()
-    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed, time_limit=600, undo=True)) as race:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed, time_limit=600, undo=True), size=size) as race:
         app, pilot, screen, bob = race.app, race.pilot, race.screen, race.bob
         await race.start()
         for move in line[:6]:
@@ -104,7 +110,7 @@ async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_s
         status = str(screen.query_one("#race-status").render())
         assert "time left 9:" in status and "clock 0:" in status and "0 watching" in status
         markup = screen.query_one("#board", BoardWidget).markup()
-        assert " Foundations " in markup and "Bouquet" in markup
+        assert " Foundations " in markup and "Bouquet" in str(screen.query_one("#bouquet").render())
         board = screen.view.board
         assert board is not None and board.foundation_count == 5
         save_screenshot(app, "race-running")
@@ -159,8 +165,9 @@ def test_the_table_draws_columns_as_columns_and_the_bouquet_by_suit_and_rank() -
     assert "@click=screen.pick_card(" in widget.markup()  # every available card is a click target
 
 
-async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_cards_home(race_server: RaceServer, tmp_path: Path) -> None:
-    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15), auto=True) as race:
+@ON_BOTH_SIZES
+async def test_clicks_pick_a_card_and_a_destination_and_auto_move_sends_safe_cards_home(race_server: RaceServer, tmp_path: Path, size: tuple[int, int]) -> None:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15), auto=True, size=size) as race:
         app, pilot, screen = race.app, race.pilot, race.screen
         await race.start()
         await until(pilot, lambda: own_actions(screen) == ["AS b>f"], what="the ace of spades sent home by auto-move")

@@ -147,10 +147,8 @@ def result_text(app: App[Any], part: str = "headline") -> str:
 
 
 def message_text(screen: RaceScreen) -> str:
-    """What the race screen's message line shows."""
-    from textual.widgets import Static
-
-    return str(screen.query_one("#message", Static).render())
+    """What the race screen said last on its message log ('' before anything)."""
+    return screen.messages[-1] if screen.messages else ""
 
 
 def save_screenshot(app: App[Any], name: str) -> Path:

@@ -239,7 +239,8 @@ class FlowerGardenApp(App[int]):
         self.session = session
         screen = RaceScreen(session, auto=auto)
         await self._switch(screen)
-        screen.say("  ".join(line.strip() for line in lines))
+        for line in lines:
+            screen.say(line.strip())
         self.follow(screen)
 
     async def start_watch(self, race: str) -> None:

@@ -9,7 +9,7 @@ typing a card and a destination key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from textual.markup import escape
 from textual.widgets import Static
@@ -53,10 +53,12 @@ class BoardWidget(Static):
     BoardWidget { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, *, interactive: bool = False, id: str | None = None) -> None:
+    def __init__(self, *, interactive: bool = False, with_bouquet: bool = True, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.auto_links = False  # Textual would paint every clickable card (and lit number) in the theme's link colour
         self.interactive = interactive
+        self.with_bouquet = with_bouquet
+        """Draw the bouquet under the columns (False: a :class:`BouquetWidget` beside the table draws it)."""
         self.board: Board | None = None
         self.title = ""
         self.selected: Card | None = None
@@ -88,8 +90,9 @@ class BoardWidget(Static):
                 else:
                     cells.append(" " * CELL if row else "[dim] --  [/]")
             lines.append(" " + "".join(cells))
-        lines.append("")
-        lines.append(self._bouquet(board, playable))
+        if self.with_bouquet:
+            lines.append("")
+            lines.append(self._bouquet(board, playable))
         return "\n".join(lines)
 
     def _card(self, card: Card, playable: bool, available: bool) -> str:
@@ -115,13 +118,39 @@ class BoardWidget(Static):
 
     def _bouquet(self, board: Board, playable: set[Card]) -> str:
         """The bouquet sorted by suit and rank, one row per suit."""
-        rows: list[str] = []
-        cards = sorted_bouquet(board)
-        for suit in Suit:
-            in_suit = [card for card in cards if suit_of(card) is suit]
-            if in_suit:
-                rows.append(" ".join(self._card(card, card in playable, True) for card in in_suit))
+        rows = bouquet_rows(board, lambda card: self._card(card, card in playable, True))
         if not rows:
             return "[b]Bouquet[/]  [dim](empty)[/]"
         return "\n".join(("[b]Bouquet[/]  " if index == 0 else " " * 9) + row for index, row in enumerate(rows))
 
+
+def bouquet_rows(board: Board, draw: Callable[[Card], str]) -> list[str]:
+    """The bouquet sorted by suit and rank, one row of cards (each drawn by ``draw``) per suit that has any."""
+    cards = sorted_bouquet(board)
+    rows = [[card for card in cards if suit_of(card) is suit] for suit in Suit]
+    return [" ".join(draw(card) for card in row) for row in rows if row]
+
+
+class BouquetWidget(Static):
+    """The race screen's bouquet, beside the table (a long column then leaves it in view): a heading, a row per suit."""
+
+    DEFAULT_CSS = """
+    BouquetWidget { height: auto; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.auto_links = False  # as the board's: cards keep their suit colours
+
+    def show(self, board: Board | None, *, selected: Card | None = None) -> None:
+        """Draw the bouquet of ``board`` (nothing before the deal); its cards click as the table's do."""
+        if board is None:
+            self.update("")
+            return
+        playable = playable_cards(board)
+
+        def draw(card: Card) -> str:
+            return card_markup(card, playable=card in playable, available=True, selected=card == selected, clickable=True)
+
+        rows = bouquet_rows(board, draw)
+        self.update("\n".join(["[b]Bouquet[/]", *rows]) if rows else "[b]Bouquet[/]  [dim](empty)[/]")

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -20,7 +20,7 @@ class Confirm(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "answer(True)", "yes"), Binding("n,escape", "answer(False)", "no")]
     DEFAULT_CSS = """
     Confirm { align: center middle; }
-    Confirm > Vertical { width: 72; height: auto; border: thick $warning; padding: 1 2; background: $surface; }
+    Confirm > Vertical { width: 72; max-width: 100%; height: auto; border: thick $warning; padding: 1 2; background: $surface; }
     """
 
     def __init__(self, question: str, meaning: str) -> None:
@@ -51,7 +51,9 @@ class ResultScreen(ModalScreen[str]):
     ]
     DEFAULT_CSS = """
     ResultScreen { align: center middle; }
-    ResultScreen > Vertical { width: 96; height: auto; border: thick $success; padding: 1 2; background: $surface; }
+    ResultScreen > VerticalScroll {
+        width: 96; max-width: 100%; height: auto; max-height: 100%; border: thick $success; padding: 1 2; background: $surface;
+    }
     #result-note { color: $warning; }
     """
 
@@ -61,7 +63,7 @@ class ResultScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         view = self.view
-        with Vertical():
+        with VerticalScroll():  # on a small terminal the panel takes it whole, its lines wrapped, and scrolls
             yield Static(f"[b]{escape(view.result_headline())}[/]", id="result-headline")
             yield Static("\n".join(view.standing_lines()), id="result-standings", markup=False)
             yield Static("", id="result-note", markup=False)

@@ -20,23 +20,24 @@ from shared.protocol import LobbyEvent
 
 COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 23), ("settings", 32))
 """The table's columns and their widths (fixed: the rows change all the time); with each column's padding they fit
-the app's 110 columns without a horizontal scroll bar."""
+110 columns without a horizontal scroll bar; narrower, the line under the table shows the selected race whole."""
 
 
 class LobbyScreen(Screen[None]):
     """The open public races of the server, updated as they change."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,j", "join", "join selected"),
-        Binding("c", "create", "create a race"),
+        Binding("enter,j", "join", "join"),
+        Binding("c", "create", "create"),
         Binding("k", "quick", "quick match"),
-        Binding("b", "bot", "race a bot"),
-        Binding("r", "resume", "resume saved race"),
+        Binding("b", "bot", "bot"),
+        Binding("r", "resume", "resume"),
         Binding("q", "app.leave(0)", "quit", show=False),
     ]
     DEFAULT_CSS = """
     #lobby-title { height: 2; background: $boost; padding: 0 1; }
     #lobby-table { height: 1fr; }
+    #lobby-detail { height: auto; padding: 0 1; background: $boost; }
     #lobby-message { height: 2; padding: 0 1; color: $warning; }
     """
 
@@ -48,6 +49,7 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title")
         yield DataTable(id="lobby-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="lobby-detail")
         yield Static("", id="lobby-message", markup=False)
         yield Footer()
 
@@ -73,6 +75,21 @@ class LobbyScreen(Screen[None]):
         title = f"Lobby of {self.client.url}: [b]{count}[/] {races}"
         resume = f"\nYour race {self.saved.race} can be resumed: press r." if self.saved is not None else ""
         self.query_one("#lobby-title", Static).update(title + resume)
+        self.draw_detail()
+
+    def draw_detail(self) -> None:
+        """The selected race whole, its settings in full (the table's columns are cut on a narrow terminal)."""
+        race = self.selected_race()
+        entry = self.client.lobby.get(race) if race is not None else None
+        text = "" if entry is None else (
+            f"[b]{entry.race}[/] by {escape(creator_label(entry))}, {entry.seats}/2 seated, {race_status_words(entry.status)}: "
+            f"{escape(entry_options(entry))}"
+        )
+        self.query_one("#lobby-detail", Static).update(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self.draw_detail()
 
     def selected_race(self) -> str | None:
         table = self.query_one("#lobby-table", DataTable)

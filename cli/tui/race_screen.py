@@ -4,9 +4,9 @@ Typing a card (``5d``, ``ts``, ``10h``) moves it when it has one legal destinati
 with several the destinations light up and ``f`` or ``1``-``6`` picks one. Clicks on
 a card and a destination do the same; ``m`` opens the numbered list of legal moves.
 With auto-move on (``o``) safe cards go to the foundations by themselves
-(:func:`shared.assist.safe_moves`). Every refusal appears on the message line with
-its reason. The screen only draws and asks: the seat, the events and the moves are
-the :class:`~client.race_session.RaceSession`'s.
+(:func:`shared.assist.safe_moves`). Every refusal appears with its reason in the message
+log beside the table, which keeps everything said. The screen only draws and asks: the
+seat, the events and the moves are the :class:`~client.race_session.RaceSession`'s.
 """
 
 from __future__ import annotations
@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker
 
-from cli.tui.board import LIT, BoardWidget
+from cli.tui.board import LIT, BoardWidget, BouquetWidget
 from cli.tui.dialogs import Confirm, ResultScreen
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
@@ -33,7 +33,7 @@ from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
 from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text, notation_label
 from shared.assist import read_typed_move, safe_moves, target_key
-from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult
+from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
 
 if TYPE_CHECKING:
     from cli.tui.app import FlowerGardenApp
@@ -75,16 +75,20 @@ class RaceScreen(Screen[None]):
         Binding("question_mark", "help", "help"),
     ]
     DEFAULT_CSS = """
-    #race-status { height: 2; background: $boost; padding: 0 1; }
+    #race-status { height: auto; background: $boost; padding: 0 1; }
     #race-main { height: 1fr; }
-    #board { width: 46; }
+    #board-pane { width: 40; scrollbar-size-vertical: 1; }
+    #board { padding: 0 0 0 1; }
     #side { width: 1fr; padding: 0 1; }
     #opponent { height: auto; border: round $primary; padding: 0 1; }
+    #bouquet { margin: 0 0 1 0; }
     #moves { height: 1fr; display: none; }
     #moves.shown { display: block; }
-    #entry { height: 1; padding: 0 1; }
-    #message { height: 2; padding: 0 1; color: $warning; }
+    #messages { height: 1fr; color: $warning; scrollbar-size-vertical: 1; }
+    #entry { height: auto; padding: 0 1; }
     """
+    """Laid out for 80x24 and up: the table scrolls on its own (a long column never pushes anything off), the bouquet,
+    the opponent and the messages stand beside it."""
 
     def __init__(self, session: RaceSession, *, auto: bool = False) -> None:
         super().__init__()
@@ -97,6 +101,8 @@ class RaceScreen(Screen[None]):
         self._moving = asyncio.Lock()
         self._result_shown = False
         self._auto_worker: Worker[None] | None = None
+        self.messages: list[str] = []
+        """Everything said on the message log, in order."""
 
     @property
     def fg_app(self) -> FlowerGardenApp:
@@ -113,12 +119,14 @@ class RaceScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("", id="race-status")
         with Horizontal(id="race-main"):
-            yield BoardWidget(interactive=True, id="board")
+            with VerticalScroll(id="board-pane"):
+                yield BoardWidget(interactive=True, with_bouquet=False, id="board")
             with Vertical(id="side"):
                 yield Static("", id="opponent")
+                yield BouquetWidget(id="bouquet")
                 yield OptionList(id="moves")
+                yield RichLog(id="messages", wrap=True, markup=False, highlight=False, auto_scroll=True, min_width=20)
         yield Static("", id="entry")
-        yield Static("", id="message", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -128,8 +136,11 @@ class RaceScreen(Screen[None]):
     # --- drawing --------------------------------------------------------------------------
 
     def say(self, text: str) -> None:
-        """Show ``text`` on the message line (refusals, events)."""
-        self.query_one("#message", Static).update(text)
+        """Add ``text`` to the message log (refusals, events, the result): it scrolls, nothing said is lost."""
+        if not text:
+            return
+        self.messages.append(text)
+        self.query_one("#messages", RichLog).write(text)
 
     def redraw(self) -> None:
         """Everything again from the view."""
@@ -140,6 +151,7 @@ class RaceScreen(Screen[None]):
             title += f" - {attempt_ending_words(me.state)}"
         lit = {move.target for move in self.choices}
         self.query_one("#board", BoardWidget).show(view.board, title=title, selected=self.selected, lit=lit)
+        self.query_one("#bouquet", BouquetWidget).show(view.board, selected=self.selected)
         self.draw_status()
         self.draw_opponent()
         self.draw_entry()
@@ -165,6 +177,8 @@ class RaceScreen(Screen[None]):
         me = view.me
         connection = connection_words(me.connection, None, now) if me is not None else ""
         rules = [view.rules.profile.value] + [name for name, on in (("undo", view.rules.undo), ("redeal", view.rules.redeal_once)) if on]
+        if view.rated:
+            rules.insert(0, "[b]rated[/]")
         auto = "auto-move [b]on[/]" if self.auto else "auto-move off"
         self.query_one("#race-status", Static).update(
             "  ·  ".join(parts) + f"\nYou: {connection}  ·  {', '.join(rules)}  ·  {auto}"
@@ -195,6 +209,8 @@ class RaceScreen(Screen[None]):
             text = f"card: {self.typed.upper()}_"
         elif self.view.can_move():
             text = "[dim]Type a card (5d, ts, 10h) or click one.[/]"
+        elif self.view.status is RaceStatus.WAITING and self.session.join_command:
+            text = f"Your opponent joins with: [b]{escape(self.session.join_command)}[/]"
         else:
             text = ""
         self.query_one("#entry", Static).update(text)
@@ -304,7 +320,6 @@ class RaceScreen(Screen[None]):
             await self.play(typed.move)
         elif typed.choices:
             self.selected, self.choices = typed.card, list(typed.choices)
-            self.say("")
             self.redraw()
         else:
             reason = typed.why_not.message if typed.why_not else "it has no legal move"
@@ -393,7 +408,6 @@ class RaceScreen(Screen[None]):
         self.typed, self.selected, self.choices = "", None, []
         moves = self.query_one("#moves", OptionList)
         moves.remove_class("shown")
-        self.say("")
         self.redraw()
 
     def action_auto(self) -> None:
