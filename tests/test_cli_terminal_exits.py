@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import pexpect
 import pytest
 import pytest_asyncio
+from player_helpers import new_handle, registered
 from race_helpers import player
 from server_processes import ROOT
 
@@ -174,3 +175,18 @@ async def test_ctrl_c_at_a_password_prompt_ends_the_command_at_once(race_server:
     output = await shell.expect("EXITED:130", timeout=10)
     assert "Traceback" not in output
     await assert_the_shell_runs_the_next_line(shell, "after-ctrl-c")  # echo is back on: the line typed shows
+
+
+async def test_a_guest_joining_a_rated_race_in_the_app_is_told_why_with_the_code_once(race_server: RaceServer, shell: Shell) -> None:
+    ann = await registered(race_server.url, new_handle("Ann"))
+    try:
+        seated = await ann.create(RaceSettings(rated=True))
+        shell.type(race_command(race_server.url, seated.race.race))  # Bob, a guest, in the full-screen app
+        output = await shell.expect("EXITED:1", timeout=20)
+        error = output[output.index("flowergarden: error [") :].splitlines()[0]  # after the terminal's restore sequences
+        code = error.split("[", 1)[1].split("]", 1)[0]
+        assert code == "account_required"
+        assert error.count(code) == 1, error
+        assert "Traceback" not in output
+    finally:
+        await ann.close()

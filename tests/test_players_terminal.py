@@ -13,7 +13,7 @@ from race_helpers import player, server_config
 from server_processes import flowergarden, read_until
 from textual.markup import to_content
 from textual.widgets import DataTable
-from tui_helpers import SIZE, has_race_screen, message_text, race_screen, result_text, save_screenshot, shown, until
+from tui_helpers import SIZE, has_race_screen, race_screen, result_text, save_screenshot, shown, until
 
 from cli.tui.app import FlowerGardenApp, LobbyStart, RaceStart
 from cli.tui.lobby_screen import LobbyScreen
@@ -37,13 +37,17 @@ async def test_a_logged_in_rated_race_in_the_app_ends_with_the_rating_change(rac
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None, what="the race screen")
             screen = race_screen(app)
-            await until(pilot, lambda: "You are" in message_text(screen), what="the greeting")
-            assert f"You are {ann_handle}, seat 1 of race {screen.view.race_id}." in message_text(screen)
+            await until(pilot, lambda: any("You are" in line for line in screen.messages), what="the greeting")
+            assert f"You are {ann_handle}, seat 1 of race {screen.view.race_id}." in screen.messages
+            join = f"flowergarden race --server {url} --login HANDLE --join {screen.view.race_id}"  # a rated race seats accounts
+            assert join in screen.messages
+            await until(pilot, lambda: join in str(screen.query_one("#entry").render()), what="the join command on the screen")
             await bob.join(screen.view.race_id)
             await until(pilot, lambda: screen.view.status is RaceStatus.RUNNING, what="the start")
             await pilot.pause()
             opponent = str(screen.query_one("#opponent").render())
             assert bob_handle in opponent and "(guest)" not in opponent
+            assert "rated, classic" in str(screen.query_one("#race-status").render())  # the screen says it is rated
             await bob.close()  # Bob's connection is gone for good: past the 1 s grace he abandons, which loses a rated race
             await until(pilot, lambda: bool(result_text(app)), timeout=20, what="the result screen")
             won, lost = update(Rating(), [Game(Rating(), 1.0)]), update(Rating(), [Game(Rating(), 0.0)])
@@ -167,3 +171,15 @@ async def test_a_rated_quick_match_pairing_moves_the_session_into_the_partners_r
         assert store.find(queued[moved]) is None and store.find(queued[stayed]) is not None
         for client in (low, high):
             await client.close()
+
+
+async def test_the_lobby_logs_in_with_login(race_server: RaceServer) -> None:
+    handle = new_handle("Ann")
+    await (await registered(race_server.url, handle)).close()
+    process = flowergarden("lobby", "--server", race_server.url, "--login", handle, "--once", env={"FLOWERGARDEN_PASSWORD": PASSWORD})
+    output, _ = await asyncio.to_thread(process.communicate, timeout=30)
+    assert process.returncode == 0, output
+    assert f"(you are {handle})" in output.splitlines()[0]
+    process = flowergarden("lobby", "--server", race_server.url, "--login", handle, "--once", env={"FLOWERGARDEN_PASSWORD": "wrong password"})
+    output, _ = await asyncio.to_thread(process.communicate, timeout=30)
+    assert process.returncode == 1 and "flowergarden: error [bad_credentials]" in output

@@ -138,7 +138,7 @@ class FlowerGardenApp(App[int]):
         except ResumeError as error:
             self.fail(CommandError(error.code, str(error)))
         except ServerError as error:
-            self.fail(CommandError(error.code, str(error)))
+            self.fail(CommandError(error.code, error.error.message))  # the code is shown once, by the CommandError
         except CONNECTION_FAILURES as error:
             self.fail(unreachable(self.server, error))
 
