@@ -11,17 +11,17 @@
 
 For each player: where its line lost the win (shared/solver/analysis.py); the deal's verdict and a winning line
 from the start; and the assistance signals (the share of moves on the solver's line). Like the seed prover it
-imports only the engine, runs at low priority and exits at the end of its input, so no analysis ever slows a move.
+imports only the engine (and the worker loop), runs at low priority and exits at the end of its input, so no
+analysis ever slows a move; a server that went away ends it quietly (no BrokenPipeError traceback).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 from typing import Any
 
+from server.services.worker_process import answer_lines
 from shared import Profile, Rules
 from shared.solver import Budget
 from shared.solver.analysis import analyse_line, line_from, line_signals, winning_line
@@ -64,15 +64,15 @@ def analyse(request: dict[str, Any]) -> dict[str, Any]:
     return {"deal": verdict.value, "winning_line": line, "players": players, "signals": signals}
 
 
+def answer(line: str) -> dict[str, Any]:
+    """The answer to one request line."""
+    request = json.loads(line)
+    return solve_position(request) if request.get("job") == "solve_from" else analyse(request)
+
+
 def main() -> int:
     """Answer requests until the end of input."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(15)
-    for line in sys.stdin:
-        request = json.loads(line)
-        answer = solve_position(request) if request.get("job") == "solve_from" else analyse(request)
-        print(json.dumps(answer), flush=True)
-    return 0
+    return answer_lines(answer, niceness=15)
 
 
 if __name__ == "__main__":

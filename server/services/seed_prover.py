@@ -6,7 +6,7 @@
 
 The verdict is the solver's (solved, unsolvable or unknown), the difficulty its
 tier (shared/solver/difficulty.py) and the line the winning line it found (empty
-unless solved). It imports only the engine, lowers its own priority so that moves
+unless solved). It imports only the engine (and the worker loop), lowers its own priority so that moves
 are never slowed down by it, and exits at the end of its input. A separate program
 (not a multiprocessing worker) so that it never re-imports the embedding
 program's main module and can be stopped at once.
@@ -14,12 +14,10 @@ program's main module and can be stopped at once.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import sys
 from typing import Any
 
+from server.services.worker_process import answer_lines
 from shared import Board, Profile, Rules, action_text
 from shared.solver import Budget, solve
 from shared.solver.difficulty import difficulty_of
@@ -36,14 +34,15 @@ def proof(profile: str, seed: int, seconds: float) -> dict[str, Any]:
     }
 
 
+def answer(line: str) -> dict[str, Any]:
+    """The proof asked for by one request line (``profile seed seconds``)."""
+    profile, seed, seconds = line.split()
+    return proof(profile, int(seed), float(seconds))
+
+
 def main() -> int:
     """Answer requests until the end of input."""
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)
-    for line in sys.stdin:
-        profile, seed, seconds = line.split()
-        print(json.dumps(proof(profile, int(seed), float(seconds))), flush=True)
-    return 0
+    return answer_lines(answer, niceness=10)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,27 @@ module and can be stopped at once.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+
+def answer_lines(answer: Callable[[str], Any], *, niceness: int) -> int:
+    """A worker program's main loop: at low priority (``os.nice(niceness)``), one JSON answer line for each request
+    line until the end of input. A server that went away (killed: its end of the pipe closed) ends the worker
+    quietly, with no ``BrokenPipeError`` traceback, then or at exit."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(niceness)
+    try:
+        for line in sys.stdin:
+            print(json.dumps(answer(line)), flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush must not fail again
+    return 0
 
 
 class WorkerFailed(Exception):
