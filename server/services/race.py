@@ -220,9 +220,9 @@ class RaceService:
         ``accept_delay`` (seconds) is at most its delay: the joiner has seen the delay and accepts it.
 
         ``expect_both`` (a rematch, whose players were seated for them): a seat no connection follows counts as away
-        from the start, so its grace period runs (a seat otherwise counts only once a connection followed it). Its
-        first announcement is held back a second like any presence change: a player that syncs at once is never
-        announced away.
+        from the start, so its grace period runs (a seat otherwise counts only once a connection followed it). The
+        join counts as an announcement of both seats (``told_at``), so the first one comes a second later at the
+        earliest: a player that syncs at once is never announced away.
 
         ``by_invite``: joined by the race's invite code, freed at the start: ``unknown_invite`` from then on (the join
         script decides it on the race's own clock; the lobby forgets the code a timer tick later).

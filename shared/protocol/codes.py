@@ -75,7 +75,8 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal_error"
     """A server fault; the request may or may not have been applied (a resent move with the same move_id is safe)."""
     UNAVAILABLE = "unavailable"
-    """The store is unreachable; nothing was applied."""
+    """The store (or its driver) failed: the change may or may not have been applied; resend it as it was (same
+    ``move_id`` and ``seq``), a stored one is answered as a duplicate."""
     SPECTATING = "spectating"
     """This connection watches the race: it cannot act in it (move, resign, stuck)."""
     NOT_FINISHED = "not_finished"
