@@ -239,7 +239,8 @@ def _replies(args: argparse.Namespace, replies: list[dict[str, Any]], describe: 
 async def _processes(admin: Admin, args: argparse.Namespace) -> int:
     found = await admin.ops.processes(await admin.now_ms())
     lines = [
-        f"{p['id']}  {p.get('address', '?'):<22} pid {p.get('pid')} on {p.get('host')}  {p.get('connections', 0)} connections"
+        f"{p['id']}  {p.get('address', '?'):<22} pid {p.get('pid')} on {p.get('host')}  version {p.get('version', '?')}"
+        f"  {p.get('connections', 0)} connections"
         + ("  DRAINING" if p.get("draining") else "")
         for p in found
     ]

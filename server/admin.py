@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from server import logs, metrics
+from server import logs, metrics, version
 from server.admin_signing import verify
 from server.operations import Operations
 from server.services.background import BackgroundLoop
@@ -117,6 +117,7 @@ class AdminExecutor:
             "started_at": self.started_at,
             "connections": len(live),
             "draining": self.operations.draining,
+            "version": version(),
         }
         await self.ops_store.register_process(self.process_id, info, now_ms=await self.now_ms(), lease_ms=round(self.heartbeat_seconds * 3000))
         for profile in self.seed_pool.profiles:

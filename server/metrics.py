@@ -27,6 +27,8 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
+from server import version
+
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 """The Prometheus text exposition format :func:`exposition` writes (what prometheus-client's own server sends)."""
 
@@ -50,6 +52,9 @@ REGISTRY = CollectorRegistry(auto_describe=True)
 """This process's metrics (not prometheus_client's global registry: only what this module defines)."""
 ProcessCollector(registry=REGISTRY)  # process_resident_memory_bytes, process_cpu_seconds_total, open fds, ...
 PlatformCollector(registry=REGISTRY)  # python_info
+
+BUILD_INFO = Gauge("flowergarden_build_info", "Always 1; the label says which release this process runs.", ["version"], registry=REGISTRY)
+BUILD_INFO.labels(version=version()).set(1)
 
 _REQUEST_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)

@@ -31,7 +31,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
-from server import edge_journal, metrics
+from server import edge_journal, metrics, version
 from server.dispatch import ConnectionState, Dispatcher
 from server.metrics import Role
 from server.peers import PeerResolver
@@ -565,10 +565,13 @@ class Transport:
     async def _process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """``GET /health`` and the web client's pages answer plain HTTP on the WebSocket port (other methods: :class:`HttpAwareConnection`)."""
         path = request.path.split("?", 1)[0]
+        if path == "/live":  # liveness: the event loop answers; asks nothing of Redis, so a Redis blip restarts nobody
+            return self.http(HTTPStatus.OK, {"status": "alive", "version": version()})
         if path == "/health":
             healthy = await self.health()
             status = HTTPStatus.OK if healthy else HTTPStatus.SERVICE_UNAVAILABLE
-            return self.http(status, {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable"})
+            document = {"status": "ok" if healthy else "unavailable", "store": "ok" if healthy else "unreachable", "version": version()}
+            return self.http(status, document)
         if self.gate is not None:
             answer = await self.gate(request, client_address(connection, self.peers, request.headers))
             if answer is not None:

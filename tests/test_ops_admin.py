@@ -25,6 +25,7 @@ from websockets.exceptions import InvalidStatus
 from winning_lines import winning_deal
 
 from client import ConnectionLost, RaceClient, ServerError
+from server import version
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis
 from server.store import OpsStore, RaceStore, connect_redis
@@ -168,6 +169,7 @@ async def test_a_drain_lets_the_race_finish_refuses_newcomers_then_the_process_e
     lobby = await player(server.url, "Lee")
     processes = json.loads((await admin(redis_url, "--json", "processes")).stdout)
     process_id = next(item["id"] for item in processes if item["address"].endswith(f":{server.port}"))
+    assert {item["version"] for item in processes if item["id"] == process_id} == {version()}  # which release it runs
 
     waiting = asyncio.create_task(admin(redis_url, "drain", process_id, "--wait"))  # returns once the process exited
     assert isinstance(await next_of(lobby, ServerShutdown), ServerShutdown)  # not in a race: sent elsewhere at once

@@ -4,6 +4,8 @@ GET /ready beside /health."""
 from __future__ import annotations
 
 import asyncio
+import json
+import tomllib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,9 +16,11 @@ from ops_helpers import delta, http_base, http_get, ready, scrape, value
 from race_helpers import play, seated_race, server_config
 from winning_lines import winning_deal
 
+import server
 from client import RaceClient, ServerError
 from server import metrics
 from server.app import RaceServer
+from server.embedded_redis import EmbeddedRedis
 from shared.protocol import CloseCode, RaceResult, RaceSettings
 
 
@@ -95,6 +99,29 @@ async def test_ready_answers_ok_while_accepting_and_503_while_draining(race_serv
     assert (status, document["draining"]) == (503, "yes")
     health, _ = await http_get(f"{base}/health")
     assert health == 200  # alive, just not taking new connections
+
+
+async def test_live_answers_without_redis_while_health_fails_and_both_carry_the_version(tmp_path: Path) -> None:
+    """/live is liveness: it asks nothing of Redis, so a Redis outage (which fails /health on every process at
+    once) does not make an orchestrator restart every server; the release shows in /live, /health, /metrics."""
+    store = EmbeddedRedis(tmp_path / "redis")
+    store.start()
+    try:
+        async with RaceServer(server_config(store.url)) as race_server:
+            base = http_base(race_server.url)
+            assert value(await scrape(base), "flowergarden_build_info", version=server.version()) == 1
+            store.stop()
+            live, body = await http_get(f"{base}/live")
+            assert (live, json.loads(body)) == (200, {"status": "alive", "version": server.version()})
+            health, body = await http_get(f"{base}/health")
+            assert (health, json.loads(body)["version"]) == (503, server.version())
+    finally:
+        store.stop()
+
+
+def test_the_version_is_the_installed_project_release() -> None:
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert server.version() == pyproject["project"]["version"]
 
 
 def test_every_metric_is_documented_in_operations_md() -> None:
