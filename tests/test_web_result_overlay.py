@@ -99,6 +99,10 @@ async def test_the_felts_gradient_runs_down_a_page_taller_than_the_screen_withou
         context = await browser.new_context(viewport=VIEWPORTS["phone"])
         page = await context.new_page()
         await finished_race_page(page, race_server.url)
+        # The race page fits the screen now (tests/test_web_fit.py): its replay, both boards and the move list stacked
+        # on a phone, is the page taller than the screen.
+        await page.click(".result-overlay a[href^='/replay/']")
+        await expect(page.locator(".replay-page")).to_be_visible()
         height = await page.evaluate("document.documentElement.scrollHeight")
         top = await page.evaluate("Math.ceil(document.querySelector('header.top').getBoundingClientRect().bottom + window.scrollY) + 2")
         assert height > VIEWPORTS["phone"]["height"] + 100, "the page is no taller than the screen"

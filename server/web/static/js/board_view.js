@@ -4,6 +4,7 @@
 
 import { FOUNDATION, SUIT_NAMES, SUIT_SYMBOLS, rankOf, suitOf } from "./engine.js";
 import { h } from "./dom.js";
+import { fitTable } from "./table_fit.js";
 
 const RANK_NAMES = ["", "ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"];
 
@@ -50,11 +51,17 @@ export class BoardView {
     if (this.interactive) this.listen();
   }
 
-  /** Draw `board` (an engine Board, or null before the deal). pending: the card of a move awaiting the server. */
-  render(board, pending = null) {
-    const drawn = board ? `${board.actions}|${pending}` : `none|${this.emptyText()}`; // an undealt board's text may change
+  /**
+   * Draw `board` (an engine Board, or null before the deal). pending: the card of a move awaiting the server.
+   * live: whether the player may move now (an interactive board's cards look playable only then: not during the
+   * countdown, nor once the attempt or the race has ended).
+   */
+  render(board, pending = null, live = true) {
+    const drawn = board ? `${board.actions}|${pending}|${live}` : `none|${this.emptyText()}`; // an undealt board's text may change
     if (board === this.board && drawn === this.drawn) return this.mark(); // unchanged: keep the elements (double-clicks)
     this.drawn = drawn;
+    this.live = live;
+    this.root.classList.toggle("interactive", this.interactive && live);
     this.board = board;
     this.pending = pending;
     if (this.selected && (!board || board.sourceOf(this.selected) === null)) this.selected = null;
@@ -93,12 +100,13 @@ export class BoardView {
       this.root.append(h("p", { class: "board-empty" }, this.emptyText()));
       return;
     }
-    const playable = new Set(this.interactive ? board.playable() : []);
+    const playing = this.interactive && this.live;
+    const playable = new Set(playing ? board.playable() : []);
     const targets = new Set(this.selected ? board.destinations(this.selected) : []);
     const last = board.lastMove && board.lastMove.card;
     const classesOf = (card, available) =>
       [
-        available && this.interactive ? "available" : "",
+        available && playing ? "available" : "",
         playable.has(card) ? "playable" : "",
         card === this.selected ? "selected" : "",
         card === pending ? "pending" : "",
@@ -134,7 +142,22 @@ export class BoardView {
       { class: "pile bouquet", dataset: { pile: "b" }, "aria-label": "bouquet" },
       board.bouquet.length ? sortedBouquet(board.bouquet).map((card) => cardElement(card, classesOf(card, true))) : h("span", { class: "slot-mark" }, "bouquet empty"),
     );
-    this.root.append(h("div", { class: "board-top" }, foundations, score), columns, h("div", { class: "bouquet-label" }, "Bouquet"), bouquet);
+    this.root.append(h("div", { class: "board-top" }, foundations, score), columns, h("div", { class: "bouquet-area" }, h("div", { class: "bouquet-label" }, "Bouquet"), bouquet));
+  }
+
+  /**
+   * Size the cards so that the whole table fits `available` ({width, height} in px): the longest column and the
+   * bouquet as they are now (table_fit.js). Sets the board's --card-w and --overlap, and `wide` when the bouquet goes
+   * beside the columns.
+   */
+  fit(available) {
+    if (!this.board) return;
+    const longest = Math.max(...this.board.columns.map((column) => column.length));
+    const { card, overlap, wide } = fitTable(available, longest, this.board.bouquet.length);
+    this.root.style.setProperty("--card-w", `${card}px`);
+    this.root.style.setProperty("--overlap", `${overlap}px`);
+    this.root.classList.add("fitted");
+    this.root.classList.toggle("wide", wide);
   }
 
   /** Select an available card (keyboard entry, clicks); null clears. */

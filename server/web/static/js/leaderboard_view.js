@@ -3,7 +3,7 @@
 
 import { errorText } from "./connection.js";
 import { fill, h } from "./dom.js";
-import { PROFILES, playerLabel, ratingBadge } from "./players.js";
+import { PROFILES, gamesText, playerLabel, ratingBadge } from "./players.js";
 
 const PAGE = 50;
 
@@ -59,7 +59,7 @@ class LeaderboardView {
     const rating = board.own_rating;
     if (!rating) return h("p", { class: "own-rank" }, "You have no rated race in this profile yet.");
     const rank = board.own ? `You are #${board.own.rank} of ${board.total}` : "You are not listed yet (provisional rating)";
-    return h("p", { class: "own-rank", dataset: { rank: board.own ? String(board.own.rank) : "" } }, `${rank} · your rating `, ratingBadge(rating), ` (±${rating.deviation}, ${rating.games} games)`);
+    return h("p", { class: "own-rank", dataset: { rank: board.own ? String(board.own.rank) : "" } }, `${rank} · your rating `, ratingBadge(rating), ` (±${rating.deviation}, ${gamesText(rating.games)})`);
   }
 
   page(step) {

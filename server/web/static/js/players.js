@@ -40,7 +40,7 @@ export function ratingText(rating) {
 
 export function ratingBadge(rating) {
   if (!rating) return h("span", { class: "rating unrated", title: "no rated race yet in this profile" }, "unrated");
-  const title = `deviation ±${rating.deviation}${rating.provisional ? " · provisional: not on the leaderboard yet" : ""} · ${rating.games} rated games`;
+  const title = `deviation ±${rating.deviation}${rating.provisional ? " · provisional: not on the leaderboard yet" : ""} · ${gamesText(rating.games, "rated game")}`;
   return h("span", { class: `rating${rating.provisional ? " provisional" : ""}`, title, dataset: { rating: String(rating.rating) } }, ratingText(rating));
 }
 
@@ -63,4 +63,9 @@ export const BOT_LEVELS = [[1, "1 · beginner"], [2, "2"], [3, "3 · steady"], [
 /** The practice bot's level (docs/PLAYERS.md: 1 slow and often random … 5 follows the solver's line). */
 export function botLevelSelect() {
   return h("select", { name: "bot_level", "aria-label": "bot level" }, BOT_LEVELS.map(([level, label]) => h("option", { value: String(level), selected: level === 3 }, `level ${label}`)));
+}
+
+/** "1 game", "2 games" (`noun` another singular: "1 rated game"). */
+export function gamesText(count, noun = "game") {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }

@@ -27,6 +27,9 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
   let presence = h("span", { class: "presence on", title: "connected" }, "online");
   if (slot === state.mySlot && connection !== "connected") {
     presence = h("span", { class: "presence off", title: "this page's connection" }, connection);
+  } else if (slot !== state.mySlot && state.mySlot !== null && connection !== "connected") {
+    // Offline, this page cannot know whether the opponent is there: it never says "online" then.
+    presence = h("span", { class: "presence unknown", title: "this page is not connected: the opponent's presence is not known" }, "not known");
   } else if (slot !== state.mySlot && !player.connected) {
     const grace = player.grace_until ? ` · ${clockText(player.grace_until - now)} to come back` : "";
     presence = h("span", { class: "presence off", title: "disconnected" }, `disconnected${grace}`);
@@ -46,21 +49,38 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
   );
 }
 
-/** The clock line: time since the start (or to the start), the time limit, the watcher count. */
-export function clockLine(state, now) {
+/** How long before a time limit's end the clock turns into a red countdown of the time left. */
+export const LOW_TIME_MS = 30000;
+
+/** The watchers line: a spectator's page counts its own viewer (its snapshot's count is one delay old). */
+function watchersText(state, watchingHere) {
+  if (!watchingHere) return `${state.watchers} watching`;
+  const others = Math.max(0, state.watchers - 1);
+  return others ? `you and ${others} more watching` : "you are watching";
+}
+
+/**
+ * The clock line: time since the start (or to the start), the time limit, the watcher count. In the last
+ * LOW_TIME_MS of a running race's time limit the clock counts down the time left, in red (`low-time`).
+ * `watchingHere`: this page is a spectator's.
+ */
+export function clockLine(state, now, watchingHere = false) {
   let clock = "–:––";
-  if (state.startAt && now < state.startAt) clock = `starts in ${Math.ceil((state.startAt - now) / 1000)}`;
-  else if (state.startAt) clock = clockText((state.result ? state.result.at : now) - state.startAt);
-  const limitText = state.settings.time_limit ? timeLimitText(state.settings.time_limit) : "no time limit";
   const until = state.result ? state.result.at : now;
-  const remaining = state.deadline ? ` · ${clockText(Math.max(0, state.deadline - Math.max(until, state.startAt || until)))} left` : "";
+  const left = state.deadline ? Math.max(0, state.deadline - Math.max(until, state.startAt || until)) : null;
+  const low = left !== null && !state.result && state.status === "running" && state.startAt && now >= state.startAt && left <= LOW_TIME_MS;
+  if (state.startAt && now < state.startAt) clock = `starts in ${Math.ceil((state.startAt - now) / 1000)}`;
+  else if (low) clock = `${clockText(left)} left`;
+  else if (state.startAt) clock = clockText(until - state.startAt);
+  const limitText = state.settings.time_limit ? timeLimitText(state.settings.time_limit) : "no time limit";
+  const remaining = left !== null ? ` · ${clockText(left)} left` : "";
   const limit = h("span", { class: "limit" }, limitText + remaining);
   return h(
     "div",
-    { class: "clock-line" },
-    h("span", { class: "clock", "aria-label": "race clock" }, clock),
+    { class: `clock-line${low ? " low-time" : ""}` },
+    h("span", { class: "clock", "aria-label": low ? "time left" : "race clock" }, clock),
     limit,
-    h("span", { class: "watchers", title: "spectators" }, `${state.watchers} watching`),
+    h("span", { class: "watchers", title: "spectators" }, watchersText(state, watchingHere)),
   );
 }
 
@@ -158,6 +178,8 @@ class RaceView {
     this.keys = (event) => this.keyDown(event);
     window.addEventListener("keydown", this.keys);
     this.offStatus = this.conn.on("status", () => this.render());
+    this.resized = () => this.fitTable();
+    window.addEventListener("resize", this.resized);
   }
 
   async start() {
@@ -303,6 +325,7 @@ class RaceView {
     this.unmounted = true;
     clearInterval(this.timer);
     this.offStatus();
+    window.removeEventListener("resize", this.resized);
     window.removeEventListener("keydown", this.keys);
     const state = this.state;
     this.offEvents?.();
@@ -313,6 +336,12 @@ class RaceView {
   }
 
   // --- playing ----------------------------------------------------------------------------------
+
+  /** Whether this player can act now: the race is under way (the countdown over) and the attempt still on. */
+  canPlayNow() {
+    const state = this.state;
+    return !!state && this.canPlay() && state.mySlot !== null && state.players[state.mySlot].state === "playing";
+  }
 
   canPlay() {
     const state = this.state;
@@ -369,6 +398,7 @@ class RaceView {
     try {
       if (kind === "undo" || kind === "redeal") return this.playerMove({ special: kind });
       if (kind === "resign" && !confirm("Resign this race? Your cards on the foundations still count.")) return;
+      if (kind === "stuck" && !confirm("Declare yourself stuck? Your attempt ends now; your cards on the foundations still count.")) return;
       if (kind === "resign") await this.conn.resign(state.race);
       if (kind === "stuck") await this.conn.stuck(state.race);
       if (kind === "rematch") {
@@ -473,7 +503,7 @@ class RaceView {
   playersOf(now) {
     const state = this.state;
     const mine = this.conn.status;
-    return [playerPanel(state, state.mySlot, now, "you", mine), playerPanel(state, 1 - state.mySlot, now, "opponent")];
+    return [playerPanel(state, state.mySlot, now, "you", mine), playerPanel(state, 1 - state.mySlot, now, "opponent", mine)];
   }
 
   render() {
@@ -500,13 +530,29 @@ class RaceView {
       clockLine(state, now),
     );
     fill(players, this.playersOf(now));
-    this.boardView.render(state.myBoard, this.pending && this.pending.card);
+    this.boardView.render(state.myBoard, this.pending && this.pending.card, this.canPlayNow());
     table.querySelector(".overlay")?.remove();
     const overlay = this.overlay(now);
     if (overlay) table.append(overlay);
     const refusal = this.message && this.message.refusal;
     fill(notice, this.message ? h("p", { class: this.message.isError ? "refusal" : "info", dataset: refusal ? { code: refusal.code } : {}, title: refusal ? refusal.title : null }, this.message.text) : null);
     this.renderControls();
+    this.fitTable();
+  }
+
+  /** Size the table's cards to the screen: what is left of the window's height under the table's top, once the
+   * controls below it and the page's padding are kept (docs/WEB.md "Fits the screen"). */
+  fitTable() {
+    if (!this.layout || !this.boardView) return;
+    const { table, controls } = this.layout;
+    const box = getComputedStyle(table);
+    const main = getComputedStyle(this.root);
+    const top = table.getBoundingClientRect().top + window.scrollY;
+    const below = controls.offsetHeight + parseFloat(getComputedStyle(controls).marginTop) + parseFloat(main.paddingBottom);
+    this.boardView.fit({
+      width: table.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight),
+      height: window.innerHeight - top - below - parseFloat(box.paddingTop) - parseFloat(box.paddingBottom) - 4,
+    });
   }
 
   overlay(now) {
@@ -539,7 +585,7 @@ class RaceView {
     if (state.status === "closed") {
       return h("div", { class: "overlay" }, h("h2", {}, "This race was closed"), h("p", { class: "closed-reason" }, `Why: ${closedWhy(state)}.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby"));
     }
-    if (state.result) {
+    if (state.result && !this.resultHidden) {
       const offered = state.rematchOffers.map((until) => until && until > now);
       const mine = offered[state.mySlot];
       const theirs = offered[1 - state.mySlot];
@@ -551,6 +597,7 @@ class RaceView {
           h("button", { class: "primary rematch", onclick: () => this.action("rematch") }, theirs ? "Accept rematch" : mine ? "Rematch offered…" : "Rematch"),
           h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay"),
           h("a", { class: "button", href: "/", dataset: { link: "" } }, "Lobby"),
+          h("button", { class: "ghost", dataset: { action: "hide-result" }, onclick: () => this.showResult(false) }, "Show the board"),
         ),
         theirs ? h("p", { class: "info" }, `${playerText(state.players[1 - state.mySlot])} wants a rematch.`) : null,
         state.newRace ? h("p", {}, h("a", { href: `/race/${state.newRace}`, dataset: { link: "" } }, "Go to the rematch")) : null,
@@ -559,12 +606,17 @@ class RaceView {
     return null;
   }
 
+  /** Put the result panel over the table (true) or take it away to see the final board (false). */
+  showResult(shown) {
+    this.resultHidden = !shown;
+    this.render();
+  }
+
   renderControls() {
     const state = this.state;
     const controls = this.layout.controls;
     const me = state.players[state.mySlot];
-    const live = state.status === "running" || state.status === "countdown";
-    const active = live && me.state === "playing";
+    const active = this.canPlayNow();
     const board = state.myBoard;
     const selected = this.boardView.selected;
     fill(
@@ -572,6 +624,7 @@ class RaceView {
       h("div", { class: "buttons" },
         state.settings.undo ? h("button", { dataset: { action: "undo" }, disabled: !active || !board || board.check({ special: "undo" }) !== null, onclick: () => this.action("undo") }, "Undo") : null,
         state.settings.redeal_once ? h("button", { dataset: { action: "redeal" }, disabled: !active || !board || board.redealUsed, onclick: () => this.action("redeal") }, "Redeal") : null,
+        state.result && this.resultHidden ? h("button", { class: "primary", dataset: { action: "show-result" }, onclick: () => this.showResult(true) }, "Show the result") : null,
         h("button", { dataset: { action: "stuck" }, disabled: !active, onclick: () => this.action("stuck") }, "Stuck"),
         h("button", { dataset: { action: "resign" }, class: "danger", disabled: !active, onclick: () => this.action("resign") }, "Resign"),
         h("label", { class: "toggle" },

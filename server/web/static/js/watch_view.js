@@ -38,8 +38,21 @@ class WatchView {
     }
     const state = RaceState.fromWatching(watching);
     this.statusNow = watching.status_now; // the snapshot is one delay old: the race may have started or ended since
+    if (state.status === "finished") await this.readResult(state);
     this.app.track(state);
     this.show(state, watching.delay_ms);
+  }
+
+  /** A race that ended more than a delay ago: its snapshot has the final boards but not the result event (the
+   * winner, the time it ended): read that last event from the replay, which is open once a race is over. */
+  async readResult(state) {
+    try {
+      const page = await this.conn.replayPage(this.race, Math.max(0, state.lastSeq - 1));
+      const result = page.events.find((event) => event.type === "result");
+      if (result) state.on_result(result);
+    } catch {
+      // the page shows the final boards without the result
+    }
   }
 
   show(state, delay) {
@@ -88,7 +101,7 @@ class WatchView {
 
   tick() {
     if (!this.state || !this.header) return;
-    this.header.querySelector(".clock-line")?.replaceWith(clockLine(this.state, this.now()));
+    this.header.querySelector(".clock-line")?.replaceWith(clockLine(this.state, this.now(), true));
   }
 
   render() {
@@ -98,7 +111,7 @@ class WatchView {
     fill(this.header,
       h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${watchedStatusColour(state.status, this.statusNow)}`, dataset: { status: state.status } }, watchedStatusText(state.status, this.statusNow, this.delay))),
       h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
-      clockLine(state, now),
+      clockLine(state, now, true),
     );
     for (const slot of [0, 1]) {
       // A race under way or over has both seats taken: one not seen yet is so only because of the delay.
