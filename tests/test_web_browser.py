@@ -411,7 +411,7 @@ async def test_a_mistyped_address_says_there_is_no_such_page_and_links_to_the_lo
         await first_visit(page, http_url(race_server.url) + "/", "Eve")
         response = await page.goto(http_url(race_server.url) + "/races/abc")
         assert response is not None and response.status == 404
-        await expect(page.locator(".not-found h2")).to_have_text("No such page")
+        await expect(page.locator(".not-found h1")).to_have_text("No such page")
         await expect(page.locator(".not-found p")).to_contain_text("There is no page at /races/abc.")
         await shot(page, "no-such-page")
         await page.click(".not-found a.button")

@@ -24,7 +24,7 @@ class AccountView {
     document.title = "Log in · Flower Garden Race";
     const session = this.conn.session;
     if (session.account) {
-      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, `Logged in as ${session.account}`),
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, `Logged in as ${session.account}`),
         h("p", {}, h("a", { href: `/player/${encodeURIComponent(session.account)}`, dataset: { link: "" } }, "Your races and stats"), " · ", h("a", { href: "/leaderboard", dataset: { link: "" } }, "Leaderboard")),
         h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
       return;
@@ -32,6 +32,7 @@ class AccountView {
     fill(
       this.root,
       h("div", { class: "account-page" },
+        h("h1", { class: "sr-only" }, "Log in or register"),
         this.form("login", "Log in", "Your races, rating and history follow your account on every device."),
         this.form("register", "Register a handle", "Registered players can race rated, appear on the leaderboard and keep a history. Anonymous players can still race (shown as guests)."),
       ),

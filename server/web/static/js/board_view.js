@@ -17,14 +17,16 @@ function cardElement(card, classes = "") {
       type: "button",
       class: `card suit-${"cdhs"[suit]} ${suit === 1 || suit === 2 ? "red" : "black"} ${classes}`,
       dataset: { card },
-      "aria-label": `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suit]}`,
       draggable: "false",
       // Only a card that can be picked up is in the Tab order (Tab, Enter, then f or 1-6 plays it): not the covered
       // cards, the foundations' or a spectator's, which a click does nothing with.
       tabindex: /\bavailable\b/.test(classes) ? null : "-1",
     },
-    h("span", { class: "corner" }, h("span", { class: "rank" }, rank), h("span", { class: "pip" }, SUIT_SYMBOLS[suit])),
-    h("span", { class: "face" }, SUIT_SYMBOLS[suit]),
+    // The card's name is its text for a screen reader ("jack of diamonds"); the corner and face it shows are drawings
+    // of the same, hidden from it (an aria-label unlike the visible "J♦" failed axe's label-content-name-mismatch).
+    h("span", { class: "sr-only" }, `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suit]}`),
+    h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, rank), h("span", { class: "pip" }, SUIT_SYMBOLS[suit])),
+    h("span", { class: "face", "aria-hidden": "true" }, SUIT_SYMBOLS[suit]),
   );
 }
 

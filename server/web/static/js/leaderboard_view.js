@@ -29,7 +29,7 @@ class LeaderboardView {
     try {
       board = await this.conn.leaderboard(this.profile, PAGE, this.offset);
     } catch (error) {
-      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "No leaderboard"), h("p", { class: "error-text", role: "alert" }, errorText(error))));
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, "No leaderboard"), h("p", { class: "error-text", role: "alert" }, errorText(error))));
       return;
     }
     const tabs = h("nav", { class: "tabs" }, PROFILES.map(([value, label]) =>
@@ -42,7 +42,7 @@ class LeaderboardView {
       this.offset > 0 ? h("button", { onclick: () => this.page(-PAGE) }, "« Better") : null,
       this.offset + PAGE < board.total ? h("button", { onclick: () => this.page(PAGE) }, "Next »") : null);
     fill(this.root, h("section", { class: "panel leaderboard-page", dataset: { profile: this.profile } },
-      h("h2", {}, "Leaderboard"), tabs, this.own(board),
+      h("h1", {}, "Leaderboard"), tabs, this.own(board),
       board.entries.length ? table : h("p", { class: "empty" }, "Nobody is established in this profile yet: a rating counts here once its deviation is 110 or less (about 14 rated races)."),
       h("p", { class: "hint" }, `${board.total} established players. Provisional ratings (shown with ?) are not listed.`),
       pager));

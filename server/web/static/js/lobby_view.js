@@ -96,6 +96,7 @@ class LobbyView {
     fill(
       this.root,
       h("div", { class: "lobby" },
+        h("h1", { class: "sr-only" }, "Flower Garden Race lobby"),
         h("section", { class: "panel play" }, h("h2", {}, "Play"), form, h("h3", {}, "Have an invite code?"), invite),
         h("section", { class: "panel" }, h("h2", {}, "Open races"), this.openList, this.botOffer),
         h("section", { class: "panel" }, h("h2", {}, "Being played now"), this.liveList),

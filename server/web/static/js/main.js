@@ -81,7 +81,7 @@ class App {
     const refused = error instanceof ServerError;
     const heading = refused ? "The race server did not let this page in" : "Cannot reach the race server";
     const words = refused ? helloRefusalWords(error) : "The page could not connect to the race server. It may be restarting: try again in a moment.";
-    fill(this.main, h("div", { class: "panel entry not-let-in" }, h("h2", {}, heading),
+    fill(this.main, h("div", { class: "panel entry not-let-in" }, h("h1", {}, heading),
       h("p", { class: "error-text", role: "alert", dataset: { code: refused ? error.code : "" }, title: refused ? `${error.code}: ${error.message}` : String(error.message || error) }, words),
       h("button", { onclick: () => location.reload() }, "Try again")));
   }
@@ -96,7 +96,7 @@ class App {
         const name = input.value.trim();
         if (!name || /[\u0000-\u001f\u007f]/.test(name)) return;
         resolve(name);
-      } }, h("h2", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"),
+      } }, h("h1", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"),
       refused ? h("p", { class: "error-text name-refused", role: "alert" }, refused.words) : null,
       input, h("button", { type: "submit", class: "primary" }, "Start"));
       fill(this.main, form);
@@ -199,7 +199,7 @@ class App {
       this.view = mount(this.main, this, { ...paramsOf(match), ...context });
       return;
     }
-    fill(this.main, h("div", { class: "panel entry not-found" }, h("h2", {}, "No such page"), h("p", {}, `There is no page at ${path}. Races are at /race/…, replays at /replay/…; the lobby lists what is open and being played.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
+    fill(this.main, h("div", { class: "panel entry not-found" }, h("h1", {}, "No such page"), h("p", {}, `There is no page at ${path}. Races are at /race/…, replays at /replay/…; the lobby lists what is open and being played.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
   }
 
   // --- the races this connection follows ---------------------------------------------------------

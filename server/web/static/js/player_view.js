@@ -32,13 +32,13 @@ class PlayerView {
       [stats, history] = await Promise.all([this.conn.stats(this.handle), this.conn.history(this.handle, this.offset, PAGE)]);
     } catch (error) {
       const unknown = error instanceof ServerError && error.code === "unknown_account";
-      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, unknown ? "No such player" : "Cannot show this player"),
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, unknown ? "No such player" : "Cannot show this player"),
         h("p", { class: "error-text", role: "alert" }, unknown ? `Nobody registered the handle ${this.handle}.` : errorText(error)),
         h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
       return;
     }
     fill(this.root, h("div", { class: "player-page", dataset: { handle: stats.handle } },
-      h("section", { class: "panel" }, h("h2", {}, playerLabel({ account: stats.handle, bot: stats.bot }, { link: false })), this.statsTable(stats)),
+      h("section", { class: "panel" }, h("h1", {}, playerLabel({ account: stats.handle, bot: stats.bot }, { link: false })), this.statsTable(stats)),
       h("section", { class: "panel" }, h("h2", {}, "Races"), this.historyList(history))));
   }
 

@@ -38,7 +38,7 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
     "div",
     { class: `player${slot === state.mySlot ? " me" : ""}`, dataset: { slot: String(slot) } },
     h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player)), label ? h("span", { class: "tag" }, label) : null, presence),
-    h("div", { class: "progress", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
+    h("div", { class: "progress", role: "progressbar", "aria-label": `${playerText(player)}: cards on the foundations`, "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
     h(
       "div",
       { class: "player-stats" },
