@@ -6,6 +6,9 @@
                                                         (browser tests included: installs Debian's chromium, and redis-server 7 for
                                                         the sharded cluster tests, as root when missing)
 
+Both need PostgreSQL binaries: pgserver's (a dependency) or, where its wheel does not exist, Debian's postgresql
+(installed as root when missing).
+
 Both create ``.venv`` beside this file on first use and install the project
 into it (again whenever pyproject.toml changes), so nothing else is needed.
 """
@@ -81,6 +84,18 @@ def has_redis7() -> bool:
     return any(part.startswith("v=") and part[2:].split(".")[0].isdigit() and int(part[2:].split(".")[0]) >= 7 for part in version.split())
 
 
+POSTGRES_HINT = (
+    "the archive tests and `dev.py serve` need PostgreSQL binaries: pgserver (installed into .venv) bundles them; where "
+    "its wheel does not exist, run `apt-get install -y postgresql` as root (Debian/Ubuntu); they will fail until then"
+)
+
+
+def has_postgres() -> bool:
+    """Whether PostgreSQL binaries are here: pgserver's in .venv, Debian's, or ``postgres`` on PATH."""
+    bundled = list(VENV.glob("lib/python3*/site-packages/pgserver/pginstall/bin/postgres"))
+    return bool(bundled or list(Path("/usr/lib/postgresql").glob("*/bin/postgres")) or shutil.which("postgres"))
+
+
 def ensure_debian_package(package: str, present: Callable[[], bool], hint: str) -> None:
     """Install a Debian package the tests need when ``present()`` says it is missing and this machine allows it."""
     if present():
@@ -117,6 +132,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     ensure_environment()
+    ensure_debian_package("postgresql", has_postgres, POSTGRES_HINT)
     if argv[0] == "serve":
         return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
     ensure_browser()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +19,7 @@ from server_processes import ClusterUrl, ServerProcess, start_servers
 
 from server.app import RaceServer
 from server.embedded_cluster import LocalCluster
+from server.embedded_postgres import EmbeddedPostgres, PostgresUnavailable
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 from server.store import connect_redis
 
@@ -39,6 +43,59 @@ def single_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         pytest.fail(f"the server tests need a real Redis: {error}")
     yield server.url
     server.stop()
+
+
+@contextlib.contextmanager
+def folder_for_postgres() -> Iterator[Path]:
+    """A fresh folder for a PostgreSQL cluster, removed afterwards. Not under pytest's temporary folder: run as root,
+    PostgreSQL runs as another user, who must pass through every parent folder, and each pytest session started on
+    the machine makes ``/tmp/pytest-of-root`` 0700 again."""
+    folder = Path(tempfile.mkdtemp(prefix="fg-pg-"))
+    try:
+        yield folder / "pg"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_folder() -> Iterator[Path]:
+    """A folder of its own for a test that starts its own PostgreSQL (:func:`folder_for_postgres`)."""
+    with folder_for_postgres() as folder:
+        yield folder
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[EmbeddedPostgres]:
+    """A real PostgreSQL (pgserver's or Debian's binaries, a unix socket only) in a temporary folder, for the whole
+    session, started the first time a test asks for it; fsync off: nothing in it outlives the session."""
+    with folder_for_postgres() as folder:
+        server = EmbeddedPostgres(folder, fsync=False)
+        try:
+            server.start()
+        except PostgresUnavailable as error:
+            pytest.fail(f"the archive tests need a real PostgreSQL: {error}")
+        yield server
+        server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: EmbeddedPostgres, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database of the session's PostgreSQL for one test (dropped after it): its libpq URL."""
+    name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40] + f"_{os.getpid()}"
+    admin = ["-h", str(postgres_server.socket_dir), "-p", "5432", "-U", "postgres", "-q"]
+    assert postgres_server.binaries is not None
+    createdb, dropdb = postgres_server.binaries.tool("createdb"), postgres_server.binaries.tool("dropdb")
+    subprocess.run([dropdb, *admin, "--if-exists", "--force", name], check=True)
+    subprocess.run([createdb, *admin, name], check=True)
+    yield postgres_server.url.replace("/postgres?", f"/{name}?")
+    subprocess.run([dropdb, *admin, "--if-exists", "--force", name], check=False)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test on the suite's PostgreSQL carries the ``postgres`` marker (``-m postgres`` runs just those)."""
+    for item in items:
+        if {"postgres_server", "postgres_folder"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.postgres)
 
 
 @pytest.fixture(scope="session")

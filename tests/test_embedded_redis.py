@@ -28,10 +28,10 @@ def test_a_second_server_on_the_same_data_folder_is_refused(tmp_path: Path) -> N
 def test_a_redis_orphaned_by_a_dead_server_is_stopped_before_a_new_one_starts(tmp_path: Path) -> None:
     orphaned = EmbeddedRedis(tmp_path)
     orphaned.start()
-    assert orphaned.process is not None and orphaned._lock_file is not None
+    assert orphaned.process is not None and orphaned._lock._file is not None
     orphan_process = orphaned.process
     redis.Redis.from_url(orphaned.url).set("kept", "yes")
-    orphaned._lock_file.close()  # what the death of the owning server does: the lock goes, redis-server stays
+    orphaned._lock.release()  # what the death of the owning server does: the lock goes, redis-server stays
     try:
         with EmbeddedRedis(tmp_path) as successor:
             assert orphan_process.wait(timeout=10) is not None
