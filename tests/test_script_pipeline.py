@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -13,6 +14,7 @@ from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.embedded_redis import EmbeddedRedis
 from server.store import connect_redis
 from server.store.durability import Durability, ScriptRunner
 from server.store.script_pipeline import DirectAddress, ScriptPipeline
@@ -95,3 +97,18 @@ def test_race_scripts_take_the_pipeline_on_one_redis_but_not_with_a_replica_wait
     assert ScriptRunner(client, Durability.PRIMARY).pipeline is not None
     assert ScriptRunner(client, Durability.FSYNC).pipeline is not None
     assert ScriptRunner(client, Durability.REPLICA).pipeline is None
+
+
+async def test_a_redis_on_a_unix_socket_gets_the_pipeline_too(tmp_path: Path) -> None:
+    """The embedded store of ``flowergarden serve`` listens on a unix socket only: its race scripts still take the
+    pipelined connection (before, only TCP did, and they went through redis-py's per-command machinery)."""
+    with EmbeddedRedis(tmp_path / "redis", persistent=False, unix_socket=True) as embedded:
+        client = connect_redis(embedded.url)
+        pipeline = ScriptPipeline.for_client(client)
+        assert pipeline is not None and pipeline.address.path == str(embedded.unix_socket)
+        try:
+            script = client.register_script(ECHO)
+            assert await pipeline.run_script(script, ["k"], ["v", 4]) == [b"k", b"v", 8]
+        finally:
+            await pipeline.close()
+            await client.aclose()

@@ -173,5 +173,5 @@ class DirectRaceChannels:
 
 
 AnyRaceChannels = RaceChannels | ShardedRaceChannels | DirectRaceChannels
-"""Whichever reads a process's race channels: sharded on a Cluster of Redis >= 7, direct on one Redis over TCP,
-else redis-py's PubSub (TLS, a Unix socket, a Cluster of Redis 6)."""
+"""Whichever reads a process's race channels: sharded on a Cluster of Redis >= 7, direct on one Redis over TCP
+or a unix socket, else redis-py's PubSub (TLS, a Cluster of Redis 6)."""

@@ -17,7 +17,7 @@ call through redis-py, 12 us for the same command written on a bare asyncio prot
   if it fails they all fail with it: each waits for one attempt at most, never for a queue of attempts one after the
   other (on a stalled Redis that queue grew by ``connect_timeout`` per waiting command).
 
-Used by :class:`server.store.durability.ScriptRunner` for one Redis reached over TCP, at durability ``primary`` or
+Used by :class:`server.store.durability.ScriptRunner` for one Redis reached over TCP or a unix socket, at durability ``primary`` or
 ``fsync`` (``replica`` sends a WAIT with each script through redis-py's pipeline; a Redis Cluster routes by slot).
 """
 
@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 import hiredis
 from redis._parsers.base import BaseParser
 from redis.asyncio import Redis
-from redis.asyncio.connection import Connection
+from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
@@ -140,11 +140,13 @@ class _Link(asyncio.Protocol):
 
 @dataclass(frozen=True, slots=True)
 class DirectAddress:
-    """Where and how to reach one Redis over plain TCP, as a redis-py client's pool is configured."""
+    """Where and how to reach one Redis over plain TCP or a unix socket, as a redis-py client's pool is configured."""
 
     host: str
     port: int
     db: int = 0
+    path: str | None = None
+    """The unix socket, when the Redis is reached through one (then ``host`` and ``port`` are not used)."""
     username: str | None = None
     password: str | None = None
     timeout: float | None = 5.0
@@ -153,28 +155,37 @@ class DirectAddress:
     @classmethod
     def of(cls, client: Any) -> DirectAddress | None:
         """The address of the Redis that ``client`` (redis-py) talks to, with its credentials and timeouts; None unless
-        that is one Redis over plain TCP (a Cluster, TLS, a Unix socket or a credential provider are left to redis-py)."""
+        that is one Redis over plain TCP or a unix socket (a Cluster, TLS or a credential provider are left to redis-py)."""
         if not isinstance(client, Redis):  # a Redis Cluster client is not one
             return None
         pool = client.connection_pool
         settings = pool.connection_kwargs
-        if pool.connection_class is not Connection or settings.get("credential_provider") is not None:
+        if pool.connection_class not in (Connection, UnixDomainSocketConnection) or settings.get("credential_provider") is not None:
             return None
+        path = settings.get("path") if pool.connection_class is UnixDomainSocketConnection else None
         return cls(
-            str(settings.get("host", "localhost")), int(settings.get("port", 6379)), int(settings.get("db", 0) or 0),
+            str(settings.get("host", "localhost")), int(settings.get("port", 6379)), int(settings.get("db", 0) or 0), path,
             settings.get("username"), settings.get("password"), settings.get("socket_timeout"), settings.get("socket_connect_timeout"),
         )  # fmt: skip
+
+    @property
+    def where(self) -> str:
+        """The address as error messages say it."""
+        return self.path if self.path is not None else f"{self.host}:{self.port}"
 
     async def open(self, factory: Callable[[], P]) -> P:
         """A new connection with protocol ``factory()``; redis-py's ConnectionError or TimeoutError if it cannot be made."""
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(self.connect_timeout):
-                _, protocol = await loop.create_connection(factory, self.host, self.port)
+                if self.path is not None:
+                    _, protocol = await loop.create_unix_connection(factory, self.path)
+                else:
+                    _, protocol = await loop.create_connection(factory, self.host, self.port)
         except TimeoutError:
-            raise RedisTimeoutError(f"Timeout connecting to Redis at {self.host}:{self.port}") from None
+            raise RedisTimeoutError(f"Timeout connecting to Redis at {self.where}") from None
         except OSError as error:
-            raise RedisConnectionError(f"Error connecting to Redis at {self.host}:{self.port}: {error}") from error
+            raise RedisConnectionError(f"Error connecting to Redis at {self.where}: {error}") from error
         return protocol
 
 
@@ -192,7 +203,7 @@ class ScriptPipeline:
 
     @classmethod
     def for_client(cls, client: Any) -> ScriptPipeline | None:
-        """A pipeline to the Redis ``client`` (redis-py) talks to, if that is one Redis over plain TCP."""
+        """A pipeline to the Redis ``client`` (redis-py) talks to, if that is one Redis over plain TCP or a unix socket."""
         address = DirectAddress.of(client)
         return None if address is None else cls(address)
 
@@ -256,7 +267,7 @@ class ScriptPipeline:
                         raise answer
         except TimeoutError:
             link.fail(RedisTimeoutError("Timeout connecting to Redis"))
-            raise RedisTimeoutError(f"Timeout connecting to Redis at {address.host}:{address.port}") from None
+            raise RedisTimeoutError(f"Timeout connecting to Redis at {address.where}") from None
         except BaseException:
             link.fail(RedisConnectionError("the script connection to Redis failed to start"))
             raise
