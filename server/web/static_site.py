@@ -23,6 +23,10 @@ from websockets.http11 import Response
 STATIC_ROOT = Path(__file__).resolve().parent / "static"
 SHELL_FILE = "app.html"
 BUILD_PLACEHOLDER = "{{build}}"
+PRELOAD_PLACEHOLDER = "{{modulepreload}}"
+"""Where the shell lists every module of the client, so the browser fetches them all at once instead of discovering
+them import by import (a waterfall of round trips: 2.0 s to a usable lobby at 150 ms round-trip time)."""
+MODULE_SUFFIXES = (".js", ".mjs")
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -86,7 +90,11 @@ class StaticSite:
         shell = self.assets.pop(SHELL_FILE, None)
         if shell is None:
             raise FileNotFoundError(f"the web client's page shell {root / SHELL_FILE} is missing")
-        self.shell = Asset.of(shell.body.replace(BUILD_PLACEHOLDER.encode(), self.build.encode()), shell.content_type)
+        preloads = "\n".join(
+            f'<link rel="modulepreload" href="/static/{self.build}/{name}">' for name in sorted(self.assets) if name.endswith(MODULE_SUFFIXES)
+        )
+        body = shell.body.replace(PRELOAD_PLACEHOLDER.encode(), preloads.encode()).replace(BUILD_PLACEHOLDER.encode(), self.build.encode())
+        self.shell = Asset.of(body, shell.content_type)
 
     def respond(self, path: str, accept_encoding: str = "", accept: str = "") -> Response | None:
         """The answer to ``GET path``: a page, an asset, a 404 for a missing asset or (to a browser) for a page that
