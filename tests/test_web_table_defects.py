@@ -33,40 +33,39 @@ async def race_with_bob(page: Page, url: str, countdown_wait: bool = True) -> tu
 
 
 async def test_stuck_asks_first_and_nothing_looks_playable_in_the_countdown_or_after_the_attempt(redis_url: str) -> None:
-    async with RaceServer(server_config(redis_url, countdown_seconds=2.5)) as server:
-        async with launched_browser() as browser:
-            page = await (await browser.new_context(viewport=DESKTOP)).new_page()
-            race, bob = await race_with_bob(page, server.url, countdown_wait=False)
-            try:
-                await expect(page.locator(".race-page [data-status=countdown]")).to_be_visible()
-                await expect(page.locator(".table .board .card").first).to_be_visible()
-                await expect(page.locator("[data-action=stuck]")).to_be_disabled()
-                await expect(page.locator("[data-action=resign]")).to_be_disabled()
-                assert await page.locator(".table .card.available").count() == 0, "cards look playable during the countdown"
+    async with RaceServer(server_config(redis_url, countdown_seconds=2.5)) as server, launched_browser() as browser:
+        page = await (await browser.new_context(viewport=DESKTOP)).new_page()
+        _, bob = await race_with_bob(page, server.url, countdown_wait=False)
+        try:
+            await expect(page.locator(".race-page [data-status=countdown]")).to_be_visible()
+            await expect(page.locator(".table .board .card").first).to_be_visible()
+            await expect(page.locator("[data-action=stuck]")).to_be_disabled()
+            await expect(page.locator("[data-action=resign]")).to_be_disabled()
+            assert await page.locator(".table .card.available").count() == 0, "cards look playable during the countdown"
 
-                await bob.wait_for(Started)
-                await expect(page.locator("[data-action=stuck]")).to_be_enabled()
-                assert await page.locator(".table .card.available").count() > 0
-                asked: list[str] = []
+            await bob.wait_for(Started)
+            await expect(page.locator("[data-action=stuck]")).to_be_enabled()
+            assert await page.locator(".table .card.available").count() > 0
+            asked: list[str] = []
 
-                async def decline(dialog: Dialog) -> None:
-                    asked.append(dialog.message)
-                    await dialog.dismiss()
+            async def decline(dialog: Dialog) -> None:
+                asked.append(dialog.message)
+                await dialog.dismiss()
 
-                page.once("dialog", decline)
-                await page.click("[data-action=stuck]")
-                await until_asked(asked)
-                assert "stuck" in asked[0].lower()
-                await expect(page.locator(".player.me .state")).to_have_text("playing")
+            page.once("dialog", decline)
+            await page.click("[data-action=stuck]")
+            await until_asked(asked)
+            assert "stuck" in asked[0].lower()
+            await expect(page.locator(".player.me .state")).to_have_text("playing")
 
-                page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
-                await page.click("[data-action=stuck]")
-                await expect(page.locator(".player.me .state")).not_to_have_text("playing")
-                await expect(page.locator("[data-action=stuck]")).to_be_disabled()
-                assert await page.locator(".table .card.available").count() == 0, "cards look playable after the attempt ended"
-                await expect(page.locator(".table .board.interactive")).to_have_count(0)
-            finally:
-                await bob.close()
+            page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+            await page.click("[data-action=stuck]")
+            await expect(page.locator(".player.me .state")).not_to_have_text("playing")
+            await expect(page.locator("[data-action=stuck]")).to_be_disabled()
+            assert await page.locator(".table .card.available").count() == 0, "cards look playable after the attempt ended"
+            await expect(page.locator(".table .board.interactive")).to_have_count(0)
+        finally:
+            await bob.close()
 
 
 async def until_asked(asked: list[str]) -> None:
@@ -117,7 +116,7 @@ async def test_while_the_page_is_offline_the_opponent_is_not_said_to_be_online(r
     async with launched_browser() as browser:
         page = await (await browser.new_context(viewport=DESKTOP)).new_page()
         async with RaceServer(server_config(redis_url)) as server:
-            race, bob = await race_with_bob(page, server.url)
+            _, bob = await race_with_bob(page, server.url)
             await expect(page.locator(".player:not(.me) .presence")).to_have_text("online")
             await bob.close()
         # The server is gone: the page reconnects in vain and cannot know where the opponent is.
