@@ -120,6 +120,8 @@ def run_connected(args: argparse.Namespace, work: Callable[[argparse.Namespace],
         code = asyncio.run(work(args))
     except ServerError as error:
         raise CommandError(error.code, error.error.message) from None  # the code is shown once, by CommandError
+    except BrokenPipeError:
+        raise  # stdout's reader went away (``| head``), not the server: main ends quietly
     except CONNECTION_FAILURES as error:
         raise unreachable(args.server, error) from None
     return EXIT_OK if code is None else code

@@ -11,12 +11,30 @@ from typing import Any, NoReturn
 
 from shared import Board, render
 from shared.cards import SUIT_SYMBOLS
+from shared.protocol import RaceResult
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
 """The input was read but refused (an illegal move, a bad position)."""
 EXIT_USAGE = 2
 """The command line or the input document could not be understood."""
+EXIT_LOST = 3
+"""``race``: the race has a result, and the opponent won it (a win is :data:`EXIT_OK`)."""
+EXIT_DRAW = 4
+"""``race``: the race ended in a draw."""
+EXIT_LEFT = 5
+"""``race``: no result for this player: it left first (end of input, ``q``), or the race closed before its start."""
+OUTCOMES = {EXIT_OK: "won", EXIT_LOST: "lost", EXIT_DRAW: "draw", EXIT_LEFT: "left"}
+"""A race's exit code -> its outcome word (``race --json``'s last line)."""
+
+
+def race_exit_code(result: RaceResult | None, slot: int | None) -> int:
+    """The exit code of ``race`` by the outcome for seat ``slot``: won 0, lost 3, draw 4, no result 5."""
+    if result is None or slot is None:
+        return EXIT_LEFT
+    if result.winner is None:
+        return EXIT_DRAW
+    return EXIT_OK if result.winner == slot else EXIT_LOST
 
 
 class CommandError(Exception):

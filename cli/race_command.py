@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import signal
 from typing import Any
 
@@ -18,7 +19,7 @@ from cli.connected import (
     wants_full_screen,
 )
 from cli.engine_commands import add_profile_argument, seed_argument
-from cli.output import EXIT_OK, EXIT_USAGE, CommandError, board_text
+from cli.output import EXIT_LEFT, EXIT_USAGE, OUTCOMES, CommandError, board_text, race_exit_code
 from cli.player_commands import PASSWORD_ENV, credentials
 from cli.terminal_input import StdinLines, discard_typeahead
 from client import ConnectionLost, RaceClient, ServerError
@@ -26,7 +27,17 @@ from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_t
 from client.sessions import SessionStore
 from shared import Board, EngineError, Move, Special, action_text, notation_label
 from shared.assist import read_typed_move, target_key
-from shared.protocol import OPEN_STATUSES, Countdown, Difficulty, Progress, RaceResult, RaceSettings, RaceStatus, Spectators
+from shared.protocol import (
+    OPEN_STATUSES,
+    Countdown,
+    Difficulty,
+    Progress,
+    RaceEvent,
+    RaceResult,
+    RaceSettings,
+    RaceStatus,
+    Spectators,
+)
 from shared.solver.difficulty import WINNABLE_TIERS
 
 EXIT_INTERRUPTED = 130
@@ -117,6 +128,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--auto", action="store_true", help="start with auto-moving safe cards to the foundations on")
     add_plain_argument(parser)
+    parser.add_argument(
+        "--json", action="store_true", help="the line mode, printing one JSON object per line: each event, reply and sentence"
+    )
     parser.set_defaults(handler=run_race)
 
 
@@ -175,20 +189,55 @@ def run_race(args: argparse.Namespace) -> int:
 
         return FlowerGardenApp(args.server, RaceStart(request, auto=args.auto), store=store).run_and_exit_code()
     try:
-        return run_connected(args, lambda args: PlainRace(args.server, request, store).run())
+        return run_connected(args, lambda args: PlainRace(args.server, request, store, as_json=args.json).run())
     finally:
         discard_typeahead()
 
 
-class PlainRace:
-    """The line mode: typed lines become requests, events become printed lines; ends with the result."""
+INFORMATION = frozenset({"help", "board", "moves"})
+"""The line mode's words that only show something: answered at once, also before the race runs."""
 
-    def __init__(self, server: str, request: SeatRequest, store: SessionStore) -> None:
+
+class PlainRace:
+    """The line mode: typed lines become requests, events become printed lines; ends with the result.
+
+    Lines typed before the race runs wait for it (a script may pipe its moves in at once). With ``as_json`` every
+    printed line is one JSON object: each race event as it came (``{"type": "countdown", ...}``), each reply to an own
+    move (``moved``), each sentence said (``{"type": "said", "text": ...}``), each refusal (``refused``, with its code),
+    the own board after a change (``board``, the position JSON of docs/NOTATION.md), and last the ``outcome``.
+    """
+
+    def __init__(self, server: str, request: SeatRequest, store: SessionStore, *, as_json: bool = False) -> None:
         self.server = server
         self.request = request
         self.store = store
+        self.as_json = as_json
         self.listed: list[Move] = []
         """The moves of the last ``moves`` listing, so a number plays one."""
+        self.racing = asyncio.Event()
+        """Set once the race runs (or is over): typed lines wait for it."""
+
+    # --- output ------------------------------------------------------------------------------
+
+    def say(self, text: str, kind: str = "said", **fields: Any) -> None:
+        """Print ``text`` (line mode), or ``{"type": kind, "text": text, **fields}`` (``--json``)."""
+        if self.as_json:
+            self.emit({"type": kind, "text": text, **fields})
+        else:
+            print(text, flush=True)
+
+    def emit(self, document: dict[str, Any]) -> None:
+        """One JSON object on a line of its own (``--json``)."""
+        print(json.dumps(document, ensure_ascii=False, default=str), flush=True)
+
+    def show_board(self, board: Board) -> None:
+        """The own board: drawn as text, or its position JSON."""
+        if self.as_json:
+            self.emit({"type": "board", "board": board.to_json()})
+        else:
+            print(board_text(board), flush=True)
+
+    # --- the race --------------------------------------------------------------------------------
 
     async def run(self) -> int:
         client = await RaceClient.connect(self.server)
@@ -196,14 +245,20 @@ class PlainRace:
         try:
             try:
                 for line in await session.open(self.request):
-                    print(line, flush=True)
+                    self.say(line)
             except ResumeError as error:
                 raise CommandError(error.code, str(error)) from None
+            self._note_status(session)
             if session.view is not None and session.view.board is not None:
-                print(board_text(session.view.board), flush=True)
+                self.show_board(session.view.board)
             return await self._play(session)
         finally:
             await client.close()
+
+    def _note_status(self, session: RaceSession) -> None:
+        view = session.view
+        if view is not None and view.status not in OPEN_STATUSES:
+            self.racing.set()
 
     async def _play(self, session: RaceSession) -> int:
         interrupted = asyncio.Event()
@@ -222,9 +277,13 @@ class PlainRace:
                 with contextlib.suppress(asyncio.CancelledError, ConnectionLost, ServerError):
                     await task
         if events in done:
-            return events.result()
-        await self._leave(session)
-        return EXIT_INTERRUPTED if stopped in done else EXIT_OK
+            code = events.result()
+        else:
+            await self._leave(session)
+            code = EXIT_INTERRUPTED if stopped in done else EXIT_LEFT
+        if self.as_json:
+            self.emit({"type": "outcome", "outcome": OUTCOMES.get(code, "interrupted"), "exit_code": code})
+        return code
 
     async def _leave(self, session: RaceSession) -> None:
         """Ctrl-C or end of input before the result: free a seat not yet raced, else say how to come back."""
@@ -235,38 +294,43 @@ class PlainRace:
             with contextlib.suppress(ConnectionLost, ServerError, TimeoutError):
                 async with asyncio.timeout(2):
                     await session.leave()
-            print("Left the race.", flush=True)
+            self.say("Left the race.", "left")
         elif view.status is RaceStatus.RUNNING:
-            print(
+            self.say(
                 f"Left race {view.race_id} while it runs: your seat is kept for its grace period; "
                 f"'flowergarden race --resume {view.race_id}' takes it back.",
-                flush=True,
+                "left",
             )
 
     async def _follow(self, session: RaceSession) -> int:
         async for item in session.client.follow():
             before = session.view
+            if self.as_json and isinstance(item, RaceEvent) and before is not None and item.race == before.race_id:
+                self.emit(item.to_wire())
             line = await session.handle(item)
             if line:
-                print(line, flush=True)
+                self.say(line)
             view = session.view
             if view is None:
                 continue
+            self._note_status(session)
             if (isinstance(item, Countdown) or view is not before) and view.board is not None:
-                print(board_text(view.board), flush=True)
-            elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id:
+                self.show_board(view.board)
+            elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id and not self.as_json:
                 print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)
             if isinstance(item, RaceResult):
-                for standing in view.standing_lines():
-                    print("  " + standing, flush=True)
-                return EXIT_OK
+                if not self.as_json:
+                    for standing in view.standing_lines():
+                        print("  " + standing, flush=True)
+                return race_exit_code(view.result, view.slot)
             if view.status is RaceStatus.CLOSED:
-                return EXIT_OK
-        print("The connection closed before the race ended.", flush=True)
-        return EXIT_OK
+                return EXIT_LEFT
+        raise CommandError("connection_failed", f"{self.server}: the connection closed before the race ended")
 
     async def _read(self, session: RaceSession) -> None:
         async for line in StdinLines():
+            if line.strip().lower() not in INFORMATION:
+                await self.racing.wait()  # typed (or piped) before the deal: played once the race runs
             with contextlib.suppress(ConnectionLost):
                 await self._command(session, line.strip())
 
@@ -276,38 +340,44 @@ class PlainRace:
         if not text or view is None:
             return
         try:
-            if word == "help":
-                print(PLAIN_HELP)
-            elif word == "board":
-                print(board_text(view.board) if view.board else "No deal yet.")
-            elif word == "moves":
-                self.listed = view.board.legal_moves() if view.board else []
-                print("  ".join(f"{n}) {action_text(move)}" for n, move in enumerate(self.listed, 1))
-                      or "No legal move: declare 'stuck' or 'resign'.")
+            if word in INFORMATION:
+                self._inform(word, view.board)
             elif word == "resign":
                 await session.resign()
             elif word == "stuck":
                 await session.stuck()
             elif view.board is None:
-                print("No deal yet: moves are taken once the countdown shows the deal.")
+                self.say("No deal yet: moves are taken once the countdown shows the deal.")
             elif word in ("undo", "redeal"):
                 await self._send(session, Special(word))
             elif word.isdigit():
                 number = int(word)
                 if not 1 <= number <= len(self.listed):
-                    print(f"No move {number}: type 'moves' for the numbered list.")
+                    self.say(f"No move {number}: type 'moves' for the numbered list.")
                 else:
                     await self._send(session, self.listed[number - 1])
             else:
                 await self._typed(session, view.board, text)
         except EngineError as error:
-            print(f"Not understood: {error.message} ({error.code.value})")
+            self.say(f"Not understood: {error.message} ({error.code.value})", "refused", code=error.code.value)
         except ServerError as error:
-            print(refusal_text(error))
+            self.say(refusal_text(error), "refused", code=error.code)
         except ConnectionLost:
-            print("The connection dropped; reconnecting ... (a move in flight is resent once)")
-        finally:
-            print(end="", flush=True)
+            self.say("The connection dropped; reconnecting ... (a move in flight is resent once)")
+
+    def _inform(self, word: str, board: Board | None) -> None:
+        """``help``, ``board`` and ``moves`` (the legal moves, numbered: a number then plays one)."""
+        if word == "help":
+            self.say(PLAIN_HELP)
+        elif word == "board":
+            if board is None:
+                self.say("No deal yet.")
+            else:
+                self.show_board(board)
+        else:
+            self.listed = board.legal_moves() if board else []
+            text = "  ".join(f"{n}) {action_text(move)}" for n, move in enumerate(self.listed, 1))
+            self.say(text or "No legal move: declare 'stuck' or 'resign'.", "moves", moves=[action_text(move) for move in self.listed])
 
     async def _typed(self, session: RaceSession, board: Board, text: str) -> None:
         """A move in any accepted form: sent when it names one move, else the card's destinations or why it cannot move."""
@@ -317,18 +387,21 @@ class PlainRace:
             await self._send(session, typed.move)
         elif typed.choices:
             places = [target_key(move.target) for move in typed.choices]
-            print(f"{card} can go to {', '.join(places)}: type '{card} {places[0]}' (or another of them).")
+            self.say(f"{card} can go to {', '.join(places)}: type '{card} {places[0]}' (or another of them).", "choices", places=places)
         else:
             reason = typed.why_not.message if typed.why_not else "it has no legal move"
-            print(f"{card} cannot move now: {reason}.")
+            self.say(f"{card} cannot move now: {reason}.", "refused", code=typed.why_not.code.value if typed.why_not else "no_legal_move")
 
     async def _send(self, session: RaceSession, action: Move | Special) -> None:
         view = session.view
         try:
             reply = await session.send(action)
         except ServerError as error:
-            print(refusal_text(error, action, None if view is None else view.board))
+            self.say(refusal_text(error, action, None if view is None else view.board), "refused", code=error.code)
             return
         if view is not None and view.board is not None:
-            print(board_text(view.board))
-        print(f"{notation_label(reply.move)}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)
+            self.show_board(view.board)
+        if self.as_json:
+            self.emit(reply.to_wire())
+        else:
+            print(f"{notation_label(reply.move)}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)

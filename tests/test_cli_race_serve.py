@@ -67,14 +67,17 @@ async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServe
     assert result.winner is None and "Draw: both have 0/52 on foundations." in output  # neither put a card on a foundation
 
 
-async def test_race_command_answers_a_move_typed_before_the_deal_without_sending_it(race_server: RaceServer) -> None:
+async def test_race_command_answers_board_and_moves_before_the_deal_at_once(race_server: RaceServer) -> None:
+    """Only what acts on the race waits for it to run (tests/test_cli_line_mode.py); the board and the moves list
+    answer at once."""
     host = await player(race_server.url, "Ann")
     async with cli_player(host, "race", "--server", race_server.url, "--name", "Bob", "--seed", "15", "--private") as bob:
         assert bob.stdin is not None
         await read_until(bob, "Waiting for an opponent")
-        bob.stdin.write("3S b>5\nboard\n")
+        bob.stdin.write("board\nmoves\n")
         bob.stdin.flush()
-        assert "No deal yet: moves are taken once the countdown shows the deal." in await read_until(bob, "No deal yet.")
+        await read_until(bob, "No deal yet.")
+        assert "No legal move" in await read_until(bob, "No legal move")
 
 
 def test_serve_says_when_its_default_spectator_delay_is_below_the_minimum(redis_url: str) -> None:

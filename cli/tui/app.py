@@ -29,7 +29,7 @@ from textual.theme import Theme
 from textual.worker import Worker
 
 from cli.connected import CONNECTION_FAILURES, unreachable
-from cli.output import EXIT_OK, CommandError
+from cli.output import EXIT_OK, CommandError, race_exit_code
 from cli.terminal_input import discard_typeahead
 from client import ConnectionLost, RaceClient, Resumed, ServerError
 from client.race_client import Incoming
@@ -311,7 +311,8 @@ class FlowerGardenApp(App[int]):
         elif choice == "lobby":
             self.run_worker(self._guarded(self.start_lobby(self.seat_request())), group="open", exclusive=True)
         else:
-            self.exit(EXIT_OK)
+            view = self.session.view if self.session is not None else None
+            self.exit(race_exit_code(view.result, view.slot) if view is not None else EXIT_OK)
 
     # --- leaving ---------------------------------------------------------------------------
 
