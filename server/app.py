@@ -90,6 +90,10 @@ class ServerConfig:
     """When a race's change is acknowledged: the primary ran it, a replica has it, or it is on disk (fsync)."""
     durability_timeout_seconds: float = 1.0
     """How long a change waits for a replica (durability ``replica``) before the client is told ``unavailable``."""
+    durability_degraded: bool = False
+    """At durability ``replica``: while a race's primary has no replica attached (after a failover, until the old node
+    rejoins), acknowledge its changes at ``primary`` (counted in ``flowergarden_degraded_acks_total``, logged when
+    it starts and ends) instead of answering ``unavailable``; the server also starts with a primary lacking one."""
     host: str = "127.0.0.1"
     port: int = 8765
     countdown_seconds: float = 3.0
@@ -252,7 +256,7 @@ class RaceServer:
         self.redis = self._connect(max_connections=config.redis_pool_size, socket_timeout=5.0)
         # Blocking reads (race channels, lobby feed) have their own pool; XREAD BLOCK stays below this socket timeout.
         self.reader_redis = self._connect(max_connections=BLOCKING_POOL_SIZE, socket_timeout=10.0)
-        await check_store(self.redis, config.durability)
+        await check_store(self.redis, config.durability, degraded_ok=config.durability_degraded)
         await self.redis.ping()
         # On a Cluster of Redis >= 7 each race's channel is sharded (published in its slot, subscribed on its node).
         sharded = await sharded_channels_supported(self.redis)
@@ -263,6 +267,7 @@ class RaceServer:
             max_actions=config.max_actions,
             durability=config.durability,
             wait_timeout_ms=round(config.durability_timeout_seconds * 1000),
+            degraded_ok=config.durability_degraded,
             sharded_channels=sharded,
         )
         store.lifecycle = race_journal.lifecycle

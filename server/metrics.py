@@ -125,6 +125,9 @@ RACES_ANALYSED = Counter(
 CACHED_POSITIONS = Gauge(
     "flowergarden_cached_positions", "Player positions this process keeps for the races played here (two a race).", registry=REGISTRY
 )
+DEGRADED_ACKS = Counter(
+    "flowergarden_degraded_acks", "Race changes acknowledged at primary at durability replica (no replica attached).", registry=REGISTRY
+)
 WORKER_ERRORS = Counter(
     "flowergarden_background_errors", "Failed rounds of background workers (each retried), by worker and cause.", ["worker", "cause"],
     registry=REGISTRY,
@@ -291,6 +294,12 @@ def race_analysed(deal: str) -> None:
 def cached_positions(count: int) -> None:
     """The race service now keeps ``count`` player positions (dropped when a race ends)."""
     CACHED_POSITIONS.set(count)
+
+
+def degraded_ack() -> None:
+    """A race change was acknowledged at ``primary`` although the durability is ``replica``: its primary has no
+    replica attached (``durability_degraded``)."""
+    DEGRADED_ACKS.inc()
 
 
 def worker_failed(worker: str, *, expected: bool) -> None:

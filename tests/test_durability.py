@@ -16,6 +16,7 @@ import redis
 from race_helpers import seated_race, server_config
 
 from client import ServerError
+from server import metrics
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis
 from server.store import connect_redis
@@ -65,6 +66,50 @@ async def test_a_move_is_acknowledged_once_the_replica_has_it_and_unavailable_wh
                 assert client.lrange(f"fgr:{{race:{race.race_id}}}:moves:0", 0, -1) == [b"AS b>f", b"2S b>f"]
         finally:
             await race.close()
+
+
+async def test_the_degraded_mode_acknowledges_at_primary_only_while_no_replica_is_attached(
+    primary_with_replica: tuple[EmbeddedRedis, EmbeddedRedis],
+) -> None:
+    """``durability_degraded``: a late replica still answers ``unavailable``; a primary left with none (a failover's
+    promoted replica, until the old node rejoins) acknowledges at ``primary``, counted, instead of refusing every
+    change (campaign: 10.6-12 s of ``unavailable`` per failover at ``replica``)."""
+    primary, replica = primary_with_replica
+    config = server_config(primary.url, durability=Durability.REPLICA, durability_timeout_seconds=0.3, durability_degraded=True)
+    async with RaceServer(config) as server:
+        race = await seated_race(server.url, RaceSettings(seed=15))
+        try:
+            assert (await race.ann.move(race.race_id, "AS b>f")).seq == 1
+            assert replica.process is not None
+            os.kill(replica.process.pid, signal.SIGSTOP)
+            try:  # attached but silent: not degraded, the change is not known to be on a replica
+                with pytest.raises(ServerError) as refused:
+                    await race.ann.move(race.race_id, "2S b>f", seq=1, move_id="second")
+                assert refused.value.code == "unavailable"
+            finally:
+                os.kill(replica.process.pid, signal.SIGCONT)
+            replica.stop()
+            with redis.Redis(port=primary.port) as client:
+                while client.info("replication").get("connected_slaves", 0) > 0:
+                    await asyncio.sleep(0.05)
+            before = _degraded_acks()
+            assert (await race.ann.move(race.race_id, "2S b>f", seq=1, move_id="second")).seq == 2
+            assert (await race.bob.move(race.race_id, "AS b>f")).seq == 1
+            assert _degraded_acks() == before + 2
+        finally:
+            await race.close()
+
+
+def _degraded_acks() -> float:
+    return metrics.REGISTRY.get_sample_value("flowergarden_degraded_acks_total") or 0.0
+
+
+async def test_durability_degraded_lets_a_server_start_on_a_redis_without_a_replica(single_redis_url: str) -> None:
+    client = connect_redis(single_redis_url)
+    try:
+        await check_store(client, Durability.REPLICA, degraded_ok=True)  # a warning, not a refusal
+    finally:
+        await client.aclose()
 
 
 async def test_durability_replica_refuses_a_redis_without_a_replica(single_redis_url: str) -> None:

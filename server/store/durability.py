@@ -9,12 +9,17 @@ with ``appendonly yes`` and ``appendfsync always``, so the primary answers only 
 (Redis < 7.2 has no WAITAOF); the server checks this with CONFIG GET at start and refuses to run otherwise.
 
 A change a replica did not confirm in time raises :class:`StoreUnavailable`: it may or may not survive a failover,
-so the client is told ``unavailable`` and resends with the same ``move_id`` (docs/PROTOCOL.md).
+so the client is told ``unavailable`` and resends with the same ``move_id`` (docs/PROTOCOL.md). With
+``degraded_ok`` (``durability_degraded``), a change of a primary that has *no* replica attached (after a failover,
+until the old node rejoins) is acknowledged at ``primary`` instead: counted in
+``flowergarden_degraded_acks_total``, with a warning when a node enters and leaves that state.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import time
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
@@ -26,6 +31,7 @@ from redis.exceptions import AskError, MovedError, NoScriptError, RedisClusterEx
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server import metrics
 from server.store.connection import RedisClient
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.script_pipeline import ScriptPipeline
@@ -43,6 +49,11 @@ class StoreNotReady(StoreError):
     """The store cannot give what the server was configured for (a node down, no replica, no fsync): refuse to start."""
 
 
+log = logging.getLogger(__name__)
+
+RECHECK_SECONDS = 1.0
+"""How often a primary acknowledged without a replica (degraded) is asked again whether one is attached."""
+
 REDIRECTIONS = (MovedError, AskError, TryAgainError)
 """Replies that say the command did not run on this node: safe to send again where the slot is now."""
 
@@ -50,10 +61,16 @@ REDIRECTIONS = (MovedError, AskError, TryAgainError)
 class ScriptRunner:
     """Runs a race's script and, at durability ``replica``, acknowledges it only once a replica has the write."""
 
-    def __init__(self, client: RedisClient, durability: Durability = Durability.PRIMARY, *, wait_timeout_ms: int = 1000) -> None:
+    def __init__(
+        self, client: RedisClient, durability: Durability = Durability.PRIMARY, *, wait_timeout_ms: int = 1000, degraded_ok: bool = False
+    ) -> None:
         self.client = client
         self.durability = durability
         self.wait_timeout_ms = wait_timeout_ms
+        self.degraded_ok = degraded_ok
+        """At ``replica``: acknowledge at ``primary`` while the race's primary has no replica attached."""
+        self._degraded: dict[str, float] = {}
+        """The primaries found without a replica (by name), with when that was last checked (monotonic)."""
         self.pipeline = ScriptPipeline.for_client(client) if durability is not Durability.REPLICA else None
         """Where scripts go on one Redis without a WAIT: one pipelined connection (server/store/script_pipeline.py)."""
 
@@ -61,7 +78,7 @@ class ScriptRunner:
         """The script's reply; StoreUnavailable if a replica did not confirm the write within the timeout."""
         if self.pipeline is not None:
             return await self.pipeline.run_script(script, keys, args)
-        if self.durability is not Durability.REPLICA:
+        if self.durability is not Durability.REPLICA or self._still_degraded(keys[0]):
             return await script(keys=list(keys), args=list(args))
         for _attempt in range(3):
             try:
@@ -81,7 +98,10 @@ class ScriptRunner:
             if isinstance(replicas, Exception):
                 raise replicas
             if int(replicas) < 1:
+                if self.degraded_ok and await self._without_replica(keys[0]):
+                    return reply
                 raise StoreUnavailable(f"no replica confirmed the write within {self.wait_timeout_ms} ms (WAIT 1)")
+            self._restored(keys[0])
             return reply
         raise StoreUnavailable("the slot kept moving while the script was sent")
 
@@ -99,6 +119,39 @@ class ScriptRunner:
             pipe.execute_command(*wait)
             reply, replicas = await pipe.execute(raise_on_error=False)
         return reply, replicas
+
+    def _name_of(self, key: str) -> str:
+        return self._node_of(key).name if isinstance(self.client, RedisCluster) else "redis"
+
+    def _still_degraded(self, key: str) -> bool:
+        """Whether ``key``'s primary was found without a replica less than :data:`RECHECK_SECONDS` ago: acknowledge
+        at ``primary`` without waiting (each WAIT there would wait its whole timeout); counted."""
+        if not self._degraded:
+            return False
+        checked = self._degraded.get(self._name_of(key))
+        if checked is None or time.monotonic() - checked >= RECHECK_SECONDS:
+            return False
+        metrics.degraded_ack()
+        return True
+
+    async def _without_replica(self, key: str) -> bool:
+        """After a WAIT that no replica confirmed: whether ``key``'s primary has no replica attached at all (then the
+        change is acknowledged at ``primary``, counted; a replica attached but late still answers unavailable)."""
+        node = self._node_of(key) if isinstance(self.client, RedisCluster) else None
+        info = await _on(self.client, node, "INFO", "replication")
+        if int(_field(info, "connected_slaves") or 0) > 0:
+            return False
+        name = self._name_of(key)
+        if name not in self._degraded:
+            log.warning("durability degraded: %s has no replica attached; its races' changes are acknowledged at primary", name)
+        self._degraded[name] = time.monotonic()
+        metrics.degraded_ack()
+        return True
+
+    def _restored(self, key: str) -> None:
+        """A replica confirmed a write of ``key``'s primary again."""
+        if self._degraded and self._degraded.pop(self._name_of(key), None) is not None:
+            log.warning("durability restored: %s has a replica again; changes wait for it", self._name_of(key))
 
     async def close(self) -> None:
         """Close the pipelined connection, if any (redis-py's client is closed by its owner)."""
@@ -120,9 +173,10 @@ class ScriptRunner:
             await self.client.nodes_manager.initialize()
 
 
-async def check_store(client: RedisClient, durability: Durability) -> None:
+async def check_store(client: RedisClient, durability: Durability, *, degraded_ok: bool = False) -> None:
     """Refuse (StoreNotReady) a store that cannot serve as configured: a Cluster whose state is not ``ok`` or with a
-    node down, a primary without a connected replica at ``replica``, a node without ``appendfsync always`` at
+    node down, a primary without a connected replica at ``replica`` (only a warning with ``degraded_ok``: its
+    changes are acknowledged at ``primary`` until one is attached), a node without ``appendfsync always`` at
     ``fsync``."""
     if isinstance(client, RedisCluster):
         try:
@@ -135,7 +189,9 @@ async def check_store(client: RedisClient, durability: Durability) -> None:
         for name, node in nodes:
             info = await _on(client, node, "INFO", "replication")
             if _role(info) == "master" and int(_field(info, "connected_slaves") or 0) < 1:
-                raise StoreNotReady(f"durability replica needs a replica of every primary; {name} has none connected")
+                if not degraded_ok:
+                    raise StoreNotReady(f"durability replica needs a replica of every primary; {name} has none connected")
+                log.warning("durability degraded at start: %s has no replica connected; acknowledging at primary", name)
     if durability is Durability.FSYNC:
         for name, node in nodes:
             settings = _pairs(await _on(client, node, "CONFIG", "GET", "append*"))

@@ -446,14 +446,16 @@ class RaceStore:
         max_actions: int = 1000,
         durability: Durability = Durability.PRIMARY,
         wait_timeout_ms: int = 1000,
+        degraded_ok: bool = False,
         sharded_channels: bool = False,
     ) -> None:
         """``durability``: when a change counts as stored (a replica confirmed it within ``wait_timeout_ms``, at
-        ``replica``); see server/store/durability.py. ``sharded_channels``: events are published with SPUBLISH
+        ``replica``; with ``degraded_ok``, at ``primary`` while the primary has no replica attached); see
+        server/store/durability.py. ``sharded_channels``: events are published with SPUBLISH
         (a Redis Cluster of Redis >= 7, read by race_channel.ShardedRaceChannels)."""
         self.redis = redis
         self.scripts = Scripts(redis, sharded_channels=sharded_channels)
-        self.runner = ScriptRunner(redis, durability, wait_timeout_ms=wait_timeout_ms)
+        self.runner = ScriptRunner(redis, durability, wait_timeout_ms=wait_timeout_ms, degraded_ok=degraded_ok)
         self.live_ttl_ms = live_ttl_ms
         self.record_ttl_ms = record_ttl_ms
         self.max_actions = max_actions
