@@ -9,7 +9,7 @@ import time
 
 import pytest
 from conftest import ON_BOTH_STORES
-from race_helpers import events_until, play, player, seated_race, server_config, store_of
+from race_helpers import drop, events_until, play, player, seated_race, server_config, store_of
 from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
@@ -295,3 +295,50 @@ def test_a_watched_race_is_said_as_it_is_for_the_spectator() -> None:
     assert watched_status_words(waiting, RaceStatus.CLOSED, 30_000) == "closed"
     assert watched_status_note(waiting, running, 30_000) == "The race is under way: you see it 30 s late."
     assert watched_status_note(running, running, 30_000) is None
+
+
+async def test_every_connected_or_resumed_spectator_gets_the_result(redis_url: str) -> None:
+    """Campaign soak: 235 of 262 spectators had the result when the soak ended. Here every kind of spectator — on the
+    players' process and on another one, from the countdown, from the middle, dropped and resumed with ``after``,
+    and after the result within the delay — gets the ``result``, after the delay. No path here misses it, which points at the delay in the soak (a
+    race that ended within the last delay before the soak stopped had its result still held back), not a lost event."""
+    seed, line = winning_deal()
+    async with (
+        RaceServer(server_config(redis_url, countdown_seconds=0.5)) as here,
+        RaceServer(server_config(redis_url)) as there,
+    ):
+        race = await seated_race(here.url, RaceSettings(seed=seed, spectator_delay=1), start=False)
+        names = ("Early", "Far", "Dropped")
+        early, far, dropped = [await player(url, name) for url, name in zip((here.url, there.url, there.url), names, strict=True)]
+        spectators: list[RaceClient] = [early, far, dropped]
+        try:
+            for spectator in spectators:
+                await spectator.watch(race.race_id)
+            await race.ann.wait_for(Started)
+            await play(race.ann, race.race_id, line[:3])
+            late = await player(there.url, "Late")
+            spectators.append(late)
+            await late.watch(race.race_id)
+            seen = await events_until(dropped, lambda event: isinstance(event, Started))
+            token = dropped.token
+            drop(dropped)
+            await play(race.bob, race.race_id, line[:2])
+            resumed = await RaceClient.connect(there.url)
+            await resumed.hello("Dropped", token)
+            spectators.append(resumed)
+            await resumed.watch(race.race_id, after=seen[-1].seq)
+            await race.ann.resign(race.race_id)
+            await race.bob.resign(race.race_id)
+            result = await race.ann.wait_for(RaceResult)
+            after_result = await player(here.url, "After")  # within the delay: the snapshot is still before it
+            spectators.append(after_result)
+            watching = await after_result.watch(race.race_id)
+            assert watching.status_now == RaceStatus.FINISHED and watching.race.event_seq < result.seq
+            for spectator in (early, far, late, resumed, after_result):
+                told = await events_until(spectator, lambda event: isinstance(event, RaceResult), timeout=15)
+                last = told[-1]
+                assert isinstance(last, RaceResult) and (last.seq, last.winner) == (result.seq, result.winner)
+        finally:
+            await race.close()
+            for spectator in spectators:
+                await spectator.close()
