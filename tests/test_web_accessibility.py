@@ -94,6 +94,7 @@ async def test_every_page_state_has_no_critical_or_serious_accessibility_violati
             (f"/replay/{race}", ".replay-page", "replay"),
             (f"/player/{handle}", ".player-page", "player page"),
             ("/account", ".account-page", "account"),
+            ("/rules", ".rules-page", "rules"),
             ("/leaderboard", "table.leaderboard, .leaderboard-page", "leaderboard"),
             ("/no/such/page", ".not-found", "404"),
         ]:

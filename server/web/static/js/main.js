@@ -21,6 +21,7 @@ const ROUTES = [
   [/^\/invite\/([A-Za-z0-9-]+)$/, async () => (await import("./race_view.js")).mountRace, (m) => ({ code: decodeURIComponent(m[1]) })],
   [/^\/watch\/([A-Za-z0-9]+)$/, async () => (await import("./watch_view.js")).mountWatch, (m) => ({ race: m[1] })],
   [/^\/replay\/([A-Za-z0-9]+)$/, async () => (await import("./replay_view.js")).mountReplay, (m) => ({ race: m[1] })],
+  [/^\/rules$/, async () => (await import("./rules_view.js")).mountRules, () => ({})],
   [/^\/account$/, async () => (await import("./account_view.js")).mountAccount, () => ({})],
   [/^\/leaderboard$/, async () => (await import("./leaderboard_view.js")).mountLeaderboard, () => ({ profile: new URLSearchParams(location.search).get("profile") || "classic" })],
   [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
@@ -97,6 +98,7 @@ class App {
         if (!name || /[\u0000-\u001f\u007f]/.test(name)) return;
         resolve(name);
       } }, h("h1", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"),
+      h("p", { class: "hint" }, "New to Flower Garden? ", h("a", { href: "/rules", target: "_blank", dataset: { action: "rules" } }, "How to play"), " (a minute to read)."),
       refused ? h("p", { class: "error-text name-refused", role: "alert" }, refused.words) : null,
       input, h("button", { type: "submit", class: "primary" }, "Start"));
       fill(this.main, form);
@@ -107,7 +109,7 @@ class App {
   /** The top bar: who this session is (handle and classic rating, or a guest's name) and the account links. */
   showWho() {
     const session = this.conn.session;
-    const leaderboard = h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, "Leaderboard");
+    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, "How to play"), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, "Leaderboard")];
     if (session.account) {
       fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
         this.myRating === undefined ? null : ratingBadge(this.myRating), " ",
