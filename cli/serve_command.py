@@ -45,10 +45,12 @@ names the one that runs) with AOF persistence in the data folder (mode 0700), so
 listens on a unix socket in that folder (mode 0700) and on no TCP port: only this user (and root) reach it.
 
 Several processes may share one Redis (give each the same --redis): players, opponents, spectators and
-lobby watchers may be on different processes, and quick match pairs players across them. SIGINT or SIGTERM
-shuts down gracefully: the process stops accepting, answers the requests in flight, sends every client
-`server_shutdown` and closes with 1001 so it reconnects to another process; every acknowledged move is
-already in Redis. `flowergarden admin drain` instead lets the races under way finish first.
+lobby watchers may be on different processes, and quick match pairs players across them. SIGTERM drains:
+the process stops accepting (/ready 503), sends clients not in a race away, and lets the races under way finish
+for up to --sigterm-drain seconds (default 25); then, or at once on SIGINT (Ctrl-C) or a second SIGTERM, it shuts
+down gracefully: it answers the requests in flight, sends every client `server_shutdown` and closes with 1001 so
+it reconnects to another process; every acknowledged move is already in Redis. `flowergarden admin drain` is the
+same drain, started remotely, with its own timeout.
 
 On a Redis Cluster (--redis-cluster redis://host:port[,redis://host:port...], or REDIS_CLUSTER_URL) every race
 lives in one hash slot, so races spread over the primaries; the server refuses to start while the cluster is not
@@ -85,6 +87,7 @@ FLAG_KEYS = {
     "keyfile": "keyfile",
     "trusted_proxy": "trusted_proxies",
     "admin_drain_timeout": "admin_drain_timeout_seconds",
+    "sigterm_drain": "sigterm_drain_seconds",
     "record_retention": "record_ttl_seconds",
     "max_waiting": "lobby.max_waiting_seconds",
     "max_open_races_per_address": "lobby.max_open_per_address",
@@ -223,6 +226,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--admin-drain-timeout", type=_positive_seconds, metavar="SECONDS",
         help="how long a drain (flowergarden admin drain) waits for races to finish before stopping anyway (default 3600)",
+    )
+    parser.add_argument(
+        "--sigterm-drain", type=_seconds, metavar="SECONDS",
+        help="on SIGTERM, drain (let the races under way finish, refuse new ones) for at most this long, then hand the "
+        "remaining clients to other processes (default 25; 0: at once). Ctrl-C and a second SIGTERM stop at once",
     )
     parser.add_argument("--log-format", choices=[item.value for item in LogFormat], help="text (default) or json: one JSON object per line")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="default INFO")

@@ -153,6 +153,10 @@ class ServerConfig:
     """Signs ``flowergarden admin`` commands; without one this process obeys none (docs/OPERATIONS.md)."""
     admin_drain_timeout_seconds: float = 3600.0
     """How long a drain waits for the races under way to finish before the process stops anyway."""
+    sigterm_drain_seconds: float = 25.0
+    """On SIGTERM the process drains (as ``flowergarden admin drain``) for at most this long, then hands the
+    remaining clients off (``server_shutdown``); 0: hand off at once. Under an orchestrator's stop timeout
+    (Kubernetes' 30 s default; the compose files set theirs above their own drain)."""
     certfile: str | None = None
     """PEM certificate (chain) for ``wss://``; with ``keyfile``. None: plain ``ws://`` (TLS at a proxy)."""
     keyfile: str | None = None
@@ -501,23 +505,39 @@ def tune_garbage_collection() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+async def _until_stopped(server: RaceServer, stop: asyncio.Event, terminate: asyncio.Event, drain_seconds: float) -> None:
+    """Return on ``stop``, at the end of a drain, or, after ``terminate`` (SIGTERM), at the end of the drain it
+    starts (at most ``drain_seconds``; 0: at once)."""
+    assert server.operations is not None
+    operations = server.operations
+    waits = [asyncio.create_task(event.wait()) for event in (stop, terminate, operations.drained)]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if terminate.is_set() and not stop.is_set() and not operations.drained.is_set() and drain_seconds > 0:
+            print(f"flowergarden: SIGTERM: draining: the races under way may finish for up to {drain_seconds:g} s "
+                  "(SIGTERM again or Ctrl-C stops at once) ...", flush=True)
+            operations.drain(drain_seconds)  # already draining (flowergarden admin drain): that drain goes on
+            await asyncio.wait([waits[0], waits[2]], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+
+
 async def serve_until_signal(config: ServerConfig) -> None:
-    """Run a server until SIGINT or SIGTERM, then shut down gracefully (connections closed with 1001)."""
-    stop = asyncio.Event()
+    """Run a server until SIGINT (shut down gracefully at once: connections closed with 1001, clients reconnect
+    elsewhere) or SIGTERM (drain first for up to ``sigterm_drain_seconds``, then the same; a second SIGTERM stops
+    at once)."""
+    stop, terminate = asyncio.Event(), asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signal_number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signal_number, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    loop.add_signal_handler(signal.SIGTERM, lambda: (stop if terminate.is_set() else terminate).set())
     async with RaceServer(config) as server:
         scheme = "https" if server.tls else "http"
         print(f"flowergarden: serving races on {server.url}  (health check: {scheme}://{config.host}:{server.port}/health, "
               f"readiness /ready, metrics /metrics)", flush=True)
         print(f"flowergarden: web client on {scheme}://{config.host}:{server.port}/", flush=True)
-        print("flowergarden: Ctrl-C or SIGTERM stops the server", flush=True)
+        print("flowergarden: Ctrl-C stops the server; SIGTERM drains it first", flush=True)
         tune_garbage_collection()
+        await _until_stopped(server, stop, terminate, config.sigterm_drain_seconds)
         assert server.operations is not None
-        signalled = asyncio.create_task(stop.wait())
-        drained = asyncio.create_task(server.operations.drained.wait())
-        await asyncio.wait([signalled, drained], return_when=asyncio.FIRST_COMPLETED)
-        signalled.cancel()
-        drained.cancel()
         print("flowergarden: drained, stopping ..." if server.operations.drained.is_set() else "flowergarden: stopping ...", flush=True)

@@ -1,5 +1,7 @@
-"""Graceful shutdown of a real server process mid-race: its clients are told to go, reconnect to the other process
-and finish the race there; every acknowledged move is stored exactly once."""
+"""Graceful shutdown of a real server process mid-race: SIGTERM drains (newcomers refused, the race under way plays
+to its result on the same process, then the process exits); past the drain's timeout, or with no drain, its clients
+are told to go, reconnect to the other process and finish the race there; every acknowledged move is stored
+exactly once."""
 
 from __future__ import annotations
 
@@ -7,8 +9,10 @@ import asyncio
 import signal
 from dataclasses import dataclass, field
 
+import pytest
 from conftest import SpawnServers
-from race_helpers import player
+from race_helpers import play, player, seated_race
+from websockets.exceptions import InvalidStatus
 from winning_lines import winning_deal
 
 from client import ConnectionLost, Incoming, RaceClient, Resumed, ServerError
@@ -47,7 +51,7 @@ async def test_sigterm_mid_race_sends_everyone_to_the_other_process_and_the_race
     spawn_servers: SpawnServers, redis_url: str
 ) -> None:
     seed, line = winning_deal()
-    leaving, staying = await spawn_servers(2)
+    leaving, staying = await spawn_servers(2, "--sigterm-drain", "0")
     ann, bob, eve = await player(leaving.url, "Ann"), await player(leaving.url, "Bob"), await player(leaving.url, "Eve")
     redis = connect_redis(redis_url)
     try:
@@ -88,3 +92,46 @@ async def test_sigterm_mid_race_sends_everyone_to_the_other_process_and_the_race
         for client in (ann, bob, eve):
             await client.close()
         await redis.aclose()
+
+
+async def test_sigterm_drains_the_race_under_way_finishes_on_the_same_process_then_it_exits(spawn_servers: SpawnServers) -> None:
+    """The default SIGTERM (what `docker stop` and Kubernetes send): stop accepting, send the lobby away at once,
+    let the race play to its result where it is, then exit 0 — long before the drain's timeout."""
+    seed, line = winning_deal()
+    (server,) = await spawn_servers(1, "--sigterm-drain", "120")
+    race = await seated_race(server.url, RaceSettings(seed=seed, spectator_delay=0))
+    lobby = await player(server.url, "Lee")
+    try:
+        server.signal(signal.SIGTERM)
+        assert isinstance(await lobby.wait_for(ServerShutdown), ServerShutdown)  # not in a race: sent away at once
+        with pytest.raises(InvalidStatus) as refused:
+            await RaceClient.connect(server.url)
+        assert refused.value.response.status_code == 503
+        await play(race.ann, race.race_id, line)  # the race goes on, on this process, to Ann's clear
+        result = await race.ann.wait_for(RaceResult)
+        assert (result.winner, result.reason) == (0, "cleared")
+        assert await server.exited(timeout=60) == 0
+        assert "SIGTERM: draining" in server.output() and "drained, stopping" in server.output()
+    finally:
+        for client in (race.ann, race.bob, lobby):
+            await client.close()
+
+
+async def test_past_the_sigterm_drain_timeout_the_players_are_handed_to_the_other_process(spawn_servers: SpawnServers) -> None:
+    """A race that does not finish within the drain is not cut: its players get server_shutdown, resume on the
+    other process and finish there."""
+    seed, line = winning_deal()
+    leaving, staying = await spawn_servers(2, "--sigterm-drain", "1")
+    race = await seated_race(leaving.url, RaceSettings(seed=seed, spectator_delay=0))
+    try:
+        await play(race.ann, race.race_id, line[:5])
+        leaving.signal(signal.SIGTERM)
+        assert isinstance(await race.ann.wait_for(ServerShutdown), ServerShutdown)
+        assert await leaving.exited(timeout=30) == 0
+        assert "SIGTERM: draining" in leaving.output()
+        await race.ann.reconnect(staying.url)
+        await play(race.ann, race.race_id, line[5:])
+        result = await race.ann.wait_for(RaceResult)
+        assert (result.winner, result.reason) == (0, "cleared")
+    finally:
+        await race.close()
