@@ -22,7 +22,7 @@ from server import config
 from server.admin_signing import sign
 from server.app import ServerConfig
 from server.embedded_redis import running_url
-from server.store import AnalysisStore, BanKind, OpsStore, RaceStore, StoreError, connect_redis
+from server.store import AnalysisStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, connect_redis
 from shared.protocol import RaceStatus
 
 EPILOG = """\
@@ -44,6 +44,7 @@ examples:
   flowergarden admin ban --ip 203.0.113.9 --for 1h --reason "connection flood"
   flowergarden admin notice "restart at 10:00 UTC (in 5 minutes)"
   flowergarden admin drain 3c9e1f0a2b4d6e8f --wait
+  flowergarden admin pairs
 """
 
 DURATION = re.compile(r"^(\d+)([smhd]?)$")
@@ -104,6 +105,8 @@ def register(subparsers: Any) -> None:
     drain.add_argument("process", help="the process id (flowergarden admin processes), or 'all'")
     drain.add_argument("--timeout", type=float, metavar="SECONDS", help="stop anyway after this long (default: the server's admin_drain_timeout_seconds)")
     drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
+    pairs = action("pairs", "pairs of accounts whose rated races look farmed (shared address, pair limit, aborted results)")
+    pairs.add_argument("--count", type=whole_number(1), default=50, metavar="N", help="how many pairs, newest signal first (default %(default)s)")
     audit = action("audit", "the newest audited operator commands")
     audit.add_argument("--count", type=whole_number(1), default=20, metavar="N", help="how many of the newest entries (default %(default)s)")
     for action_parser in subcommands.choices.values():
@@ -378,6 +381,23 @@ async def _audit(admin: Admin, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _pairs(admin: Admin, args: argparse.Namespace) -> int:
+    """The ladder's signals: each pair with what it did (docs/PLAYERS.md "Ladder rules")."""
+    found = await PlayerStore(admin.races.redis).suspicious_pairs(args.count)
+    documents = [
+        {"handles": list(pair.handles), "players": pair.pair.split("|"), "last_at": pair.last_at, "rated": pair.rated,
+         "same_address": pair.same_address, "over_limit": pair.over_limit, "aborted": pair.aborted}
+        for pair in found
+    ]  # fmt: skip
+    lines = [
+        f"{_when(pair.last_at)}  {' vs '.join(pair.handles):<44} same address {pair.same_address}, over the pair limit "
+        f"{pair.over_limit}, aborted {pair.aborted}, rated races {pair.rated}"
+        for pair in found
+    ]
+    _print(args, documents, "\n".join(lines) or "no suspicious pairs")
+    return EXIT_OK
+
+
 def _when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ms / 1000))
 
@@ -394,4 +414,5 @@ ACTIONS = {
     "notice": _notice,
     "drain": _drain,
     "audit": _audit,
+    "pairs": _pairs,
 }

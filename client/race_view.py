@@ -23,6 +23,7 @@ from typing import Any, Final
 from shared import Board, Profile, Rules, notation_label
 from shared.cards import DECK_SIZE
 from shared.protocol import (
+    AbortReason,
     AnalysisReady,
     AttemptEnded,
     AttemptState,
@@ -166,6 +167,13 @@ def player_label(name: str, account: str | None = None, bot: bool = False, *, yo
         return f"{name} (guest, you)" if you else f"{name} (guest)"
     shown = f"{account} (bot)" if bot else account
     return f"{shown} (you)" if you else shown
+
+
+ABORT_WORDS: Final = {
+    AbortReason.TOO_FEW_MOVES: "a player made too few moves",
+    AbortReason.TOO_SHORT: "it ended too soon after the start",
+}
+"""Why a rated race was aborted, as the result headline says it (docs/PLAYERS.md "Ladder rules")."""
 
 
 def rating_text(change: RatingChange | None) -> str:
@@ -512,6 +520,8 @@ class RaceView:
         own = next((standing for standing in result.players if standing.slot == self.slot), None)
         if own is not None and own.rating is not None:
             headline += f" Your rating: {rating_text(own.rating)}."
+        if result.aborted is not None:
+            headline += f" Aborted: not rated ({ABORT_WORDS[result.aborted]})."
         return headline
 
     def standing_lines(self) -> list[str]:

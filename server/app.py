@@ -37,7 +37,7 @@ from server.services.policy import DEFAULT_MIN_SPECTATOR_DELAY_MS, DEFAULT_RATED
 from server.services.presence import PresenceService
 from server.services.quick_match import QuickMatchService, RatingWindow
 from server.services.race import RaceService
-from server.services.ratings import PlayerBooks, RatingPolicy
+from server.services.ratings import LadderRules, PlayerBooks, RatingPolicy
 from server.services.rematch import RematchService
 from server.services.seed_pool import SeedPool
 from server.services.sessions import SessionLimits, SessionService
@@ -169,6 +169,8 @@ class ServerConfig:
     provisional_deviation: float = 110.0
     """A rating whose deviation is above this is provisional (left off the leaderboard)."""
     login: LoginLimits = field(default_factory=LoginLimits)
+    ladder: LadderRules = field(default_factory=LadderRules)
+    """What keeps rated races from being farmed: the abort rule, the address and pair rules, the leaderboard's entry."""
     rating_window: RatingWindow = field(default_factory=RatingWindow)
     """How far apart rated quick-match partners may be, widening with the wait."""
     quick_match_retry_seconds: float = 1.0
@@ -191,6 +193,7 @@ class ServerConfig:
             provisional_deviation=self.provisional_deviation,
             record_ttl_ms=self.rated_record_ttl_seconds * 1000,
             claim_ttl_ms=self.live_ttl_seconds * 1000,
+            ladder=self.ladder,
         )
 
 
@@ -377,7 +380,7 @@ class RaceServer:
             lobby=lobby,
             door=operations,
             players=PlayerServices(
-                accounts=AccountService(player_store, sessions, config.login, races=self.races), views=player_views
+                accounts=AccountService(player_store, sessions, config.login, races=self.races), views=player_views, books=books
             ),
             bots=BotHost(lambda: self.url, max_bots=config.max_summoned_bots, pace=config.bot_pace),
             analyst=self.analyst,

@@ -29,6 +29,7 @@ from server.services.player_views import PlayerViews
 from server.services.presence import PresenceService
 from server.services.quick_match import QuickMatchService
 from server.services.race import RaceService, SeatedRace
+from server.services.ratings import PlayerBooks
 from server.services.rematch import RematchService
 from server.services.sessions import Session, SessionService
 from server.services.spectate import SpectateService
@@ -157,6 +158,8 @@ class PlayerServices:
 
     accounts: AccountService
     views: PlayerViews
+    books: PlayerBooks
+    """The rated races' rules, which remember where each account was seen (the same-address rule)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,12 +461,12 @@ class Dispatcher:
         state.session, key = await self.players.accounts.register(
             session, request.handle, request.password, bot=request.bot, guard=state.login_guard, address=state.address
         )
-        self._logged_in(state, request.id, key)
+        await self._logged_in(state, request.id, key)
 
     @handles(Login)
     async def _login(self, state: ConnectionState, session: Session, request: Login) -> None:
         state.session = await self.players.accounts.login(session, request.handle, request.password, state.login_guard)
-        self._logged_in(state, request.id, None)
+        await self._logged_in(state, request.id, None)
 
     @handles(LeaderboardRequest)
     async def _leaderboard(self, state: ConnectionState, session: Session, request: LeaderboardRequest) -> None:
@@ -507,11 +510,11 @@ class Dispatcher:
                 field="type",
             )
 
-    @staticmethod
-    def _logged_in(state: ConnectionState, request_id: int, key: str | None) -> None:
-        """Reply ``account``: the connection's session is the account's from now on."""
+    async def _logged_in(self, state: ConnectionState, request_id: int, key: str | None) -> None:
+        """Reply ``account``: the connection's session is the account's from now on (seen on its address)."""
         account = state.session
         assert account is not None and account.account is not None
+        await self.players.books.seen(account.player, state.address)
         state.send(AccountReply(id=request_id, handle=account.account, player=account.player, name=account.name, bot=account.bot, key=key))
 
     @staticmethod
@@ -533,6 +536,8 @@ class Dispatcher:
             await self.door.admit(session.player)
         state.session = session
         state.owner.player = session.player
+        if session.account is not None:
+            await self.players.books.seen(session.player, state.address)
         state.send(
             Welcome(
                 id=hello.id,

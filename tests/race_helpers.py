@@ -11,12 +11,15 @@ from client import RaceClient
 from server.app import RaceServer, ServerConfig
 from server.services.accounts import LoginLimits
 from server.services.lobby import LobbyLimits
+from server.services.ratings import LadderRules
 from server.services.sessions import SessionLimits
 from server.store import InviteLimits, RaceStore, deal_texts
 from server.transport import TransportLimits
 from shared.protocol import Countdown, MoveMade, Progress, RaceEvent, RaceSettings, Started
 
 GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
+OPEN_LADDER = LadderRules(min_moves=0, min_seconds=0, same_address_window_seconds=0, pair_races_per_day=0, leaderboard_min_opponents=0)
+"""Ladder rules that let the suite's registered clients (all on 127.0.0.1) play rated races decided at once."""
 """Invite guessing limits that the whole suite, all from one address, never reaches (tests of the limits set their own)."""
 
 
@@ -35,6 +38,7 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         "lobby": LobbyLimits(max_open_per_owner=64, max_open_per_player=64, max_open_per_address=0, invites=GENEROUS_INVITE_LIMITS),
         "sessions": SessionLimits(max_new_per_address=0),
         "login": LoginLimits(registrations_per_address=0),  # every test registers from 127.0.0.1 too
+        "ladder": OPEN_LADDER,  # rated races of 127.0.0.1 against itself, decided at once (tests/test_ladder_rules.py sets them)
         "spectator_delay_seconds": 10.0,  # the suite's races pick their own delays; FAIRPLAY tests set the minimums
         "min_spectator_delay_seconds": 0.0,
         "analysis": False,  # a test that wants the post-race analysis turns it on (tests/test_fairplay_race.py)

@@ -34,7 +34,7 @@ from server.store import (
 )
 from server.store.connection import connect_cluster
 from server.store.durability import Durability, StoreNotReady, check_store
-from server.store.player_store import AccountRecord, PlayerStore, SeatBooking
+from server.store.player_store import AccountRecord, PairRules, PlayerStore, SeatBooking
 from server.store.race_store import Identity
 from server.store.scripts import Scripts
 from shared.board import Status
@@ -132,9 +132,11 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await analyses.save(first, analysis, [])
     handle = f"ann{secrets.token_hex(3)}"
     assert await accounts.register(AccountRecord(handle=handle, player="ann", bot=False, secret_hash="h", salt="s", kdf="k", created_at=1))
-    assert await accounts.begin_rated(first, ["ann", "bob"], 60_000) is None
+    rules = PairRules(address_window_ms=60_000, pair_limit=5, pair_window_ms=60_000, signals_ttl_ms=60_000)
+    await accounts.saw("ann", "127.0.0.1", 60_000)
+    assert await accounts.begin_rated(first, ("ann", "bob"), (handle, "bob"), 60_000, rules) is None
     await accounts.track(first, created_at)
-    seat = SeatBooking(player="ann", handle=handle, bot=False, profile="classic", item={"race": first}, outcome=Outcome.WON,
+    seat = SeatBooking(player="ann", handle=handle, bot=False, profile="classic", opponent="bob", item={"race": first}, outcome=Outcome.WON,
                        cleared=False, time_ms=0, count=1)  # fmt: skip
     assert await accounts.book(first, created_at + 1, "classic", [seat])
     await accounts.end_rated(first, ["ann", "bob"])

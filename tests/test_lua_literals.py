@@ -15,7 +15,7 @@ import pytest
 
 from server.store import GuessLimit
 from shared.board import Status
-from shared.protocol import EVENT_TYPES, AttemptState, CloseReason, ErrorCode, LobbyOp, RaceStatus, ResultReason
+from shared.protocol import EVENT_TYPES, AbortReason, AttemptState, CloseReason, ErrorCode, LobbyOp, RaceStatus, ResultReason
 
 LUA_DIR = Path(__file__).resolve().parent.parent / "server" / "store" / "lua"
 
@@ -42,6 +42,7 @@ PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "event type": [re.compile(r"\btype\s*=\s*" + WORD)],  # emit({type = 'attempt_ended', ...})
     "lobby op": [re.compile(r"'op',\s*" + WORD)],  # XADD ... 'op', 'lobby_added'
     "guess limit": [re.compile(r"\{0,\s*'rate_limited',\s*" + WORD)],  # invite_attempt.lua: {0, 'rate_limited', 'source', ms}
+    "abort reason": [re.compile(r"\babort\s*=\s*" + WORD)],  # common.lua abort_reason(): abort = 'too_few_moves'
 }
 ALLOWED: dict[str, set[str]] = {
     "race status": {member.value for member in RaceStatus},
@@ -54,9 +55,10 @@ ALLOWED: dict[str, set[str]] = {
     "lobby op": {member.value for member in LobbyOp},
     "presence": {"here"},  # or 'away:<grace_until>' (server/store/race_store.py reads both)
     "guess limit": {member.value for member in GuessLimit},
+    "abort reason": {member.value for member in AbortReason},
 }
 MINIMUM_FOUND = {
-    "race status": 5, "attempt state": 5, "result reason": 4, "error code": 10, "event type": 10, "lobby op": 3, "guess limit": 3,
+    "race status": 5, "attempt state": 5, "result reason": 4, "error code": 10, "event type": 10, "lobby op": 3, "guess limit": 3, "abort reason": 2,
 }  # fmt: skip
 """How many distinct values each category has in today's scripts at least: proves the patterns still match."""
 

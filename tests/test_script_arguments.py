@@ -64,5 +64,5 @@ def test_the_maps_nested_in_script_arguments_hold_every_field_the_scripts_read_f
     # read_arguments checks the top-level fields only; a nested map missing a field would read as nil
     deal_reads = set(re.findall(r"\bdeal\.(\w+)", _source("common")))
     assert deal_reads == set(deal_arguments(sealed(Profile.CLASSIC, 7)))
-    seat = SeatBooking(player="p", handle="Ann", bot=False, profile="classic", item={}, outcome=Outcome.WON, cleared=True, time_ms=1, count=52)
+    seat = SeatBooking(player="p", handle="Ann", bot=False, profile="classic", opponent="q", item={}, outcome=Outcome.WON, cleared=True, time_ms=1, count=52)
     assert set(re.findall(r"\bseat\.(\w+)", _source("book_race"))) == set(seat_arguments(seat))

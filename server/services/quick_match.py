@@ -54,6 +54,8 @@ RatingOf = Callable[[str, str], Awaitable[float]]
 
 UNJOINABLE = frozenset({ErrorCode.RACE_FULL, ErrorCode.RACE_CLOSED, ErrorCode.UNKNOWN_RACE})
 """A partner's race that cannot be joined any more (joined by id, closed, expired): pair with the next one."""
+BARRED_PAIR = frozenset({ErrorCode.RATED_SAME_NETWORK, ErrorCode.RATED_PAIR_LIMIT})
+"""Two players the ladder rules keep from a rated race together (docs/PLAYERS.md "Ladder rules")."""
 
 
 class QuickMatchService:
@@ -213,6 +215,11 @@ class QuickMatchService:
             return await self.lobby.join(partner.race_id, who)
         except ServiceError as error:
             if error.code in UNJOINABLE:
+                return None
+            if error.code in BARRED_PAIR:  # the partner waits on for someone else
+                record = await self.races.store.load_race(partner.race_id)
+                if record is not None:
+                    await self.requeue(record)
                 return None
             if error.code is ErrorCode.RATED_BUSY:
                 await self._refuse_if_playing_rated(who.player)

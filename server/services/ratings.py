@@ -13,12 +13,22 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
-from server.store import Identity, PlayerStore, RaceRecord, RaceStore, SeatBooking, StoredRating
+from server.store import (
+    Identity,
+    PairRules,
+    PairSignals,
+    PlayerStore,
+    RaceRecord,
+    RaceStore,
+    RatedRefusal,
+    SeatBooking,
+    StoredRating,
+)
 from shared.glicko2 import Game, Rating, aged, update
 from shared.protocol import AttemptState, ErrorCode, Outcome, RaceSettings, RaceStatus
 
@@ -27,17 +37,49 @@ OUTCOMES: Final = (("win", 1.0), ("draw", 0.5), ("loss", 0.0))
 
 
 @dataclass(frozen=True, slots=True)
+class LadderRules:
+    """What keeps the ladder from being farmed (docs/PLAYERS.md "Ladder rules"; the config table ``[ladder]``)."""
+
+    min_moves: int = 5
+    """A rated race in which a player made fewer moves than this is aborted: rated for nobody (0: no such rule)."""
+    min_seconds: float = 30.0
+    """A rated race that ends sooner than this after its start is aborted too (0: no such rule)."""
+    same_address_window_seconds: float = 24 * 3600.0
+    """Two accounts seen on one client address (IPv4, IPv6 /64) within this long play no rated race against each
+    other: ``rated_same_network`` (0: no such rule)."""
+    pair_races_per_day: int = 5
+    """Rated races two accounts may begin against each other per 24 hours; more get ``rated_pair_limit`` (0: no limit)."""
+    leaderboard_min_opponents: int = 5
+    """Distinct opponents of booked rated races a player needs to be listed on the leaderboard."""
+    signals_days: int = 30
+    """How long a pair's signals (``flowergarden admin pairs``) are kept after its last one."""
+
+    def pair_rules(self) -> PairRules:
+        """What the claim script checks of a pair."""
+        return PairRules(
+            address_window_ms=round(self.same_address_window_seconds * 1000),
+            pair_limit=self.pair_races_per_day,
+            pair_window_ms=DAY_MS,
+            signals_ttl_ms=self.signals_days * DAY_MS,
+        )
+
+
+DAY_MS: Final = 24 * 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
 class RatingPolicy:
     """How ratings behave (docs/PROTOCOL.md "Ratings")."""
 
     provisional_deviation: float = 110.0
     """A rating whose deviation is above this is provisional: shown with a ``?`` and left off the leaderboard."""
-    period_ms: int = 24 * 3600 * 1000
+    period_ms: int = DAY_MS
     """The deviation grows by one Glicko-2 rating period of the player's volatility per day without a rated race."""
     record_ttl_ms: int = 0
     """How long a rated race's record is kept once finished (0: forever)."""
-    claim_ttl_ms: int = 24 * 3600 * 1000
+    claim_ttl_ms: int = DAY_MS
     """How long a player stays claimed by a rated race that never finishes (the race's live TTL)."""
+    ladder: LadderRules = field(default_factory=LadderRules)
 
     def provisional(self, deviation: float) -> bool:
         """Whether a rating of this deviation is provisional."""
@@ -94,13 +136,15 @@ class PlayerBooks:
             return {}  # not rated, or the join script refuses it anyway
         if joiner.account is None:
             raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "rated races are for registered players: register or log in first")
-        players = [record.seats[0].player, joiner.player]
-        holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
-        if holder is not None:
-            await self._still_playing(holder, players)
-            holder = await self.store.begin_rated(record.race_id, players, self.policy.claim_ttl_ms)
-        if holder is not None:
-            raise ServiceError(ErrorCode.RATED_BUSY, "a player of this race is playing another rated race; try again when it is over")
+        players = (record.seats[0].player, joiner.player)
+        handles = (record.seats[0].account or "", joiner.account)
+        rules = self.policy.ladder.pair_rules()
+        refusal = await self.store.begin_rated(record.race_id, players, handles, self.policy.claim_ttl_ms, rules)
+        if refusal is not None and refusal.holder is not None:
+            await self._still_playing(refusal.holder, players)
+            refusal = await self.store.begin_rated(record.race_id, players, handles, self.policy.claim_ttl_ms, rules)
+        if refusal is not None:
+            raise _refused(refusal)
         now = await self.races.now_ms()
         current = [current_rating(stored, now, self.policy) for stored in await self.store.ratings(record.settings.profile, players)]
         keep: dict[str, str] = {}
@@ -117,7 +161,16 @@ class PlayerBooks:
                 }
                 keep[f"rating_{slot}_{name}"] = json.dumps(change)
                 keep[f"glicko_{slot}_{name}"] = f"{after.rating!r},{after.deviation!r},{after.volatility!r}"
+        keep["abort_moves"] = str(self.policy.ladder.min_moves)  # the abort rule this race is decided by (common.lua)
+        keep["abort_ms"] = str(round(self.policy.ladder.min_seconds * 1000))
         return keep
+
+    async def seen(self, player: str, address: str) -> None:
+        """An account's player said hello, logged in or registered from client ``address``: remembered for the
+        same-address rule of rated races (nothing when the rule is off)."""
+        window_ms = round(self.policy.ladder.same_address_window_seconds * 1000)
+        if window_ms > 0:
+            await self.store.saw(player, address, window_ms)
 
     async def rated_race_of(self, player: str) -> str | None:
         """The rated race ``player`` still plays (counting down or running), or None: a quick match that would pair it
@@ -200,10 +253,14 @@ class PlayerBooks:
         return booked
 
     async def book(self, record: RaceRecord) -> bool:
-        """Book a finished race for its registered players (once: False if it was booked already)."""
+        """Book a finished race for its registered players (once: False if it was booked already). An aborted rated
+        race changes no rating and is counted among its pair's signals for the operators."""
         assert record.finished_at is not None
         names = [f"{kind}_{seat.slot}_{_RESULT_OF[outcome_of(record, seat.slot)]}" for seat in record.seats for kind in ("rating", "glicko")]
-        kept = await self.races.kept_fields(record.race_id, names) if record.settings.rated else {}
+        kept = await self.races.kept_fields(record.race_id, [*names, "aborted"]) if record.settings.rated else {}
+        aborted = kept.pop("aborted", None)
+        if aborted is not None:
+            kept = {}
         bookings = []
         for seat in record.seats:
             if seat.account is None:
@@ -239,6 +296,7 @@ class PlayerBooks:
                     handle=seat.account,
                     bot=seat.bot,
                     profile=record.settings.profile,
+                    opponent=opponent.player,
                     item=item,
                     outcome=outcome,
                     cleared=seat.state is AttemptState.CLEARED,
@@ -248,4 +306,32 @@ class PlayerBooks:
                     provisional=rating is None or self.policy.provisional(rating.deviation),
                 )
             )
-        return await self.store.book(record.race_id, record.finished_at, record.settings.profile, bookings)
+        ladder = self.policy.ladder
+        booked = await self.store.book(
+            record.race_id, record.finished_at, record.settings.profile, bookings, min_opponents=ladder.leaderboard_min_opponents
+        )
+        if booked and aborted is not None and len(record.seats) == 2:
+            first, second = record.seats
+            await self.store.signal_pair(
+                (first.player, second.player), (first.account or "", second.account or ""), "aborted",
+                record.finished_at, ladder.signals_days * DAY_MS,
+            )  # fmt: skip
+        return booked
+
+    async def suspicious_pairs(self, limit: int = 100) -> list[PairSignals]:
+        """The pairs of accounts operators should look at, newest signal first (``flowergarden admin pairs``)."""
+        return await self.store.suspicious_pairs(limit)
+
+
+def _refused(refusal: RatedRefusal) -> ServiceError:
+    """The error a refused rated claim answers the join with."""
+    if refusal.code is ErrorCode.RATED_SAME_NETWORK:
+        return ServiceError(
+            refusal.code, "these two accounts were seen on the same network address recently: race them unrated", field="settings.rated"
+        )
+    if refusal.code is ErrorCode.RATED_PAIR_LIMIT:
+        return ServiceError(
+            refusal.code, f"these two accounts played {refusal.limit} rated races against each other today: race them unrated",
+            field="settings.rated", expected=refusal.limit,
+        )  # fmt: skip
+    return ServiceError(ErrorCode.RATED_BUSY, "a player of this race is playing another rated race; try again when it is over")

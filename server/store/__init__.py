@@ -6,7 +6,16 @@ from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.ops_store import Ban, BanKind, OpsStore
-from server.store.player_store import AccountRecord, PlayerStore, SeatBooking, StoredRating, rating_of
+from server.store.player_store import (
+    AccountRecord,
+    PairRules,
+    PairSignals,
+    PlayerStore,
+    RatedRefusal,
+    SeatBooking,
+    StoredRating,
+    rating_of,
+)
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_channel import LiveEvent, RaceChannels, ShardedRaceChannels, Subscribed, sharded_channels_supported
 from server.store.race_store import (
@@ -51,6 +60,8 @@ __all__ = [
     "LobbyStore",
     "NewRace",
     "OpsStore",
+    "PairRules",
+    "PairSignals",
     "Partner",
     "PlayerStore",
     "PooledSeed",
@@ -60,6 +71,7 @@ __all__ = [
     "RaceIdTaken",
     "RaceRecord",
     "RaceStore",
+    "RatedRefusal",
     "RematchOffer",
     "SealedDeal",
     "SeatBooking",

@@ -205,9 +205,46 @@ def stats_key(player: str, profile: str) -> str:
     return f"{PLAYERS_TAG}:stats:{player}:{profile}"
 
 
+def opponents_key(profile: str, player: str) -> str:
+    """Set: the player ids a player played (booked) rated races of ``profile`` against; the leaderboard asks for a
+    number of distinct ones."""
+    return f"{PLAYERS_TAG}:opponents:{profile}:{player}"
+
+
 def rated_busy_key(player: str) -> str:
     """String: the rated race a player is playing (one at a time), with the live TTL."""
     return f"{PLAYERS_TAG}:rated_busy:{player}"
+
+
+def sightings_key(player: str) -> str:
+    """Sorted set: client address (IPv4, IPv6 /64) -> when (ms) an account's player was last seen on it (hello,
+    login, register), its newest :data:`SIGHTINGS_KEPT` within the ladder's address window."""
+    return f"{PLAYERS_TAG}:sightings:{player}"
+
+
+SIGHTINGS_KEPT = 32
+"""How many addresses :func:`sightings_key` remembers per player."""
+
+
+def pair_name(players: tuple[str, str] | list[str]) -> str:
+    """The name of an unordered pair of player ids (the same whoever created the race)."""
+    first, second = sorted(players)
+    return f"{first}|{second}"
+
+
+def pair_races_key(pair: str) -> str:
+    """Counter of the rated races a pair (:func:`pair_name`) began in the current pair window."""
+    return f"{PLAYERS_TAG}:pair_races:{pair}"
+
+
+def pair_signals_key(pair: str) -> str:
+    """Hash of what operators should know of a pair: rated races begun, refusals for a shared address or the pair
+    limit, aborted results; both handles and when the last came (``flowergarden admin pairs``)."""
+    return f"{PLAYERS_TAG}:pair_signals:{pair}"
+
+
+SUSPICIOUS_PAIRS = f"{PLAYERS_TAG}:suspicious_pairs"
+"""Sorted set: pair name -> when (ms) its last signal came (a shared address, the pair limit, an aborted result)."""
 
 
 def registrations_key(address: str) -> str:

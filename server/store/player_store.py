@@ -18,7 +18,7 @@ from server.store import keys
 from server.store.connection import RedisClient
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts, script_arguments
-from shared.protocol import Outcome
+from shared.protocol import ErrorCode, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +57,8 @@ class SeatBooking:
     handle: str
     bot: bool
     profile: str
+    opponent: str
+    """The other seat's player id (counted among the player's rated opponents when the race is rated)."""
     item: dict[str, Any]
     """The history item (a HistoryItem map)."""
     outcome: Outcome
@@ -69,11 +71,53 @@ class SeatBooking:
     provisional: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class PairRules:
+    """What rated_begin.lua checks of a pair besides the one-rated-race-at-a-time claim (docs/PLAYERS.md "Ladder rules")."""
+
+    address_window_ms: int
+    """Accounts seen on one client address within this long never play rated against each other (0: no rule)."""
+    pair_limit: int
+    """Rated races a pair may begin per ``pair_window_ms`` (0: no limit)."""
+    pair_window_ms: int
+    signals_ttl_ms: int
+    """How long a pair's signals are kept after its last one."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatedRefusal:
+    """Why rated_begin.lua claimed nobody: ``rated_busy`` (``holder`` the rated race in the way),
+    ``rated_same_network`` or ``rated_pair_limit`` (``limit`` the pair limit)."""
+
+    code: ErrorCode
+    holder: str | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PairSignals:
+    """What operators should know of one pair of accounts (``flowergarden admin pairs``)."""
+
+    pair: str
+    """The two player ids (:func:`keys.pair_name`)."""
+    handles: tuple[str, ...]
+    last_at: int
+    rated: int
+    """Rated races the pair began while the signals were kept."""
+    same_address: int
+    """Rated joins refused because both accounts were seen on one client address."""
+    over_limit: int
+    """Rated joins refused at the pair limit."""
+    aborted: int
+    """Rated races of the pair that ended aborted (too few moves or too short)."""
+
+
 def seat_arguments(seat: SeatBooking) -> dict[str, Any]:
     """One seat's map in book_race.lua's ``seats`` argument (every ``seat.<name>`` the script reads)."""
     rating = seat.rating
     return {
         "player": seat.player,
+        "opponent": seat.opponent,
         "rate": int(rating is not None),
         "rating": repr(rating.rating) if rating else 0,  # repr: every digit (Lua would print 14)
         "deviation": repr(rating.deviation) if rating else 0,
@@ -173,11 +217,75 @@ class PlayerStore:
             raws: list[Any] = await pipe.execute()
         return [_rating(_decoded(raw)) if raw else None for raw in raws]
 
-    async def begin_rated(self, race_id: str, players: Sequence[str], ttl_ms: int) -> str | None:
-        """Claim the players for a rated race (one rated race per player at a time); None when claimed, else the
-        rated race that holds one of them."""
-        result: list[Any] = await self.scripts.rated_begin(keys=[keys.rated_busy_key(player) for player in players], args=script_arguments(race=race_id, ttl_ms=ttl_ms))
-        return None if result[0] == 1 else _text(result[1])
+    async def begin_rated(
+        self, race_id: str, players: tuple[str, str], handles: tuple[str, str], ttl_ms: int, rules: PairRules
+    ) -> RatedRefusal | None:
+        """Claim both players for a rated race (one rated race per player at a time) unless they share a client
+        address or reached the pair limit (``rules``); None when claimed."""
+        pair = keys.pair_name(players)
+        script_keys = [
+            *(keys.rated_busy_key(player) for player in players), *(keys.sightings_key(player) for player in players),
+            keys.pair_races_key(pair), keys.pair_signals_key(pair), keys.SUSPICIOUS_PAIRS,
+        ]  # fmt: skip
+        args = script_arguments(
+            race=race_id, ttl_ms=ttl_ms, address_window_ms=rules.address_window_ms, pair_limit=rules.pair_limit,
+            pair_window_ms=rules.pair_window_ms, pair=pair, handles=",".join(handles), signals_ttl_ms=rules.signals_ttl_ms,
+        )  # fmt: skip
+        result: list[Any] = await self.scripts.rated_begin(keys=script_keys, args=args)
+        if result[0] == 1:
+            return None
+        code = ErrorCode(_text(result[1]))
+        if code is ErrorCode.RATED_BUSY:
+            return RatedRefusal(code, holder=_text(result[2]))
+        return RatedRefusal(code, limit=int(result[2]) if len(result) > 2 else None)
+
+    async def saw(self, player: str, address: str, window_ms: int) -> None:
+        """An account's player was seen on client ``address`` (IPv4, IPv6 /64): kept for the ladder's address window."""
+        key = keys.sightings_key(player)
+        now_s, now_us = await self.redis.time()  # the store's clock, as rated_begin.lua reads it
+        now = int(now_s) * 1000 + int(now_us) // 1000
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(key, {address: now})
+            pipe.zremrangebyscore(key, "-inf", now - window_ms)
+            pipe.zremrangebyrank(key, 0, -keys.SIGHTINGS_KEPT - 1)
+            pipe.pexpire(key, window_ms)
+            await pipe.execute()
+
+    async def signal_pair(self, players: tuple[str, str], handles: tuple[str, str], signal: str, at_ms: int, ttl_ms: int) -> None:
+        """Count one ``signal`` (a field of :class:`PairSignals`) of a pair and list the pair for the operators."""
+        pair = keys.pair_name(players)
+        key = keys.pair_signals_key(pair)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hincrby(key, signal, 1)
+            pipe.hset(key, mapping={"handles": ",".join(handles), "last_at": at_ms})
+            pipe.pexpire(key, ttl_ms)
+            pipe.zadd(keys.SUSPICIOUS_PAIRS, {pair: at_ms})
+            await pipe.execute()
+
+    async def suspicious_pairs(self, limit: int) -> list[PairSignals]:
+        """The pairs with a signal, the newest signal first (pairs whose signals expired are dropped from the list)."""
+        members: list[Any] = await self.redis.zrevrange(keys.SUSPICIOUS_PAIRS, 0, limit - 1)
+        pairs = [_text(member) for member in members]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pair in pairs:
+                pipe.hgetall(keys.pair_signals_key(pair))
+            raws: list[Any] = await pipe.execute()
+        found, gone = [], []
+        for pair, raw in zip(pairs, raws):
+            fields = _decoded(raw)
+            if not fields:
+                gone.append(pair)
+                continue
+            found.append(
+                PairSignals(
+                    pair=pair, handles=tuple(fields.get("handles", "").split(",")), last_at=int(fields.get("last_at", 0)),
+                    rated=int(fields.get("rated", 0)), same_address=int(fields.get("same_address", 0)),
+                    over_limit=int(fields.get("over_limit", 0)), aborted=int(fields.get("aborted", 0)),
+                )
+            )  # fmt: skip
+        if gone:
+            await self.redis.zrem(keys.SUSPICIOUS_PAIRS, *gone)
+        return found
 
     async def rated_claim(self, player: str) -> str | None:
         """The rated race that claims ``player`` (it may be over: see :meth:`PlayerBooks.rated_race_of`), or None."""
@@ -203,8 +311,9 @@ class PlayerStore:
         """Forget a pending race that will never finish (closed or expired)."""
         await self.redis.zrem(keys.PLAYERS_PENDING, race_id)
 
-    async def book(self, race_id: str, finished_at: int, profile: str, seats: Sequence[SeatBooking]) -> bool:
-        """Book a finished race once; False if it was booked already (by this or another process)."""
+    async def book(self, race_id: str, finished_at: int, profile: str, seats: Sequence[SeatBooking], *, min_opponents: int = 0) -> bool:
+        """Book a finished race once; False if it was booked already (by this or another process). A rated player
+        enters the leaderboard once established and with ``min_opponents`` distinct rated opponents."""
         script_keys = [keys.PLAYERS_PENDING, keys.leaderboard_key(profile)]
         booked: list[dict[str, Any]] = []
         for seat in seats:
@@ -214,9 +323,10 @@ class PlayerStore:
                 keys.history_items_key(seat.player),
                 keys.stats_key(seat.player, profile),
                 keys.rated_busy_key(seat.player),
+                keys.opponents_key(profile, seat.player),
             ]
             booked.append(seat_arguments(seat))
-        args = script_arguments(race=race_id, finished_at=finished_at, seats=booked)
+        args = script_arguments(race=race_id, finished_at=finished_at, min_opponents=min_opponents, seats=booked)
         return bool(await self.scripts.book_race(keys=script_keys, args=args))
 
     # --- reads --------------------------------------------------------------------------------

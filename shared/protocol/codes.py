@@ -112,6 +112,12 @@ class ErrorCode(StrEnum):
     """A rated race needs both players logged in to a registered account."""
     RATED_BUSY = "rated_busy"
     """A rated race could not start: one of its players is playing another rated race."""
+    RATED_SAME_NETWORK = "rated_same_network"
+    """A rated race could not start: both accounts were seen on the same client address (IPv4, IPv6 /64) within
+    the server's window (docs/PLAYERS.md "Ladder rules"). Play them unrated."""
+    RATED_PAIR_LIMIT = "rated_pair_limit"
+    """A rated race could not start: these two accounts played the server's most rated races against each other
+    in the last day; ``expected`` is that number."""
     UNKNOWN_ACCOUNT = "unknown_account"
     """``history``/``stats`` of a handle nobody registered."""
     DELAY_NOT_ACCEPTED = "delay_not_accepted"

@@ -8,7 +8,7 @@ from typing import ClassVar, Final
 from shared.board import Status
 from shared.protocol.base import Message, message_types
 from shared.protocol.records import FinalStanding, RaceAnalysis
-from shared.protocol.states import AttemptState, CloseReason, Difficulty, ResultReason
+from shared.protocol.states import AbortReason, AttemptState, CloseReason, Difficulty, ResultReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +114,9 @@ class RaceResult(RaceEvent):
     """The commitment's salt (32 hex digits): with ``seed`` it recomputes the countdown's ``commitment``."""
     proving_line: list[str] | None = None
     """Solvable-only races: the winning line whose digest the commitment includes."""
+    aborted: AbortReason | None = None
+    """A rated race too short to count (``too_few_moves``, ``too_short``): nobody's rating changes and the players
+    carry no ``rating``; nil for every other result."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,15 @@ class ResultReason(StrEnum):
     DRAW = "draw"
 
 
+class AbortReason(StrEnum):
+    """Why a rated race's ``result`` is ``aborted``: rated for nobody (docs/PLAYERS.md "Ladder rules")."""
+
+    TOO_FEW_MOVES = "too_few_moves"
+    """A player made fewer than the server's least number of moves (``ladder.min_moves``)."""
+    TOO_SHORT = "too_short"
+    """The race ended sooner after its start than the server's least duration (``ladder.min_seconds``)."""
+
+
 class CloseReason(StrEnum):
     """Why a race closed without a result (the ``reason`` of ``race_closed``): before its start, or by an operator."""
 

@@ -217,11 +217,26 @@ local function announce_seat(slot, now, force)
   end
 end
 
+-- A rated race too short to mean anything is aborted, rated for nobody (docs/PLAYERS.md "Ladder rules"): a player made
+-- fewer than 'abort_moves' actions, or it ended within 'abort_ms' of its start (both fixed at the join from the
+-- server's ladder rules). Returns the abort reason, or nil.
+local function abort_reason(now)
+  if get('rated') ~= '1' then return nil end
+  local least, abort = geti('abort_moves'), nil
+  if geti('p0_moves') < least or geti('p1_moves') < least then
+    abort = 'too_few_moves'
+  elseif now - geti('start_at') < geti('abort_ms') then
+    abort = 'too_short'
+  end
+  return abort
+end
+
 -- Finish the race when the winner can no longer change; returns true if it did.
 local function decide(now)
   local winner, reason = outcome()
   if winner == nil then return false end
   local start_at = geti('start_at')
+  local aborted = abort_reason(now)
   local players = {}
   for slot = 0, 1 do
     if get(pf(slot, 'state')) == 'playing' then
@@ -234,7 +249,7 @@ local function decide(now)
     local account = get(pf(slot, 'account')) or ''
     if account ~= '' then players[slot + 1]['account'] = account end
     if get(pf(slot, 'bot')) == '1' then players[slot + 1]['bot'] = true end
-    if get('rated') == '1' then  -- the rating change of this outcome, computed when the race started
+    if get('rated') == '1' and not aborted then  -- the rating change of this outcome, computed when the race started
       local result = (winner == slot) and 'win' or ((winner == -1) and 'draw' or 'loss')
       local change = get('rating_' .. slot .. '_' .. result)
       if change then players[slot + 1]['rating'] = cjson.decode(change) end
@@ -245,6 +260,10 @@ local function decide(now)
   -- The reveal: seed and salt recompute the countdown's commitment (with the proving line of a pooled deal).
   local event = {type = 'result', reason = reason, players = players, seed = get('seed'), salt = get('salt') or ''}
   if winner >= 0 then event['winner'] = winner end
+  if aborted then
+    set_state('aborted', aborted)
+    event['aborted'] = aborted
+  end
   local line = get('line')
   if line and line ~= '' then event['proving_line'] = cjson.decode(line) end
   emit(event, now)
