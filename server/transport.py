@@ -276,6 +276,10 @@ KEEPALIVE_SECONDS = 20.0
 ping (docs/PROTOCOL.md "Limits": websockets' defaults, which it runs with one task per connection)."""
 
 
+KEEPALIVE_WORKER = "transport: keepalive"
+"""The keepalive's name in ``flowergarden_background_errors_total``."""
+
+
 class Keepalive:
     """Pings every open connection from one task (websockets' own keepalive is a sleeping task per connection, about
     1.4 KiB each: 4 KiB of every race with two players and a spectator)."""
@@ -287,31 +291,39 @@ class Keepalive:
         self._closing: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
-        """Ping, wait for the pongs, close the connections that gave none; again every ``interval`` seconds."""
+        """Ping, wait for the pongs, close the connections that gave none; again every ``interval`` seconds. A round
+        that fails (any exception: a bug) is logged and counted, and the next one comes as usual: without this task
+        no silent connection would ever be closed."""
         loop = asyncio.get_running_loop()
         waited = 0.0
         while True:
             await asyncio.sleep(max(0.0, self.interval - waited))  # a round's wait for pongs counts in its interval
             pinged_at = loop.time()
-            waited = 0.0
-            pongs: list[tuple[ServerConnection, asyncio.Future[float]]] = []
-            for connection in self.connections():
-                if connection.protocol.state is not State.OPEN or connection.paused:
-                    continue  # closing, or not reading (its outbox's drain deadline deals with that)
-                with contextlib.suppress(ConnectionClosed):
-                    pongs.append((connection, asyncio.ensure_future(await connection.ping())))
-            if not pongs:
-                continue
-            await asyncio.wait([pong for _, pong in pongs], timeout=self.timeout)
+            try:
+                await self._round()
+            except Exception:
+                log.exception("keepalive: a round of pings failed; the next one comes as usual")
+                metrics.worker_failed(KEEPALIVE_WORKER, expected=False)
             waited = loop.time() - pinged_at
-            for connection, pong in pongs:
-                if not pong.done():
-                    pong.cancel()
-                    closing = asyncio.create_task(self._close_silent(connection))
-                    self._closing.add(closing)
-                    closing.add_done_callback(self._closing.discard)
-                elif not pong.cancelled():
-                    pong.exception()  # the connection closed meanwhile: nothing to do
+
+    async def _round(self) -> None:
+        pongs: list[tuple[ServerConnection, asyncio.Future[float]]] = []
+        for connection in self.connections():
+            if connection.protocol.state is not State.OPEN or connection.paused:
+                continue  # closing, or not reading (its outbox's drain deadline deals with that)
+            with contextlib.suppress(ConnectionClosed):
+                pongs.append((connection, asyncio.ensure_future(await connection.ping())))
+        if not pongs:
+            return
+        await asyncio.wait([pong for _, pong in pongs], timeout=self.timeout)
+        for connection, pong in pongs:
+            if not pong.done():
+                pong.cancel()
+                closing = asyncio.create_task(self._close_silent(connection))
+                self._closing.add(closing)
+                closing.add_done_callback(self._closing.discard)
+            elif not pong.cancelled():
+                pong.exception()  # the connection closed meanwhile: nothing to do
 
     @staticmethod
     async def _close_silent(connection: ServerConnection) -> None:

@@ -18,6 +18,7 @@ import pytest
 from race_helpers import seated_race, server_config
 from redis.asyncio import Redis
 from redis.asyncio.connection import AbstractConnection
+from websockets.asyncio.server import ServerConnection
 
 from client import RaceClient, ServerError
 from server import metrics
@@ -25,6 +26,7 @@ from server.app import RaceServer
 from server.services.lobby import LobbyLimits
 from server.store import StoreUnavailable, connect_redis
 from server.store.errors import raised_by_driver, translate_errors
+from server.transport import KEEPALIVE_WORKER, Keepalive
 from shared.protocol import ErrorCode
 
 MARKER = b"torn-down-writer"
@@ -163,3 +165,25 @@ def _full(target: int) -> Callable[..., Awaitable[int]]:
         return target
 
     return size
+
+
+async def test_the_keepalive_carries_on_after_an_arbitrary_exception() -> None:
+    """The transport's one keepalive task closes every silent connection: if a round's exception ended it, none would
+    be closed again until a restart."""
+    rounds: list[int] = []
+    again = asyncio.Event()
+
+    def connections() -> list[ServerConnection]:
+        rounds.append(1)
+        if len(rounds) == 1:
+            raise RuntimeError("injected into the keepalive")
+        again.set()
+        return []
+
+    before = _unexpected(KEEPALIVE_WORKER)
+    task = asyncio.create_task(Keepalive(connections, interval=0.01, timeout=0.01).run())
+    try:
+        await asyncio.wait_for(again.wait(), 30)
+        assert not task.done() and _unexpected(KEEPALIVE_WORKER) == before + 1
+    finally:
+        task.cancel()
