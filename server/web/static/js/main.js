@@ -5,6 +5,7 @@ import { Connection, ServerError } from "./connection.js";
 import { fill, h } from "./dom.js";
 import { playerLabel, playerText, ratingBadge } from "./players.js";
 import { RACE_EVENTS } from "./protocol.js";
+import { toggleKeyboardHelp, typingInField } from "./keyboard_help.js";
 import { helloRefusalWords } from "./refusals.js";
 
 const NAME_KEY = "fg.name";
@@ -46,6 +47,11 @@ class App {
       this.navigate(link.getAttribute("href"));
     });
     window.addEventListener("popstate", () => this.route({}));
+    window.addEventListener("keydown", (event) => {
+      if (event.key !== "?" || event.ctrlKey || event.metaKey || event.altKey || typingInField(event)) return;
+      event.preventDefault();
+      toggleKeyboardHelp();
+    });
   }
 
   /**

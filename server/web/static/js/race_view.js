@@ -8,6 +8,7 @@ import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engin
 import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
+import { typingInField } from "./keyboard_help.js";
 import { refusalNotice } from "./refusals.js";
 
 const RESULT_REASONS = {
@@ -449,9 +450,10 @@ class RaceView {
   }
 
   keyDown(event) {
-    if (event.target.closest && event.target.closest("input, textarea, select")) return;
+    if (typingInField(event) || document.querySelector("dialog[open]")) return;
     if (event.ctrlKey || event.metaKey || event.altKey || !this.boardView) return;
     const key = event.key;
+    if (key === "?") return; // the keyboard help (main.js)
     if (key === "Escape") {
       this.typed = "";
       this.boardView.select(null);
@@ -637,7 +639,7 @@ class RaceView {
         ),
       ),
       h("div", { class: "keyboard-hint" },
-        selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d) or Tab to it and press Enter, then f or a column 1–6. Double-click sends a card home.",
+        selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d) or Tab to it and press Enter, then f or a column 1–6 (? for all keys). Double-click sends a card home.",
       ),
     );
   }
