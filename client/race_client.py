@@ -48,6 +48,7 @@ from shared.protocol import (
     AccountReply,
     AnalysisReport,
     CancelQuickMatch,
+    ChangePassword,
     Create,
     Error,
     GetAnalysis,
@@ -68,6 +69,7 @@ from shared.protocol import (
     LobbyReset,
     LobbySnapshot,
     Login,
+    Logout,
     Message,
     Moved,
     MoveRequest,
@@ -389,7 +391,18 @@ class RaceClient:
 
     def _logged_in(self, reply: AccountReply) -> None:
         assert self.session is not None
-        self.session = replace(self.session, player=reply.player, name=reply.name, account=reply.handle, bot=reply.bot)
+        self.session = replace(self.session, token=reply.token, player=reply.player, name=reply.name, account=reply.handle, bot=reply.bot)
+
+    async def logout(self) -> None:
+        """End this session on the server (its token stops working everywhere); the connection then has no session
+        until :meth:`hello` (without a token: a new one)."""
+        await self.request(Logout(id=self._id(), token=self.token), Ok)
+        self.session = None
+
+    async def change_password(self, password: str, new_password: str) -> None:
+        """Change the logged-in account's password (``bad_credentials`` if ``password`` is not the current one); every
+        other session of the account ends, this one goes on."""
+        await self.request(ChangePassword(id=self._id(), token=self.token, password=password, new_password=new_password), Ok)
 
     async def leaderboard(self, profile: str = "classic", *, limit: int = 20, offset: int = 0) -> Leaderboard:
         """The established players of ``profile`` by rating (best first), and this session's own line and rating."""

@@ -104,6 +104,9 @@ class ServerConfig:
     """How long a finished race's record is kept."""
     session_ttl_seconds: int = 7 * DAY_SECONDS
     """How long a session that took a seat is kept after its last ``hello``."""
+    session_max_age_seconds: int = 30 * DAY_SECONDS
+    """A session's absolute lifetime from its creation (or the login that gave it its token): no ``hello`` renews it
+    past this; then the player logs in again."""
     sessions: SessionLimits = field(default_factory=SessionLimits)
     timer_interval: float = 0.1
     dead_check_seconds: float = 0.05
@@ -292,6 +295,7 @@ class RaceServer:
             self.redis,
             ttl_ms=config.session_ttl_seconds * 1000,
             provisional_ttl_ms=round(config.sessions.provisional_seconds * 1000),
+            max_age_ms=config.session_max_age_seconds * 1000,
         )
         sessions = SessionService(session_store, config.sessions)
         process_id = secrets.token_hex(8)

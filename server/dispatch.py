@@ -41,6 +41,7 @@ from shared.protocol import (
     AnalysisReport,
     AttemptState,
     CancelQuickMatch,
+    ChangePassword,
     Create,
     Error,
     ErrorCode,
@@ -57,6 +58,7 @@ from shared.protocol import (
     LobbyEntry,
     LobbySnapshot,
     Login,
+    Logout,
     Message,
     Moved,
     MoveRequest,
@@ -468,6 +470,17 @@ class Dispatcher:
         state.session = await self.players.accounts.login(session, request.handle, request.password, state.login_guard)
         await self._logged_in(state, request.id, None)
 
+    @handles(Logout)
+    async def _logout(self, state: ConnectionState, session: Session, request: Logout) -> None:
+        await self.sessions.log_out(session)
+        state.session = None  # this connection says hello again (with no token: a new session) to go on
+        state.send(Ok(id=request.id))
+
+    @handles(ChangePassword)
+    async def _change_password(self, state: ConnectionState, session: Session, request: ChangePassword) -> None:
+        await self.players.accounts.change_password(session, request.password, request.new_password, state.login_guard)
+        state.send(Ok(id=request.id))
+
     @handles(LeaderboardRequest)
     async def _leaderboard(self, state: ConnectionState, session: Session, request: LeaderboardRequest) -> None:
         views = self.players.views
@@ -515,7 +528,11 @@ class Dispatcher:
         account = state.session
         assert account is not None and account.account is not None
         await self.players.books.seen(account.player, state.address)
-        state.send(AccountReply(id=request_id, handle=account.account, player=account.player, name=account.name, bot=account.bot, key=key))
+        state.send(
+            AccountReply(
+                id=request_id, handle=account.account, player=account.player, name=account.name, bot=account.bot, token=account.token, key=key
+            )
+        )
 
     @staticmethod
     def _refuse_spectator(state: ConnectionState, race_id: str) -> None:

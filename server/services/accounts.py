@@ -183,3 +183,26 @@ class AccountService:
         if account.player != session.player:  # logging in again to the same account changes no seat
             await self._refuse_while_playing(session)
         return await self.sessions.log_in(session, player=account.player, handle=account.handle, bot=account.bot)
+
+    async def change_password(self, session: Session, password: str, new_password: str, guard: LoginGuard) -> int:
+        """Change the password of the session's account after checking the current one (``bad_credentials``, counted
+        like a failed login), then end every other session of the account: a thief's token is worth nothing once the
+        owner changed the password. Returns how many sessions ended."""
+        if session.account is None:
+            raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "log in first: only an account has a password")
+        now = self._attempt(guard)
+        if guard.recent(guard.failures, self.limits.connection_window_seconds, now) >= self.limits.per_connection:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "too many failed logins on this connection; wait a minute", field="password")
+        if len(new_password) < MIN_PASSWORD_LEN:
+            raise ServiceError(ErrorCode.BAD_FIELD, f"a password has at least {MIN_PASSWORD_LEN} characters", field="new_password")
+        account = await self.store.account(session.account)
+        if account is None or account.bot:
+            raise ServiceError(ErrorCode.BAD_FIELD, "a bot's key cannot be changed; register a new bot", field="password")
+        derived = await hash_secret(password, bytes.fromhex(account.salt))
+        if account.kdf != KDF or not hmac.compare_digest(derived.hex(), account.secret_hash):
+            guard.failures.append(now)
+            await self.store.count_login_failure(account.handle, round(self.limits.handle_window_seconds * 1000))
+            raise ServiceError(ErrorCode.BAD_CREDENTIALS, "wrong password", field="password")
+        salt = secrets.token_bytes(16)
+        await self.store.set_secret(account.handle, (await hash_secret(new_password, salt)).hex(), salt.hex(), KDF)
+        return await self.sessions.end_others(session)

@@ -100,8 +100,17 @@ class SessionService:
         await self.store.forget_seats(session.token, race_ids)
 
     async def log_in(self, session: Session, *, player: str, handle: str, bot: bool) -> Session:
-        """The session logged in to an account: from now on it plays as the account's player, named by its handle
-        (and is kept for the long lifetime)."""
-        logged_in = Session(token=session.token, player=player, name=handle, kept=True, account=handle, bot=bot)
-        await self.store.log_in(session.token, SessionRecord(player=player, name=handle, account=handle, bot=bot))
+        """The session logged in to an account: from now on it plays as the account's player, named by its handle,
+        under a **fresh token** (the one it had ends: a token planted before the login is worth nothing after it),
+        kept for the long lifetime."""
+        logged_in = Session(token=secrets.token_urlsafe(32), player=player, name=handle, kept=True, account=handle, bot=bot)
+        await self.store.log_in(session.token, logged_in.token, SessionRecord(player=player, name=handle, account=handle, bot=bot))
         return logged_in
+
+    async def log_out(self, session: Session) -> None:
+        """End the session: its token stops working on every connection that says ``hello`` with it."""
+        await self.store.end(session.token, session.player)
+
+    async def end_others(self, session: Session) -> int:
+        """End every other session of the session's account (after a password change); how many ended."""
+        return await self.store.end_others(session.player, session.token)

@@ -28,15 +28,36 @@ STATE, EVENTS, MOVES_0, MOVES_1, MOVE_IDS_0, MOVE_IDS_1, PRESENCE_0, PRESENCE_1,
 """Indexes into :func:`race_keys`."""
 
 
+def token_digest(token: str) -> str:
+    """The SHA-256 of a session token (hex): what the keys hold instead of the token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def session_key(token: str) -> str:
     """A session hash, keyed by the SHA-256 of its token so a leaked key list reveals no token."""
-    return f"{PREFIX}:session:{hashlib.sha256(token.encode()).hexdigest()}"
+    return session_key_of(token_digest(token))
+
+
+def session_key_of(digest: str) -> str:
+    """The session hash of a token's :func:`token_digest`."""
+    return f"{PREFIX}:session:{digest}"
 
 
 def session_seats_key(token: str) -> str:
     """Sorted set: race id -> when (ms) the session of ``token`` last took or synced a seat in it (its newest
     :data:`SESSION_SEATS_KEPT`): the races a ``login`` or ``register`` of the session must not orphan."""
-    return f"{PREFIX}:session_seats:{hashlib.sha256(token.encode()).hexdigest()}"
+    return session_seats_key_of(token_digest(token))
+
+
+def session_seats_key_of(digest: str) -> str:
+    """The seats of the session of a token's :func:`token_digest`."""
+    return f"{PREFIX}:session_seats:{digest}"
+
+
+def account_sessions_key(player: str) -> str:
+    """Set: the token digests of the sessions logged in to an account (by its player id): ``change_password`` ends
+    all but one of them."""
+    return f"{PREFIX}:account_sessions:{player}"
 
 
 SESSION_SEATS_KEPT = 64

@@ -184,6 +184,10 @@ class PlayerStore:
             created_at=int(raw["created_at"]),
         )
 
+    async def set_secret(self, handle: str, secret_hash: str, salt: str, kdf: str) -> None:
+        """Store a new secret hash of an existing account (``change_password``)."""
+        await self.redis.hset(keys.account_key(handle), mapping={"secret_hash": secret_hash, "salt": salt, "kdf": kdf})
+
     async def count_login_failure(self, handle: str, window_ms: int) -> int:
         """Count a failed login to ``handle`` (registered or not) in the current window; the failures so far."""
         return await self._count(keys.login_failures_key(handle), window_ms)

@@ -72,8 +72,8 @@ class Moved(Message):
 
 @dataclass(frozen=True, slots=True)
 class Ok(Message):
-    """Reply to ``resign``, ``stuck``, ``unwatch``, ``leave``, ``rematch`` (an offer), ``unwatch_lobby`` and
-    ``cancel_quick_match``."""
+    """Reply to ``resign``, ``stuck``, ``unwatch``, ``leave``, ``rematch`` (an offer), ``unwatch_lobby``,
+    ``cancel_quick_match``, ``logout`` and ``change_password``."""
 
     TYPE: ClassVar[str] = "ok"
     id: int
@@ -234,6 +234,8 @@ class AccountReply(Message):
     name: str
     """The session's display name from now on: the handle."""
     bot: bool
+    token: str
+    """The session's new token (a fresh one at every ``register`` and ``login``: the one it had before ends)."""
     key: str | None = None
     """``register`` of a bot: its secret key (the password to log in with). Shown once, never again."""
 

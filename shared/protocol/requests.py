@@ -198,6 +198,24 @@ class Login(SessionRequest):
 
 
 @dataclass(frozen=True, slots=True)
+class Logout(SessionRequest):
+    """End this session: its token stops working at once, everywhere (the connection must say ``hello`` again)."""
+
+    TYPE: ClassVar[str] = "logout"
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePassword(SessionRequest):
+    """Change the password of the account this session is logged in to; every other session of the account ends."""
+
+    TYPE: ClassVar[str] = "change_password"
+    password: str = bounded(max_len=MAX_PASSWORD_LEN)
+    """The current password."""
+    new_password: str = bounded(max_len=MAX_PASSWORD_LEN)
+    """8 to 128 characters."""
+
+
+@dataclass(frozen=True, slots=True)
 class LeaderboardRequest(SessionRequest):
     """The best-rated established players of a profile, and the asker's own rank."""
 
