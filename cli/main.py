@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from cli import (
+    account_commands,
     admin_command,
     bot_command,
     engine_commands,
@@ -24,7 +25,7 @@ from cli.output import CommandError, JsonAwareParser, report_error
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
-    player_commands, bot_command, fairplay_commands,
+    player_commands, account_commands, bot_command, fairplay_commands,
 )  # fmt: skip
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 
