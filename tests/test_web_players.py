@@ -10,12 +10,14 @@ from __future__ import annotations
 import secrets
 from collections import deque
 
+import pytest
 from browser_helpers import click_move, first_visit, http_url, launched_browser, shot
 from lobby_helpers import wait_until
 from playwright.async_api import Locator, Page, ViewportSize, expect
 from race_helpers import player, server_config
 from winning_lines import WINNABLE_SEED
 
+from client import RaceClient, ServerError
 from server.app import RaceServer
 from shared import Board, Move, action_text, parse_card
 from shared.solver import Budget, Verdict, solve
@@ -159,13 +161,13 @@ async def test_two_registered_players_race_rated_and_see_ratings_leaderboard_his
 
         # The leaderboard lists Ann with her new rating and her own rank; Bob sees his, below hers. (Other tests'
         # players share this Redis, so only the order of the two is known.)
-        await ann.click("#who a.nav")
+        await ann.click("#who a.nav[href='/leaderboard']")
         ann_row = ann.locator("table.leaderboard tbody tr", has_text=ann_handle)
         await expect(ann_row.locator("td.rating")).to_have_text("1662")
         ann_rank = await ann_row.get_attribute("data-rank")
         await expect(ann.locator(".own-rank")).to_have_attribute("data-rank", ann_rank or "?")
         await shot(ann, "players-05-leaderboard")
-        await bob.click("#who a.nav")
+        await bob.click("#who a.nav[href='/leaderboard']")
         await expect(bob.locator(".own-rank .rating")).to_have_text("1338")
         bob_rank = await bob.locator(".own-rank").get_attribute("data-rank")
         assert ann_rank is not None and bob_rank is not None and int(bob_rank) > int(ann_rank)
@@ -184,9 +186,15 @@ async def test_two_registered_players_race_rated_and_see_ratings_leaderboard_his
         await expect(ann.locator(".result .headline")).to_have_text(f"{ann_handle} wins")
         await shot(ann, "players-07-replay")
 
-        # Logging out continues as a guest.
+        # Logging out continues as a guest, and the session ends on the server: its token is refused from then on.
+        token = await ann.evaluate("localStorage.getItem('fg.token')")
         await ann.click("#who [data-action=logout]")
         await expect(ann.locator("#who .kind-tag.guest")).to_be_visible()
+        probe = await RaceClient.connect(server.url)
+        with pytest.raises(ServerError) as ended:
+            await probe.hello("Probe", token)
+        assert ended.value.code == "bad_token"
+        await probe.close()
         assert errors == []
 
 

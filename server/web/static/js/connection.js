@@ -172,9 +172,15 @@ export class Connection {
     return this.loggedIn(await this.request({ type: "login", handle, password }));
   }
 
+  /** The session plays as the account from now on, under the fresh token the reply carries (the old one ended). */
   loggedIn(account) {
-    Object.assign(this.session, { account: account.handle, name: account.name, player: account.player, bot: account.bot });
+    Object.assign(this.session, { token: account.token, account: account.handle, name: account.name, player: account.player, bot: account.bot });
     return account;
+  }
+
+  /** End this session on the server: its token stops working everywhere. */
+  logout() {
+    return this.request({ type: "logout" });
   }
 
   leaderboard(profile = "classic", limit = 20, offset = 0) {

@@ -119,7 +119,7 @@ class App {
     if (session.account) {
       fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
         this.myRating === undefined ? null : ratingBadge(this.myRating), " ",
-        h("button", { class: "link", dataset: { action: "logout" }, title: "forget this session in this browser and continue as a guest", onclick: () => this.logOut() }, "log out"));
+        h("button", { class: "link", dataset: { action: "logout" }, title: "end this session (its token stops working) and continue as a guest", onclick: () => this.logOut() }, "log out"));
       return;
     }
     fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, session.name), h("span", { class: "kind-tag guest", title: "not logged in" }, "guest"), " ",
@@ -137,6 +137,7 @@ class App {
     const session = this.conn.session;
     if (!localStorage.getItem(GUEST_NAME_KEY)) localStorage.setItem(GUEST_NAME_KEY, localStorage.getItem(NAME_KEY) || "");
     localStorage.setItem(NAME_KEY, session.name);
+    localStorage.setItem(TOKEN_KEY, session.token); // login and register give the session a fresh token
     await this.refreshRating();
   }
 
@@ -175,8 +176,13 @@ class App {
    * Log out: the protocol has no request for it, so the page forgets the session's token and starts a new
    * anonymous session under the name used before logging in (docs/WEB.md).
    */
-  logOut() {
+  async logOut() {
     if (!confirm("Log out? Races you sit in now stay with your account.")) return;
+    try {
+      await this.conn.logout(); // the token ends on the server, not only in this browser
+    } catch (error) {
+      // offline or ended already: the token is forgotten here all the same
+    }
     localStorage.removeItem(TOKEN_KEY);
     const guest = localStorage.getItem(GUEST_NAME_KEY);
     if (guest) localStorage.setItem(NAME_KEY, guest);
