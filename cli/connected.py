@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
 import sys
 from collections.abc import Callable, Coroutine
@@ -22,6 +23,13 @@ from client import ConnectionLost, ServerError
 from shared.protocol import MAX_NAME_LEN, MAX_TIME_LIMIT_SECONDS
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
+SERVER_ENV = "FLOWERGARDEN_SERVER"
+"""The environment variable that sets the default of ``--server``."""
+
+
+def default_server() -> str:
+    """``--server``'s default: $FLOWERGARDEN_SERVER, else the local server."""
+    return os.environ.get(SERVER_ENV, "").strip() or DEFAULT_SERVER
 
 
 def server_url(text: str) -> str:
@@ -72,7 +80,10 @@ positive_speed = number_in_range(float, 0, 1000, "a number", low_open=True)
 
 def add_server_argument(parser: argparse.ArgumentParser) -> None:
     """``--server URL`` (checked)."""
-    parser.add_argument("--server", type=server_url, default=DEFAULT_SERVER, help="server URL, ws:// or wss:// (default %(default)s)")
+    parser.add_argument(
+        "--server", type=server_url, default=default_server(),
+        help=f"server URL, ws:// or wss:// (default ${SERVER_ENV}, else {DEFAULT_SERVER})",
+    )
 
 
 def add_plain_argument(parser: argparse.ArgumentParser) -> None:

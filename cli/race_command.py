@@ -10,9 +10,9 @@ import signal
 from typing import Any
 
 from cli.connected import (
-    DEFAULT_SERVER,
     add_plain_argument,
     add_server_argument,
+    default_server,
     display_name,
     run_connected,
     time_limit,
@@ -50,10 +50,18 @@ PLAIN_HELP = """Line mode (--plain, or when stdout is not a terminal). Type a mo
 Ctrl-D or Ctrl-C leaves at once (a running race keeps your seat for its grace period: --resume takes it back).
 The process ends as soon as the race has a result."""
 
-KEYS_HELP = """Full-screen keys: type a card (5d, ts, 10h) to move it; several destinations light up: press f or 1-6.
-Click a card, then a destination. m lists the legal moves, o toggles auto-moving safe cards to the foundations,
-u undo, e redeal, x declare stuck, g resign (asks first), ? help, Ctrl-Q/Ctrl-C quit. After the result:
-r rematch, p replay, l lobby, q quit."""
+KEYS_HELP = """Full-screen keys (the footer shows those that work now):
+  5d ts 10h    type a card: it moves when it has one legal destination, else its destinations light up
+  f 1-6        the destination of the lit card: its foundation, a column (Esc cancels)
+  mouse        click a card, then a lit column number or "Foundations"
+  m            the numbered list of legal moves (arrows and Enter, or a click, play one)
+  o            auto-move on/off: safe cards go to the foundations by themselves
+  u            undo (races with undo; counted)
+  e            the one-time redeal (races with it; asks first)
+  x  g         declare stuck, resign (each asks first)
+  ?            this help
+  Ctrl-Q Ctrl-C Ctrl-D   leave at once
+After the result: r rematch, p replay this race, l the lobby, q quit."""
 
 
 def register(subparsers: Any) -> None:
@@ -154,7 +162,7 @@ def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
         raise CommandError("bad_usage", "--resume takes back the saved session, still logged in as it was: leave --login out", exit_code=EXIT_USAGE)
     resume = None
     if args.resume is not None:
-        server = args.server if args.server != DEFAULT_SERVER else None
+        server = args.server if args.server != default_server() else None
         resume = store.find(args.resume or None, server)
         if resume is None:
             which = f"race {args.resume}" if args.resume else "a race"

@@ -312,7 +312,15 @@ class FlowerGardenApp(App[int]):
             self.run_worker(self._guarded(self.start_lobby(self.seat_request())), group="open", exclusive=True)
         else:
             view = self.session.view if self.session is not None else None
+            self._keep_summary()
             self.exit(race_exit_code(view.result, view.slot) if view is not None else EXIT_OK)
+
+    def _keep_summary(self) -> None:
+        """The race's result in a few lines, printed after the app so that it stays in the terminal's scrollback."""
+        view = self.session.view if self.session is not None else None
+        if view is None or view.result is None:
+            return
+        self.farewell += [f"Race {view.race_id}: {view.result_headline()}", *("  " + line for line in view.standing_lines())]
 
     # --- leaving ---------------------------------------------------------------------------
 
@@ -320,6 +328,7 @@ class FlowerGardenApp(App[int]):
         """Ctrl-C / Ctrl-D / Ctrl-Q: give up a seat not yet raced, remember how to resume a running one, exit."""
         session = self.session
         view = session.view if session is not None else None
+        self._keep_summary()
         if session is not None and view is not None and view.result is None:
             if view.status in OPEN_STATUSES:
                 with contextlib.suppress(ConnectionLost, ServerError, TimeoutError):

@@ -37,6 +37,31 @@ class Confirm(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+class HelpScreen(ModalScreen[None]):
+    """A screen's keys in full (``?``); Escape, ``q`` or ``?`` closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 100; max-width: 100%; height: auto; max-height: 100%; border: thick $primary; padding: 1 2; background: $surface;
+    }
+    """
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title_text, self.text = title, text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(f"[b]{escape(self.title_text)}[/]")
+            yield Static(self.text, id="help-text", markup=False)
+            yield Static("\n[b]Esc[/] closes", id="help-keys")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class ResultScreen(ModalScreen[str]):
     """Who won and why, each player's count, time, moves and undos; dismissed with the key's choice.
 

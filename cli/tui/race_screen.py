@@ -61,12 +61,16 @@ def connection_words(connection: Connection, grace_until: int | None, now: int) 
     return f"[yellow]away[/] (seat lost in {max(0, grace_until - now) // 1000} s)"
 
 
+STATE_ACTIONS = frozenset({"undo", "redeal", "stuck", "resign", "moves", "auto"})
+"""The race screen's keys that act on a running attempt: in the footer only while they can."""
+
+
 class RaceScreen(Screen[None]):
     """One player's race; see the module docstring."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "undo", "undo"),
-        Binding("e", "redeal", "redeal", show=False),
+        Binding("e", "redeal", "redeal"),
         Binding("x", "stuck", "stuck"),
         Binding("g", "resign", "resign"),
         Binding("m", "moves", "moves"),
@@ -103,6 +107,8 @@ class RaceScreen(Screen[None]):
         self._auto_worker: Worker[None] | None = None
         self.messages: list[str] = []
         """Everything said on the message log, in order."""
+        self.auto_paused = False
+        """Auto-move holds off after an undo until the player's next move (else it replays the card taken back)."""
 
     @property
     def fg_app(self) -> FlowerGardenApp:
@@ -158,6 +164,7 @@ class RaceScreen(Screen[None]):
         moves = self.query_one("#moves", OptionList)
         if moves.has_class("shown"):
             self._fill_moves(moves)
+        self.refresh_bindings()  # the footer follows the state (check_action)
 
     def draw_status(self) -> None:
         """The status lines and the opponent panel (also every half second, for the clocks)."""
@@ -220,6 +227,8 @@ class RaceScreen(Screen[None]):
         legal = board.legal_moves() if board is not None else []
         moves.clear_options()
         moves.add_options([Option(f"{n:>2}) {move_label(move)}", id=move_text(move)) for n, move in enumerate(legal, 1)])
+        if legal:
+            moves.highlighted = 0  # the first Enter plays the first move (with none highlighted it did nothing)
 
     # --- events ----------------------------------------------------------------------------
 
@@ -358,6 +367,9 @@ class RaceScreen(Screen[None]):
             try:
                 reply = await self.session.send(action)
                 self.say(f"{notation_label(reply.move)}  ({reply.count}/52 on foundations)")
+                self.auto_paused = action is Special.UNDO and self.auto
+                if self.auto_paused:
+                    self.say("Auto-move waits for your next move (it would play the card you took back again).")
             except ServerError as error:
                 self.say(refusal_text(error, action, self.view.board))
             except ConnectionLost:
@@ -384,7 +396,7 @@ class RaceScreen(Screen[None]):
 
     async def auto_move(self) -> None:
         """Send every safe card to its foundation, one after the other, while auto-move is on."""
-        while self.auto and self.view.can_move() and self.view.board is not None:
+        while self.auto and not self.auto_paused and self.view.can_move() and self.view.board is not None:
             moves = safe_moves(self.view.board)
             if not moves:
                 return
@@ -401,8 +413,20 @@ class RaceScreen(Screen[None]):
     async def action_undo(self) -> None:
         await self.play(Special.UNDO)
 
-    async def action_redeal(self) -> None:
-        await self.play(Special.REDEAL)
+    def action_redeal(self) -> None:
+        """The one-time redeal, after a confirmation: it cannot be taken back, and there is only one."""
+        if not self.view.can_move():
+            self.say(self._why_no_moves())
+            return
+        meaning = (
+            "The cards left in the columns are gathered, shuffled and dealt again into the columns; the bouquet and "
+            "the foundations stay. A race allows it once, and it cannot be undone."
+        )
+        self.app.push_screen(Confirm("Redeal the columns?", meaning), self._confirmed_redeal)
+
+    async def _confirmed_redeal(self, answer: bool | None) -> None:
+        if answer:
+            await self.play(Special.REDEAL)
 
     def action_clear(self) -> None:
         self.typed, self.selected, self.choices = "", None, []
@@ -476,6 +500,22 @@ class RaceScreen(Screen[None]):
 
     def action_help(self) -> None:
         from cli.race_command import KEYS_HELP
+        from cli.tui.dialogs import HelpScreen
 
-        self.notify(KEYS_HELP, title="Keys", timeout=20)
+        self.app.push_screen(HelpScreen("Keys of the race screen", KEYS_HELP))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers what can be done now: undo and redeal where the race allows them, the race's keys while
+        the attempt runs."""
+        del parameters
+        view = self.session.view
+        if view is None or action not in STATE_ACTIONS:
+            return True
+        if not view.can_move():
+            return False
+        if action == "undo":
+            return view.rules.undo
+        if action == "redeal":
+            return view.rules.redeal_once and not (view.board is not None and view.board.redeal_used)
+        return True
 

@@ -1,0 +1,118 @@
+"""The race screen's keys: a help screen, a footer that follows the state, the redeal asked first, the move list's
+first Enter, undo kept by auto-move, and the summary left in the scrollback."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from race_helpers import player
+from server_processes import flowergarden
+from tui_helpers import SIZES, SMALL, ann_in_the_app, own_actions, result_text, screen_lines, shown, until
+
+from cli.tui.dialogs import Confirm, HelpScreen
+from server.app import RaceServer
+from shared import move_text
+from shared.protocol import RaceSettings
+
+
+def footer(app: object) -> str:
+    """The footer: the screen's last line."""
+    return screen_lines(app)[-1]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x45"])
+async def test_question_mark_opens_the_keys_and_the_footer_offers_what_works_now(
+    race_server: RaceServer, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15, undo=True), size=size) as race:
+        app, pilot, screen = race.app, race.pilot, race.screen
+        await pilot.pause()
+        waiting = footer(app)
+        assert "undo" not in waiting and "resign" not in waiting and "help" in waiting  # nothing to play yet
+        await pilot.press("question_mark")
+        help_screen = await shown(pilot, HelpScreen, "the help screen")
+        text = " ".join(screen_lines(app))
+        for key in ("auto-move", "declare stuck", "redeal", "Ctrl-Q", "rematch"):
+            assert key in text, f"{key!r} missing from the help screen"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, what="the help closed")
+        assert not help_screen.is_attached
+        await race.start()
+        await until(pilot, lambda: "undo" in footer(app) and "resign" in footer(app), what="the race's keys in the footer")
+        assert "redeal" not in footer(app)  # this race has no redeal
+
+
+async def test_the_redeal_asks_first(race_server: RaceServer, tmp_path: Path) -> None:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15, redeal_once=True), size=SMALL) as race:
+        app, pilot, screen = race.app, race.pilot, race.screen
+        await race.start()
+        await until(pilot, lambda: "redeal" in footer(app), what="the redeal offered")
+        await pilot.press("e")
+        await shown(pilot, Confirm, "the redeal's question")
+        assert "Redeal the columns?" in " ".join(screen_lines(app))
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is screen)
+        assert screen.view.board is not None and not screen.view.board.redeal_used
+        await pilot.press("e")
+        await shown(pilot, Confirm, "the redeal's question")
+        await pilot.press("y")
+        await until(pilot, lambda: screen.view.board is not None and screen.view.board.redeal_used, what="the redeal")
+        await until(pilot, lambda: "redeal" not in footer(app), what="the redeal gone from the footer")
+
+
+async def test_the_move_lists_first_enter_plays_the_first_move(race_server: RaceServer, tmp_path: Path) -> None:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15), size=SMALL) as race:
+        pilot, screen = race.pilot, race.screen
+        await race.start()
+        board = screen.view.board
+        assert board is not None
+        first = board.legal_moves()[0]
+        await pilot.press("m")
+        await pilot.pause()
+        await pilot.press("enter")
+        await until(pilot, lambda: len(own_actions(screen)) == 1, what="the first listed move played")
+        assert own_actions(screen) == [move_text(first)]
+
+
+async def test_auto_move_does_not_replay_the_card_an_undo_took_back(race_server: RaceServer, tmp_path: Path) -> None:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15, undo=True), auto=True, size=SMALL) as race:
+        pilot, screen = race.pilot, race.screen
+        await race.start()
+        await until(pilot, lambda: own_actions(screen) == ["AS b>f"], what="the ace of spades sent home by auto-move")
+        await until(pilot, lambda: screen._auto_worker is None or screen._auto_worker.is_finished)
+        await pilot.press("u")
+        await until(pilot, lambda: screen.view.board is not None and screen.view.board.undos == 1, what="the undo")
+        await pilot.pause()
+        await until(pilot, lambda: screen._auto_worker is None or screen._auto_worker.is_finished, what="auto-move done")
+        assert screen.view.board is not None and screen.view.board.foundation_count == 0, own_actions(screen)
+        assert any("Auto-move waits" in line for line in screen.messages)
+
+
+async def test_quitting_after_the_result_leaves_a_summary_and_the_outcomes_exit_code(race_server: RaceServer, tmp_path: Path) -> None:
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15), size=SMALL) as race:
+        app, pilot, screen, bob = race.app, race.pilot, race.screen, race.bob
+        await race.start()
+        await bob.resign(screen.view.race_id)
+        await screen.session.resign()
+        await until(pilot, lambda: bool(result_text(app)), what="the result screen")
+        headline = result_text(app)
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running or app.return_value is not None, what="the app's exit")
+    assert app.return_value == 4  # a draw's exit code (run_and_exit_code returns it)
+    assert app.farewell[0] == f"Race {screen.view.race_id}: {headline}"
+    assert any("Bob (guest)" in line for line in app.farewell[1:])
+
+
+async def test_flowergarden_server_sets_the_default_server(race_server: RaceServer) -> None:
+    ann = await player(race_server.url, "Ann")
+    try:
+        process = flowergarden("lobby", "--once", env={"FLOWERGARDEN_SERVER": race_server.url})
+        output, _ = await asyncio.to_thread(process.communicate, timeout=30)
+        assert process.returncode == 0 and f"on {race_server.url}" in output.splitlines()[0], output
+        process = flowergarden("lobby", "--once", env={"FLOWERGARDEN_SERVER": "nowhere"})
+        output, _ = await asyncio.to_thread(process.communicate, timeout=30)
+        assert process.returncode == 2 and "'nowhere' is not a server URL" in output
+    finally:
+        await ann.close()
