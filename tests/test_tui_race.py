@@ -52,9 +52,9 @@ async def test_a_race_is_typed_card_by_card_to_the_result_and_a_rematch(race_ser
         await race.start()
         assert "Bob" in str(screen.query_one("#opponent").render())
 
-        await pilot.press("u")  # undo is not allowed in this race: the server's refusal is shown with its reason
-        await until(pilot, lambda: "Refused" in message_text(screen))
-        assert "Refused: this race has no undo." in message_text(screen) and "undo_not_allowed" not in message_text(screen)
+        await pilot.press("u")  # undo is not allowed in this race: the footer does not offer it, the key says why
+        await until(pilot, lambda: "no undo" in message_text(screen))
+        assert message_text(screen) == "This race has no undo." and "undo_not_allowed" not in message_text(screen)
 
         lit = []
         for index, move in enumerate(line):

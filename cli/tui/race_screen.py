@@ -31,6 +31,7 @@ from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
+from client.refusals import refusal_words
 from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text, notation_label
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
@@ -61,6 +62,8 @@ def connection_words(connection: Connection, grace_until: int | None, now: int) 
     return f"[yellow]away[/] (seat lost in {max(0, grace_until - now) // 1000} s)"
 
 
+HIDDEN_KEYS = {"u": "undo", "e": "redeal", "x": "stuck", "g": "resign", "m": "moves"}
+"""Keys of actions the footer may hide: pressed then, they say why (``u`` where the race has no undo)."""
 STATE_ACTIONS = frozenset({"undo", "redeal", "stuck", "resign", "moves", "auto"})
 """The race screen's keys that act on a running attempt: in the footer only while they can."""
 
@@ -292,7 +295,10 @@ class RaceScreen(Screen[None]):
         key = (event.character or "").lower()
         if not key or not key.isprintable() or len(key) != 1:
             return
-        if self.choices and key in TARGET_KEYS:
+        if key in HIDDEN_KEYS and not self.typed and not self.check_action(HIDDEN_KEYS[key], ()):
+            event.stop()  # the footer does not offer it now: say why rather than nothing
+            self.say(self._why_not(HIDDEN_KEYS[key]))
+        elif self.choices and key in TARGET_KEYS:
             event.stop()
             await self.pick_destination(FOUNDATION if key == "f" else int(key) - 1)
         elif self.typed == "1" and key == "0":
@@ -378,6 +384,14 @@ class RaceScreen(Screen[None]):
         self.redraw()
         if self.auto:
             self.start_auto_move()
+
+    def _why_not(self, action: str) -> str:
+        """Why an action the footer does not offer cannot be done now."""
+        if self.view.can_move():
+            code = "undo_not_allowed" if action == "undo" else "redeal_already_used" if self.view.rules.redeal_once else "redeal_not_allowed"
+            words = refusal_words(code) or code
+            return f"{words[0].upper()}{words[1:]}."
+        return self._why_no_moves()
 
     def _why_no_moves(self) -> str:
         view = self.view
