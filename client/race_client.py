@@ -37,6 +37,7 @@ import itertools
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
+from ssl import SSLContext
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -187,16 +188,25 @@ class RaceClient:
         self.lobby: dict[str, LobbyEntry] = {}
         """The open races while watching the lobby (race id -> entry, oldest first), updated as changes arrive."""
         self._watching_lobby = False
+        self.tls: SSLContext | None = None
+        """The TLS context of :meth:`connect`, used again by :meth:`reconnect` (None: the defaults)."""
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def connect(cls, url: str, *, open_timeout: float = 10.0, request_timeout: float = 10.0) -> RaceClient:
-        """Open a connection (no ``hello`` yet)."""
-        return cls(await cls._open(url, open_timeout), url=url, request_timeout=request_timeout)
+    async def connect(
+        cls, url: str, *, open_timeout: float = 10.0, request_timeout: float = 10.0, tls: SSLContext | None = None
+    ) -> RaceClient:
+        """Open a connection (no ``hello`` yet); ``tls`` replaces the default certificate checks of a ``wss://``
+        URL (kept for :meth:`reconnect`)."""
+        client = cls(await cls._open(url, open_timeout, tls), url=url, request_timeout=request_timeout)
+        client.tls = tls
+        return client
 
     @staticmethod
-    async def _open(url: str, open_timeout: float) -> ClientConnection:
-        return await connect(url, open_timeout=open_timeout, max_size=1 << 20, compression=None)
+    async def _open(url: str, open_timeout: float, tls: SSLContext | None = None) -> ClientConnection:
+        if tls is None:  # websockets' own default: a verified context for wss://, none for ws://
+            return await connect(url, open_timeout=open_timeout, max_size=1 << 20, compression=None)
+        return await connect(url, open_timeout=open_timeout, max_size=1 << 20, compression=None, ssl=tls)
 
     async def reconnect(self, url: str | None = None, *, open_timeout: float = 10.0) -> Resumed:
         """Resume this session on a new connection (to ``url``, default the last one) after a drop or a shutdown.
@@ -213,7 +223,7 @@ class RaceClient:
             raise RuntimeError("no server URL to reconnect to")
         await self._stop_reading()
         self._closed_here = False
-        self.connection = await self._open(target, open_timeout)
+        self.connection = await self._open(target, open_timeout, self.tls)
         self.url = target
         self._events = _without_closings(self._events)
         self._reader = asyncio.create_task(self._read())

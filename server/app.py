@@ -386,7 +386,7 @@ class RaceServer:
             players=PlayerServices(
                 accounts=AccountService(player_store, sessions, config.login, races=self.races), views=player_views, books=books
             ),
-            bots=BotHost(lambda: self.url, max_bots=config.max_summoned_bots, pace=config.bot_pace),
+            bots=BotHost(lambda: self.loopback_url, max_bots=config.max_summoned_bots, pace=config.bot_pace, tls=own_certificate(config.certfile)),
             analyst=self.analyst,
         )
         self.bots = dispatcher.bots
@@ -484,12 +484,36 @@ class RaceServer:
         """The WebSocket URL clients connect to."""
         return f"{'wss' if self.tls else 'ws'}://{self.config.host}:{self.port}"
 
+    @property
+    def loopback_url(self) -> str:
+        """The URL this process's own clients (summoned bots) use: a wildcard listening address (``0.0.0.0``,
+        ``::``) is not one to connect to, and an IPv6 address needs brackets in a URL (``ws://:::8765`` was
+        ``internal_error``)."""
+        host = self.config.host
+        if host in ("", "0.0.0.0"):
+            host = "127.0.0.1"
+        elif host == "::":
+            host = "::1"  # asyncio binds "::" IPv6-only
+        return f"{'wss' if self.tls else 'ws'}://{f'[{host}]' if ':' in host else host}:{self.port}"
+
     async def __aenter__(self) -> Self:
         await self.start()
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
         await self.stop()
+
+
+def own_certificate(certfile: str | None) -> ssl.SSLContext | None:
+    """The TLS context of this process's own clients (summoned bots) on ``wss://``: they trust exactly the
+    process's certificate (chain) and not the host name, which names the public host, not the loopback address
+    they connect to. None without TLS."""
+    if certfile is None:
+        return None
+    context = ssl.create_default_context(cafile=certfile)
+    context.check_hostname = False
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # a leaf or an intermediate of the file is the anchor
+    return context
 
 
 GC_THRESHOLDS = (50_000, 20, 10)

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import random
 import secrets
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -50,8 +51,13 @@ class BotAccount:
 class BotHost:
     """Seats practice bots in waiting races on request and lets them play to the result."""
 
-    def __init__(self, url: Callable[[], str], *, max_bots: int = MAX_SUMMONED_BOTS, pace: float = 1.0) -> None:
+    def __init__(
+        self, url: Callable[[], str], *, max_bots: int = MAX_SUMMONED_BOTS, pace: float = 1.0, tls: ssl.SSLContext | None = None
+    ) -> None:
         self._url = url
+        self._tls = tls
+        """How the bots check this process's certificate on ``wss://`` (their URL is a loopback address the
+        certificate does not name)."""
         self.max_bots = max_bots
         self.pace = pace
         self._idle: list[BotAccount] = []
@@ -81,7 +87,7 @@ class BotHost:
             self._idle.remove(account)
         client: RaceClient | None = None
         try:
-            client = await RaceClient.connect(self._url())
+            client = await RaceClient.connect(self._url(), tls=self._tls)
             account = await self._log_in(client, level, account)
             # The creator who called the bot chose its race's spectator delay; a practice bot accepts any delay
             # (accept_delay 0: "as low as 0 s"), so a private race below the server's minimum gets its bot too.
