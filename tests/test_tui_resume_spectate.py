@@ -11,14 +11,14 @@ from race_helpers import Race, drop, play, player, seated_race
 from server_processes import flowergarden, read_until
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_helpers import SIZE, has_race_screen, race_screen, save_screenshot, send_keys, shown, type_move, until
+from tui_helpers import SIZE, SMALL, has_race_screen, race_screen, save_screenshot, send_keys, shown, type_move, until
 from winning_lines import winning_deal
 
 from cli.tui.app import FlowerGardenApp, LobbyStart, RaceStart, ReplayStart, WatchStart
 from cli.tui.board import BoardWidget
 from cli.tui.lobby_screen import LobbyScreen
 from cli.tui.spectate_screens import ReplayScreen, WatchScreen
-from client.race_session import SeatRequest
+from client.race_session import RaceSession, SeatRequest
 from client.sessions import SessionStore
 from server.app import RaceServer
 from shared.protocol import Back, Progress, RaceResult, RaceSettings, Started
@@ -180,3 +180,28 @@ async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_s
             await until(pilot, lambda: "  ·  racing  ·  " in str(screen.query_one("#race-status").render()), what="the status in words")
     finally:
         await ann.close()
+
+
+async def test_the_lobby_does_not_offer_to_resume_a_race_that_ended_meanwhile(race_server: RaceServer, tmp_path: Path) -> None:
+    """A seat saved by a process that died before the result: the race ended without it, the lobby forgets the seat."""
+    store = SessionStore(tmp_path / "s.json")
+    ann = await player(race_server.url, "Ann")
+    bob = await player(race_server.url, "Bob")
+    try:
+        session = RaceSession(ann, store)
+        await session.open(SeatRequest("Ann", RaceSettings(seed=15)))
+        race_id = session.race_id
+        await bob.join(race_id)
+        await ann.wait_for(Started)
+        await ann.resign(race_id)  # sent past the session: it never sees the result, so the seat stays saved
+        await bob.resign(race_id)
+        await bob.wait_for(RaceResult)
+        assert store.find(server=race_server.url) is not None
+        app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Ann")), store=store)
+        async with app.run_test(size=SMALL) as pilot:
+            lobby = await shown(pilot, LobbyScreen)
+            assert lobby.saved is None and "can be resumed" not in str(lobby.query_one("#lobby-title").render())
+        assert store.find(server=race_server.url) is None
+    finally:
+        await ann.close()
+        await bob.close()

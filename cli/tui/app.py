@@ -35,8 +35,8 @@ from client import ConnectionLost, RaceClient, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import Credentials, RaceSession, ResumeError, SeatRequest, introduce
 from client.race_view import RaceView
-from client.sessions import SessionStore
-from shared.protocol import OPEN_STATUSES, RaceEvent, RaceStatus
+from client.sessions import SavedRace, SessionStore
+from shared.protocol import OPEN_STATUSES, OVER_STATUSES, RaceEvent, RaceStatus
 
 EXIT_INTERRUPTED = 130
 
@@ -268,9 +268,26 @@ class FlowerGardenApp(App[int]):
 
         client = await self.connect(request.name, request.login)
         await client.watch_lobby()
-        screen = LobbyScreen(client, self.store.find(server=self.server))
+        screen = LobbyScreen(client, await self.resumable_seat(client))
         await self._switch(screen)
         self.follow(screen)
+
+    async def resumable_seat(self, client: RaceClient) -> SavedRace | None:
+        """The newest seat saved for this server, unless its race is over (then it is forgotten): the lobby offers to
+        resume only a race that can be."""
+        checked: set[str] = set()  # a file that cannot be written keeps a forgotten seat: look at each once
+        while (saved := self.store.find(server=self.server)) is not None and saved.race not in checked:
+            checked.add(saved.race)
+            try:
+                page = await client.replay_page(saved.race, limit=1)
+            except ServerError as error:
+                if error.code != "unknown_race":
+                    return saved  # not_finished: it runs (or waits) still
+            else:
+                if page.race.status not in OVER_STATUSES:
+                    return saved
+            self.store.forget(saved.race)
+        return None
 
     async def race_from_lobby(self, how: dict[str, Any]) -> None:
         """The lobby's keys: join the selected race, create one, quick match, race a bot, or resume the saved seat."""
