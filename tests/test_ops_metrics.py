@@ -21,6 +21,7 @@ from client import RaceClient, ServerError
 from server import metrics
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis
+from server.store import connect_redis
 from shared.protocol import CloseCode, RaceResult, RaceSettings
 
 
@@ -164,3 +165,19 @@ async def test_ready_is_503_when_the_store_is_unreachable(race_server: RaceServe
     race_server.operations.store_reachable = unreachable
     status, document = await ready(http_base(race_server.url))
     assert (status, document["store"], document["accepting"]) == (503, "unreachable", "yes")
+
+
+async def test_a_script_cache_miss_reloaded_is_not_counted_as_a_redis_error(redis_url: str) -> None:
+    """NOSCRIPT (Redis restarted or its script cache flushed) makes the client load the script and run it again:
+    normal operation, not a failure for the RedisErrors alert."""
+    redis = connect_redis(redis_url)
+    try:
+        script = redis.register_script("return 7")
+        assert await script() == 7
+        await redis.script_flush()
+        before = metrics.REGISTRY.get_sample_value("flowergarden_redis_errors_total", {"command": "EVALSHA"}) or 0.0
+        assert await script() == 7  # NOSCRIPT, SCRIPT LOAD, EVALSHA again
+        after = metrics.REGISTRY.get_sample_value("flowergarden_redis_errors_total", {"command": "EVALSHA"}) or 0.0
+        assert after == before
+    finally:
+        await redis.aclose()

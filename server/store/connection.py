@@ -20,6 +20,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.client import Pipeline
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
+from redis.exceptions import NoScriptError
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
@@ -56,6 +57,9 @@ class MeasuredRedis(Redis):
             result = await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
             failed = False
             return result
+        except NoScriptError:
+            failed = False  # a script-cache miss: the caller loads the script and runs it again, not a Redis error
+            raise
         finally:
             name = args[0] if args and isinstance(args[0], str) else "?"
             metrics.redis_command(name.split(" ", 1)[0].upper(), time.perf_counter() - started, failed)
@@ -74,6 +78,9 @@ class MeasuredRedisCluster(RedisCluster):
             result = await super().execute_command(*args, **kwargs)
             failed = False
             return result
+        except NoScriptError:
+            failed = False  # a script-cache miss: the caller loads the script and runs it again, not a Redis error
+            raise
         finally:
             name = args[0] if args and isinstance(args[0], str) else "?"
             metrics.redis_command(name.split(" ", 1)[0].upper(), time.perf_counter() - started, failed)
