@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from ssl import SSLContext
 from typing import Any
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -79,6 +80,9 @@ class TransportLimits:
     max_unidentified_per_address: int = 8
     """Of those, connections that have not said ``hello`` yet; more are closed with 1008 (0: no limit)."""
     hello_timeout: float = 10.0
+    allowed_origins: tuple[str, ...] = ()
+    """Origins (``https://play.example.org``) whose pages may open a WebSocket besides the page's own (the handshake's
+    ``Host``); a client that sends no ``Origin`` (not a browser) is always let through. Others get 403."""
     shutdown_timeout: float = 5.0
     """Graceful shutdown: how long requests in flight may take to be answered before connections are cut."""
 
@@ -92,6 +96,8 @@ class TransportStats:
     outbox_high_water: int = 0
     refused_address: int = 0
     """Connections closed because their address had too many open (or too many without ``hello``)."""
+    refused_origin: int = 0
+    """WebSocket handshakes refused (403) because a browser page of another origin opened them."""
 
 
 class AddressBook:
@@ -495,6 +501,18 @@ HttpGate = Callable[[Request, str], Awaitable[Response | None]]
 """Answers a plain HTTP request or refuses a handshake (given the client's address); None lets it through."""
 
 
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """Whether a WebSocket handshake's ``Origin`` may connect: none sent (a program, not a browser page), the page's
+    own origin (its host and port are the handshake's ``Host``), or one the operator allowed. A page of another site
+    (cross-site WebSocket hijacking) and the opaque ``null`` origin may not."""
+    if origin is None:
+        return True
+    if origin.rstrip("/").lower() in {entry.rstrip("/").lower() for entry in allowed}:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and host is not None and parts.netloc.lower() == host.lower()
+
+
 class Transport:
     """Serves the protocol on one host and port with a dispatcher behind it."""
 
@@ -590,6 +608,9 @@ class Transport:
                 return answer
         if request.headers.get("Upgrade", "").lower() != "websocket":
             return self.site.respond(path, request.headers.get("Accept-Encoding", ""), request.headers.get("Accept", ""))
+        if not origin_allowed(request.headers.get("Origin"), request.headers.get("Host"), self.limits.allowed_origins):
+            self.stats.refused_origin += 1
+            return self.http(HTTPStatus.FORBIDDEN, {"status": "forbidden", "error": "origin_not_allowed"})
         return None
 
     @staticmethod
