@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from server import logs, metrics, version
-from server.admin_signing import verify
+from server.admin_signing import MAX_AGE_MS, verify
 from server.operations import Operations
 from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
@@ -67,6 +67,9 @@ class AdminExecutor:
         self.drain_timeout = 3600.0
         self.started_at = int(time.time() * 1000)
         self._loop = BackgroundLoop("AdminExecutor")
+        self._obeyed: dict[str, int] = {}
+        """Ids of the genuine commands this process carried out -> their signed time (ms), kept while a command of that
+        time could still pass :func:`verify`: a signed command written to the stream again is obeyed once."""
         self._handlers: dict[str, Handler] = {
             "list": self._list,
             "kick": self._kick,
@@ -135,7 +138,10 @@ class AdminExecutor:
         args = command.get("args") if isinstance(command.get("args"), dict) else {}
         assert isinstance(args, dict)
         handler = self._handlers.get(action)
-        problem = "this server has no operator secret configured" if not self.secret else verify(self.secret, command, await self.now_ms())
+        now = await self.now_ms()
+        problem = "this server has no operator secret configured" if not self.secret else verify(self.secret, command, now)
+        if problem is None:
+            problem = self._first_time(command_id, int(command["at"]), now)
         if problem is None and handler is None:
             problem = f"unknown action {action[:40]!r}"
         result: dict[str, Any] = {}
@@ -153,6 +159,18 @@ class AdminExecutor:
         (logs.event if ok else logs.warning)("admin_action", **{key: value for key, value in entry.items() if key != "at"})
         await self.ops_store.audit(entry)
         await self.ops_store.reply(command_id, outcome)
+
+    def _first_time(self, command_id: str, at_ms: int, now_ms: int) -> str | None:
+        """None the first time this process sees a genuine command id (remembered from now on), else why it is refused:
+        a replayed command (the same signed document written again) is obeyed once."""
+        for seen, seen_at in list(self._obeyed.items()):  # in signed-time order of arrival: forget what verify refuses anyway
+            if abs(now_ms - seen_at) <= 2 * MAX_AGE_MS:
+                break
+            del self._obeyed[seen]
+        if command_id in self._obeyed:
+            return "replayed command (this command id was carried out already)"
+        self._obeyed[command_id] = at_ms
+        return None
 
     # --- the actions ------------------------------------------------------------------------------------
 
