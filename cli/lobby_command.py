@@ -9,9 +9,10 @@ from cli.connected import add_plain_argument, add_server_argument, display_name,
 from cli.output import counted
 from cli.player_commands import PASSWORD_ENV, credentials
 from cli.terminal_input import discard_typeahead
+from cli.tui.texts import creator_label, entry_options
 from client import RaceClient
 from client.race_session import Credentials, SeatRequest, introduce
-from client.race_view import player_label, race_status_words, time_limit_words
+from client.race_view import player_label, race_status_words
 from shared.protocol import LobbyAdded, LobbyChanged, LobbyEntry, LobbyRemoved, LobbyReset
 
 
@@ -50,25 +51,6 @@ def run_lobby(args: argparse.Namespace) -> int:
         return run_connected(args, lambda args: watch(args, login))
     finally:
         discard_typeahead()
-
-
-def entry_options(entry: LobbyEntry) -> str:
-    """A race's settings in short: ``classic, rated, time limit 5:00``."""
-    settings = entry.settings
-    options = [settings.profile]
-    options += [name for name, on in (("rated", settings.rated), ("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
-    if settings.time_limit:
-        options.append(time_limit_words(settings.time_limit))
-    if entry.difficulty is not None:
-        options.append(entry.difficulty)
-    if entry.seed_chosen:
-        options.append("CHOSEN SEED")
-    return ", ".join(options)
-
-
-def creator_label(entry: LobbyEntry) -> str:
-    """The race's creator as shown: its account, ``(bot)`` or ``(guest)`` label (see :func:`player_label`)."""
-    return player_label(entry.creator, entry.creator_account, entry.creator_bot)
 
 
 def entry_line(entry: LobbyEntry, now_ms: int) -> str:

@@ -22,6 +22,7 @@ from cli.engine_commands import add_profile_argument, seed_argument
 from cli.output import EXIT_LEFT, EXIT_USAGE, OUTCOMES, CommandError, board_text, race_exit_code
 from cli.player_commands import PASSWORD_ENV, credentials
 from cli.terminal_input import StdinLines, discard_typeahead
+from cli.tui.texts import KEYS_HELP
 from client import ConnectionLost, RaceClient, ServerError
 from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
 from client.sessions import SessionStore
@@ -49,20 +50,6 @@ PLAIN_HELP = """Line mode (--plain, or when stdout is not a terminal). Type a mo
   undo, redeal, stuck, resign, board, help
 Ctrl-D or Ctrl-C leaves at once (a running race keeps your seat for its grace period: --resume takes it back).
 The process ends as soon as the race has a result."""
-
-KEYS_HELP = """Full-screen keys (the footer shows those that work now):
-  5d ts 10h    type a card: it moves when it has one legal destination, else its destinations light up
-  f 1-6        the destination of the lit card: its foundation, a column (Esc cancels)
-  mouse        click a card, then a lit column number or "Foundations"
-  m            the numbered list of legal moves (arrows and Enter, or a click, play one)
-  o            auto-move on/off: safe cards go to the foundations by themselves
-  u            undo (races with undo; counted)
-  e            the one-time redeal (races with it; asks first)
-  x  g         declare stuck, resign (each asks first)
-  ?            this help
-  Ctrl-Q Ctrl-C Ctrl-D   leave at once
-After the result: r rematch, p replay this race, l the lobby, q quit."""
-
 
 def register(subparsers: Any) -> None:
     """Add ``race``."""

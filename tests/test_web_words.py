@@ -10,7 +10,7 @@ from playwright.async_api import Page, expect
 from race_helpers import Race, play, player, seated_race
 from winning_lines import winning_deal
 
-from cli.lobby_command import entry_options
+from cli.tui.texts import entry_options
 from client import RaceClient
 from client.race_session import refusal_text
 from client.race_view import clock_text, time_limit_words, watched_status_words

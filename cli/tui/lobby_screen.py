@@ -10,8 +10,8 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from cli.lobby_command import creator_label, entry_options
 from cli.output import counted
+from cli.tui.texts import creator_label, entry_options
 from client import Resumed
 from client.race_client import Incoming, RaceClient
 from client.race_view import race_status_words

@@ -27,6 +27,7 @@ from textual.worker import Worker
 
 from cli.tui.board import LIT, BoardWidget, BouquetWidget
 from cli.tui.dialogs import Confirm, ResultScreen
+from cli.tui.texts import KEYS_HELP
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
@@ -513,7 +514,6 @@ class RaceScreen(Screen[None]):
             self.say(refusal_text(error))
 
     def action_help(self) -> None:
-        from cli.race_command import KEYS_HELP
         from cli.tui.dialogs import HelpScreen
 
         self.app.push_screen(HelpScreen("Keys of the race screen", KEYS_HELP))

@@ -1,0 +1,42 @@
+"""Texts the full-screen screens show and their line-mode commands print too: the race keys, a lobby entry's words.
+
+The screens own them (the commands that launch a screen import from here, never the other way round), and the
+module imports no Textual, so ``flowergarden --help`` and the line modes stay quick to start.
+"""
+
+from __future__ import annotations
+
+from client.race_view import player_label, time_limit_words
+from shared.protocol import LobbyEntry
+
+KEYS_HELP = """Full-screen keys (the footer shows those that work now):
+  5d ts 10h    type a card: it moves when it has one legal destination, else its destinations light up
+  f 1-6        the destination of the lit card: its foundation, a column (Esc cancels)
+  mouse        click a card, then a lit column number or "Foundations"
+  m            the numbered list of legal moves (arrows and Enter, or a click, play one)
+  o            auto-move on/off: safe cards go to the foundations by themselves
+  u            undo (races with undo; counted)
+  e            the one-time redeal (races with it; asks first)
+  x  g         declare stuck, resign (each asks first)
+  ?            this help
+  Ctrl-Q Ctrl-C Ctrl-D   leave at once
+After the result: r rematch, p replay this race, l the lobby, q quit."""
+
+
+def entry_options(entry: LobbyEntry) -> str:
+    """A race's settings in short: ``classic, rated, time limit 5:00``."""
+    settings = entry.settings
+    options = [settings.profile]
+    options += [name for name, on in (("rated", settings.rated), ("undo", settings.undo), ("redeal", settings.redeal_once), ("solvable", settings.solvable_only)) if on]
+    if settings.time_limit:
+        options.append(time_limit_words(settings.time_limit))
+    if entry.difficulty is not None:
+        options.append(entry.difficulty)
+    if entry.seed_chosen:
+        options.append("CHOSEN SEED")
+    return ", ".join(options)
+
+
+def creator_label(entry: LobbyEntry) -> str:
+    """The race's creator as shown: its account, ``(bot)`` or ``(guest)`` label (see :func:`player_label`)."""
+    return player_label(entry.creator, entry.creator_account, entry.creator_bot)
