@@ -2,7 +2,7 @@
 """The project's two entry points for a fresh machine with only Python 3.11+.
 
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
-    python3 dev.py test  [pytest options]               type-check and lint every package, then run the whole test suite
+    python3 dev.py test  [pytest options]               type-check and lint every package, check the import contracts, then run the whole test suite
                                                         (browser tests included: installs Debian's chromium, and redis-server 7 for
                                                         the sharded cluster tests, as root when missing)
 
@@ -127,7 +127,7 @@ def run(command: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Dispatch ``serve`` or ``test`` (``mypy --strict`` on shared, server, client, cli and benchmarks, ``ruff check``, then pytest)."""
+    """Dispatch ``serve`` or ``test`` (``mypy --strict`` on shared, server, client, cli and benchmarks, ``ruff check``, the import contracts, then pytest)."""
     if not argv or argv[0] not in ("serve", "test"):
         print(__doc__)
         return 2
@@ -138,8 +138,13 @@ def main(argv: list[str]) -> int:
     ensure_browser()
     ensure_debian_package("redis-server", has_redis7, REDIS7_HINT)
     python = str(venv_bin("python"))
-    for check in (["-m", "mypy", "--strict", "shared", "server", "client", "cli", "benchmarks"], ["-m", "ruff", "check", "."]):
-        code = run([python, *check])
+    checks = (
+        [python, "-m", "mypy", "--strict", "shared", "server", "client", "cli", "benchmarks"],
+        [python, "-m", "ruff", "check", "."],
+        [str(venv_bin("lint-imports"))],  # the layer table of docs/ARCHITECTURE.md ([tool.importlinter] in pyproject.toml)
+    )
+    for check in checks:
+        code = run(check)
         if code != 0:
             return code
     return run([python, "-m", "pytest", *argv[1:]])
