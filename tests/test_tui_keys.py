@@ -9,9 +9,26 @@ from pathlib import Path
 import pytest
 from race_helpers import player
 from server_processes import flowergarden
-from tui_helpers import SIZES, SMALL, ann_in_the_app, own_actions, result_text, screen_lines, shown, until
+from textual.widgets import Checkbox, Input
+from tui_helpers import (
+    SIZES,
+    SMALL,
+    ann_in_the_app,
+    has_race_screen,
+    own_actions,
+    race_screen,
+    result_text,
+    save_screenshot,
+    screen_lines,
+    shown,
+    until,
+)
 
-from cli.tui.dialogs import Confirm, HelpScreen
+from cli.tui.app import FlowerGardenApp, LobbyStart
+from cli.tui.dialogs import Confirm, HelpScreen, SettingsScreen
+from cli.tui.lobby_screen import LobbyScreen
+from client.race_session import SeatRequest
+from client.sessions import SessionStore
 from server.app import RaceServer
 from shared import move_text
 from shared.protocol import RaceSettings
@@ -116,3 +133,34 @@ async def test_flowergarden_server_sets_the_default_server(race_server: RaceServ
         assert process.returncode == 2 and "'nowhere' is not a server URL" in output
     finally:
         await ann.close()
+
+
+async def test_c_in_the_lobby_asks_for_the_settings_then_creates_the_race(race_server: RaceServer, tmp_path: Path) -> None:
+    app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Ann")), store=SessionStore(tmp_path / "s.json"))
+    async with app.run_test(size=SMALL) as pilot:
+        await shown(pilot, LobbyScreen)
+        await pilot.press("c")
+        dialog = await shown(pilot, SettingsScreen, "the settings dialog")
+        text = " ".join(screen_lines(app))
+        for setting in ("foundation-only", "Time limit", "undo", "redeal", "private", "rated", "Spectator delay"):
+            assert setting in text, f"{setting!r} is not on the dialog at 80x24"
+        save_screenshot(app, "lobby-settings-80x24")
+        dialog.query_one("#time-limit", Input).value = "90000"
+        dialog.query_one("#undo", Checkbox).value = True
+        await pilot.click("#create")
+        await until(pilot, lambda: "time limit is a whole number" in str(dialog.query_one("#settings-error").render()))
+        dialog.query_one("#time-limit", Input).value = "300"
+        dialog.query_one("#rated", Checkbox).value = True
+        await pilot.click("#create")
+        await until(pilot, lambda: "--login" in str(dialog.query_one("#settings-error").render()), what="rated refused to a guest")
+        dialog.query_one("#rated", Checkbox).value = False
+        await pilot.click("#create")
+        await until(pilot, lambda: has_race_screen(app), what="the race screen")
+        view = race_screen(app).view
+        assert view.rules.undo and not view.rated
+        bob = await player(race_server.url, "Bob")
+        try:
+            listed = {entry.race: entry for entry in (await bob.watch_lobby()).races}
+            assert listed[view.race_id].settings.time_limit == 300 and listed[view.race_id].settings.undo
+        finally:
+            await bob.close()

@@ -294,7 +294,7 @@ class FlowerGardenApp(App[int]):
         base = self.seat_request()
         request = SeatRequest(
             name=base.name,
-            settings=base.settings,
+            settings=how.get("settings") or base.settings,
             join=how.get("join"),
             quick=bool(how.get("quick")),
             resume=how.get("resume"),

@@ -1,17 +1,21 @@
-"""The app's modal screens: a yes/no confirmation, and the result in words with what to do next."""
+"""The app's modal screens: a yes/no confirmation, the keys, the settings of a new race, and the result in words with
+what to do next."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Button, Checkbox, Input, Label, Static
 
 from client.race_view import RaceView
+from shared import Profile
+from shared.protocol import MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS, RaceSettings
 
 
 class Confirm(ModalScreen[bool]):
@@ -110,3 +114,96 @@ class ResultScreen(ModalScreen[str]):
         screen = self.app.screen_stack[-2] if len(self.app.screen_stack) > 1 else None
         if isinstance(screen, RaceScreen):
             self.note(await screen.offer_rematch())
+
+
+class SettingsScreen(ModalScreen[RaceSettings | None]):
+    """The lobby's ``c``: the settings of the race to create (the rules, time limit, undo, redeal, private, rated,
+    solvable, spectator delay), starting from ``settings``; dismissed with the chosen settings, or None (Escape)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
+    DEFAULT_CSS = """
+    SettingsScreen { align: center middle; }
+    SettingsScreen > VerticalScroll {
+        width: 72; max-width: 100%; height: auto; max-height: 100%; border: thick $primary; padding: 0 1; background: $surface;
+    }
+    SettingsScreen Horizontal { height: auto; margin: 1 0 0 0; }
+    SettingsScreen Label { width: 24; }
+    SettingsScreen Input { width: 1fr; height: 1; border: none; padding: 0 1; }
+    SettingsScreen Checkbox { width: 1fr; height: 1; border: none; padding: 0; }
+    SettingsScreen Button { margin: 0 2 0 0; }
+    #settings-error { color: $error; height: auto; }
+    """
+
+    def __init__(self, settings: RaceSettings, *, logged_in: bool) -> None:
+        super().__init__()
+        self.settings = settings
+        self.logged_in = logged_in
+
+    def compose(self) -> ComposeResult:
+        settings = self.settings
+        with VerticalScroll():
+            yield Static("[b]A new race[/]  (Create, or Enter in a field; Esc cancels)")
+            with Horizontal(classes="field"):
+                yield Label("Time limit (seconds)")
+                yield Input("" if settings.time_limit is None else str(settings.time_limit), placeholder="none", id="time-limit")
+            with Horizontal():
+                yield Label("Spectator delay (s)")
+                yield Input("" if settings.spectator_delay is None else str(settings.spectator_delay), placeholder="the server's", id="delay")
+            yield Checkbox("foundation-only rules (no building on columns)", settings.profile == Profile.FOUNDATION_ONLY, id="profile")
+            yield Checkbox("undo (counted)", settings.undo, id="undo")
+            yield Checkbox("the one-time redeal", settings.redeal_once, id="redeal")
+            yield Checkbox("private (an invite code, not listed)", settings.private, id="private")
+            yield Checkbox("a proven winnable deal", settings.solvable_only, id="solvable")
+            yield Checkbox("rated (needs lobby --login; no undo)", settings.rated, id="rated")
+            yield Static("", id="settings-error")
+            with Horizontal():
+                yield Button("Create", variant="primary", id="create")
+                yield Button("Cancel", id="cancel")
+
+    def chosen(self) -> RaceSettings:
+        """The settings as filled in; ValueError with the reason when a field is wrong."""
+        limit = _whole(self.query_one("#time-limit", Input).value, "the time limit", 1, MAX_TIME_LIMIT_SECONDS)
+        delay = _whole(self.query_one("#delay", Input).value, "the spectator delay", 0, MAX_SPECTATOR_DELAY_SECONDS)
+        rated = self.query_one("#rated", Checkbox).value
+        if rated and not self.logged_in:
+            raise ValueError("a rated race needs your account: start the lobby with --login HANDLE")
+        return replace(
+            self.settings,
+            profile=(Profile.FOUNDATION_ONLY if self.query_one("#profile", Checkbox).value else Profile.CLASSIC).value,
+            time_limit=limit,
+            spectator_delay=delay,
+            undo=self.query_one("#undo", Checkbox).value,
+            redeal_once=self.query_one("#redeal", Checkbox).value,
+            private=self.query_one("#private", Checkbox).value,
+            solvable_only=self.query_one("#solvable", Checkbox).value,
+            rated=rated,
+        )
+
+    def _create(self) -> None:
+        try:
+            self.dismiss(self.chosen())
+        except ValueError as error:
+            self.query_one("#settings-error", Static).update(escape(str(error)))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "create":
+            self._create()
+        else:
+            self.dismiss(None)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._create()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def _whole(text: str, what: str, low: int, high: int) -> int | None:
+    """A whole number typed in a field (empty: None), from ``low`` to ``high``; ValueError saying which field."""
+    if not text.strip():
+        return None
+    if not text.strip().isdigit() or not low <= int(text) <= high:
+        raise ValueError(f"{what} is a whole number from {low} to {high}, or empty")
+    return int(text)

@@ -1,4 +1,5 @@
-"""The lobby: the open races as a live table, a key to join the selected one, create, quick match or resume."""
+"""The lobby: the open races as a live table, a key to join the selected one, create (after a settings dialog), quick
+match, race a bot or resume."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from client import Resumed
 from client.race_client import Incoming, RaceClient
 from client.race_view import race_status_words
 from client.sessions import SavedRace
-from shared.protocol import LobbyEvent
+from shared.protocol import LobbyEvent, RaceSettings
 
 COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 23), ("settings", 32))
 """The table's columns and their widths (fixed: the rows change all the time); with each column's padding they fit
@@ -121,7 +122,19 @@ class LobbyScreen(Screen[None]):
         self._start(join=race)
 
     def action_create(self) -> None:
-        self._start()
+        """The settings dialog, then a race created with them (Escape: nothing)."""
+        from cli.tui.app import FlowerGardenApp
+        from cli.tui.dialogs import SettingsScreen
+
+        app = self.app
+        assert isinstance(app, FlowerGardenApp)
+        request = app.seat_request()
+
+        def chosen(settings: RaceSettings | None) -> None:
+            if settings is not None:
+                self._start(settings=settings)
+
+        app.push_screen(SettingsScreen(request.settings, logged_in=request.login is not None), chosen)
 
     def action_quick(self) -> None:
         self._start(quick=True)
