@@ -7,11 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from race_helpers import Race, drop, play, player, seated_race
 from server_processes import flowergarden, read_until
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_helpers import SIZE, SMALL, has_race_screen, race_screen, save_screenshot, send_keys, shown, type_move, until
+from tui_helpers import SIZES, SMALL, has_race_screen, race_screen, save_screenshot, send_keys, shown, type_move, until
 from winning_lines import winning_deal
 
 from cli.tui.app import FlowerGardenApp, LobbyStart, RaceStart, ReplayStart, WatchStart
@@ -23,8 +24,11 @@ from client.sessions import SessionStore
 from server.app import RaceServer
 from shared.protocol import Back, Progress, RaceResult, RaceSettings, Started
 
+ON_BOTH_SIZES = pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x45"])
 
-async def test_a_killed_race_process_gets_its_seat_back_with_resume(race_server: RaceServer, tmp_path: Path) -> None:
+
+@ON_BOTH_SIZES
+async def test_a_killed_race_process_gets_its_seat_back_with_resume(race_server: RaceServer, tmp_path: Path, size: tuple[int, int]) -> None:
     seed, line = winning_deal()
     ann = await player(race_server.url, "Ann")
     seated = await ann.create(RaceSettings(seed=seed))
@@ -47,7 +51,7 @@ async def test_a_killed_race_process_gets_its_seat_back_with_resume(race_server:
 
     app = FlowerGardenApp(race_server.url, RaceStart(SeatRequest(resume=saved)), store=store)
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: has_race_screen(app) and race_screen(app).session.view is not None, what="the resumed race")
             screen = race_screen(app)
             assert screen.view.race_id == race_id and screen.view.slot == 1
@@ -61,12 +65,13 @@ async def test_a_killed_race_process_gets_its_seat_back_with_resume(race_server:
         await ann.close()
 
 
-async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer) -> None:
+@ON_BOTH_SIZES
+async def test_watching_draws_both_boards_move_by_move(race_server: RaceServer, size: tuple[int, int]) -> None:
     seed, line = winning_deal()
     race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
     app = FlowerGardenApp(race_server.url, WatchStart(race.race_id))
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             screen = await shown(pilot, WatchScreen)
             await play(race.ann, race.race_id, line[:4])
             await play(race.bob, race.race_id, line[:2])
@@ -92,7 +97,7 @@ async def watching_a_delayed_race(url: str) -> AsyncIterator[tuple[Race, FlowerG
     try:
         await play(race.ann, race.race_id, line[:2])
         app = FlowerGardenApp(url, WatchStart(race.race_id))
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SMALL) as pilot:
             screen = await shown(pilot, WatchScreen)
             await until(pilot, lambda: "under way" in str(screen.query_one("#spectator-status").render()))
             yield race, app, pilot, screen
@@ -121,7 +126,8 @@ async def test_watching_a_race_that_ended_while_the_connection_was_away_says_so_
         assert "Reconnected." in str(screen.query_one("#spectator-message").render())
 
 
-async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_server: RaceServer) -> None:
+@ON_BOTH_SIZES
+async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_server: RaceServer, size: tuple[int, int]) -> None:
     seed, line = winning_deal()
     race = await seated_race(race_server.url, RaceSettings(seed=seed))
     await play(race.ann, race.race_id, line[:3])
@@ -130,7 +136,7 @@ async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_se
     await race.ann.wait_for(RaceResult)
     await race.close()
     app = FlowerGardenApp(race_server.url, ReplayStart(race.race_id))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = await shown(pilot, ReplayScreen)
         board = screen.query_one("#board-0", BoardWidget)
         await pilot.press("end")
@@ -149,11 +155,12 @@ async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_se
         assert screen.view.result is not None
 
 
-async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_server: RaceServer, tmp_path: Path) -> None:
+@ON_BOTH_SIZES
+async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_server: RaceServer, tmp_path: Path, size: tuple[int, int]) -> None:
     ann = await player(race_server.url, "Ann")
     app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Bob")), store=SessionStore(tmp_path / "s.json"))
     try:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             lobby = await shown(pilot, LobbyScreen)
             await ann.create(RaceSettings(seed=3))  # listed first: the race joined is picked with the arrow keys
             seated = await ann.create(RaceSettings(seed=15, time_limit=300))
@@ -166,7 +173,9 @@ async def test_the_lobby_lists_open_races_live_and_joins_the_selected_one(race_s
                 await pilot.press("down")
             assert lobby.selected_race() == race_id and table.row_count >= 2
             assert table.get_cell(race_id, "status") == "waiting for an opponent"  # words, not the wire's 'waiting'
-            assert table.max_scroll_x == 0  # every column fits the width: no horizontal scroll bar
+            if size[0] >= 110:
+                assert table.max_scroll_x == 0  # every column fits the width: no horizontal scroll bar
+            assert "classic, time limit 5:00" in str(lobby.query_one("#lobby-detail").render())  # whole at any width
             title = str(lobby.query_one("#lobby-title").render())
             assert re.search(r": \d+ open races?$", title.splitlines()[0]) and "race(s)" not in title
             save_screenshot(app, "lobby")
