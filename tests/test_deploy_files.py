@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import kubernetes_validate  # type: ignore[import-untyped]
 import pytest
 import yaml
 
@@ -174,3 +175,16 @@ def test_no_dashboard_query_subtracts_counters() -> None:
     for expression in expressions:
         bare = re.sub(r"(rate|increase)\([^()]*\)", "", expression)
         assert not re.search(r"\w+_total\b", bare), expression
+
+
+def test_the_kubernetes_example_is_valid_and_probes_ready_and_live() -> None:
+    """Checked offline against the Kubernetes 1.30 schemas (strict: a misspelt field is an error)."""
+    documents = list(yaml.safe_load_all((ROOT / "deploy" / "kubernetes" / "flowergarden.yaml").read_text(encoding="utf-8")))
+    for document in documents:
+        kubernetes_validate.validate(document, "1.30", strict=True)
+    kinds = {document["kind"]: document for document in documents}
+    assert set(kinds) == {"Deployment", "PodDisruptionBudget", "Service"}
+    container = kinds["Deployment"]["spec"]["template"]["spec"]["containers"][0]
+    assert (container["readinessProbe"]["httpGet"]["path"], container["livenessProbe"]["httpGet"]["path"]) == ("/ready", "/live")
+    drain = next(float(item["value"]) for item in container["env"] if item["name"] == "FLOWERGARDEN_SIGTERM_DRAIN_SECONDS")
+    assert drain < kinds["Deployment"]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
