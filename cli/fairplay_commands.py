@@ -21,9 +21,9 @@ from cli.engine_commands import add_profile_argument, board_from_game_document, 
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json, read_json_input
 from client import RaceClient
 from client.race_view import line_verdict_words
-from shared import Board, EngineError, Profile, Rules, card_text, deal, parse_action
-from shared.commitment import NO_LINE, line_digest, verify_commitment
+from shared import Board, Profile
 from shared.protocol import Countdown, PlayerAnalysis, RaceAnalysis, RaceResult, plain
+from shared.race.reveal import check_reveal
 from shared.solver import Budget
 from shared.solver.analysis import analyse_line, line_from, winning_line
 
@@ -73,28 +73,8 @@ def register(subparsers: Any) -> None:
 def check_deal(
     commitment: str, seed: int, profile: Profile, salt_hex: str, line: list[str] | None, layout: Countdown | None = None
 ) -> list[tuple[str, bool, str]]:
-    """Each check of a reveal: (name, passed, what it says)."""
-    try:
-        salt = bytes.fromhex(salt_hex)
-    except ValueError:
-        salt = b""
-    digest = line_digest(line) if line else NO_LINE
-    checks = [("commitment", verify_commitment(commitment, seed, profile, salt, digest), f"SHA-256 over seed {seed}, {profile.value}, salt, line")]
-    if layout is not None:
-        dealt = deal(seed)
-        same = layout.columns == [[card_text(card) for card in column] for column in dealt.columns]
-        same = same and layout.bouquet == [card_text(card) for card in dealt.bouquet]
-        checks.append(("layout", same, "the countdown's layout is the deal of the seed"))
-    if line:
-        board = Board.deal(seed, Rules(profile))
-        try:
-            for move in line:
-                board.play(parse_action(move))
-            wins = board.is_won()
-        except (EngineError, ValueError):
-            wins = False
-        checks.append(("proving line", wins, f"the {len(line)}-move proving line wins the deal"))
-    return checks
+    """Each check of a reveal: (name, passed, what it says) (:func:`shared.race.reveal.check_reveal`)."""
+    return check_reveal(commitment, seed, profile, salt_hex, line, None if layout is None else (layout.columns, layout.bouquet))
 
 
 async def _race_reveal(args: argparse.Namespace) -> list[tuple[str, bool, str]]:

@@ -84,6 +84,45 @@ async def test_a_rated_record_with_an_abandonment_verifies(race_server: RaceServ
     await ann.close()
 
 
+async def test_a_record_whose_deal_is_not_the_one_committed_to_is_refused(race_server: RaceServer) -> None:
+    """Issue 25.6: a zero-move record (nothing to replay) with a changed seed, a commitment of 64 zeros, another salt
+    or another layout printed "verified"; verify now recomputes the commitment and deals the seed."""
+    ann, bob = await registered(race_server.url, new_handle("Ann")), await registered(race_server.url, new_handle("Bob"))
+    result = await rated_race(ann, bob)
+    record = await record_of(ann, result.race)
+    verify_record(record)
+
+    def forged(change: Any) -> dict[str, Any]:
+        copy: dict[str, Any] = json.loads(json.dumps(record))
+        countdown = [event for event in copy["events"] if event["type"] == "countdown"][-1]
+        change(countdown, next(event for event in copy["events"] if event["type"] == "result"))
+        return copy
+
+    def other_seed(countdown: dict[str, Any], result: dict[str, Any]) -> None:
+        result["seed"] = (result["seed"] + 1) % 2**64
+
+    def zero_commitment(countdown: dict[str, Any], result: dict[str, Any]) -> None:
+        countdown["commitment"] = "0" * 64
+
+    def other_salt(countdown: dict[str, Any], result: dict[str, Any]) -> None:
+        result["salt"] = "00" * 16
+
+    def other_layout(countdown: dict[str, Any], result: dict[str, Any]) -> None:
+        countdown["bouquet"][0], countdown["bouquet"][1] = countdown["bouquet"][1], countdown["bouquet"][0]
+
+    for change, complaint in ((other_seed, "the commitment does not hold"), (zero_commitment, "the commitment does not hold"),
+                              (other_salt, "the commitment does not hold"), (other_layout, "the layout does not hold")):  # fmt: skip
+        with pytest.raises(RecordInvalid, match=complaint):
+            verify_record(forged(change))
+    without = json.loads(json.dumps(record))
+    without["events"] = [event for event in without["events"] if event["type"] != "countdown"]
+    for number, event in enumerate(without["events"], start=1):
+        event["seq"] = number
+    with pytest.raises(RecordInvalid, match="no countdown"):
+        verify_record(without)
+    await asyncio.gather(ann.close(), bob.close())
+
+
 async def test_the_account_commands_register_log_in_and_show_leaderboard_and_history(race_server: RaceServer) -> None:
     handle = new_handle("Cli")
     url = race_server.url

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from shared import Profile, card_text, deal
+from shared.commitment import deal_commitment
 from shared.protocol import AttemptState, ErrorCode, RaceStatus, ResultReason
 from shared.race.record import RECORD_FORMAT, RECORD_VERSION, RecordInvalid, verify_record
 from shared.race.rules import Outcome, RaceRules, Standing, outcome
@@ -61,6 +63,18 @@ def test_a_grace_period_that_ends_during_the_countdown_ends_the_attempt_at_the_s
     assert race.result == Outcome(0, ResultReason.ABANDONED)
 
 
+def sealed_deal(seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What a countdown publishes of the classic deal of ``seed`` (commitment, layout) and what its result reveals."""
+    salt = bytes(range(16))
+    layout = deal(seed)
+    countdown = {
+        "commitment": deal_commitment(seed, Profile.CLASSIC, salt),
+        "columns": [[card_text(card) for card in column] for column in layout.columns],
+        "bouquet": [card_text(card) for card in layout.bouquet],
+    }
+    return countdown, {"seed": seed, "salt": salt.hex()}
+
+
 def record(settings: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
     numbered = [{"seq": seq, **event} for seq, event in enumerate(events, start=1)]
     return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "race": {"race": "r", "settings": settings}, "events": numbered}
@@ -69,11 +83,12 @@ def record(settings: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
 def test_a_record_whose_race_ended_before_the_rules_decided_it_is_refused() -> None:
     # Seat 0 leads 1-0 when seat 1 resigns; with undo seat 0 may still fall back, so the race goes on: a result
     # "seat 0 wins on count" at that point does not follow (the old check took any result that could be fair).
+    countdown, reveal = sealed_deal(0)
     events = (
-        {"type": "countdown", "seed": 0},
+        {"type": "countdown", "seed": 0, **countdown},
         {"type": "move", "slot": 0, "move_seq": 1, "move": "AS b>f", "count": 1, "left": 51, "status": "playing"},
         {"type": "attempt_ended", "slot": 1, "reason": "resigned", "count": 0, "left": 52},
-        {"type": "result", "winner": 0, "reason": "count", "players": [{"slot": 0, "count": 1, "moves": 1}, {"slot": 1, "count": 0, "moves": 0}]},
+        {"type": "result", "winner": 0, "reason": "count", "players": [{"slot": 0, "count": 1, "moves": 1}, {"slot": 1, "count": 0, "moves": 0}], **reveal},
     )
     assert verify_record(record({"undo": False}, *events)).winner == 0
     with pytest.raises(RecordInvalid, match="does not follow"):

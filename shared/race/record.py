@@ -17,6 +17,7 @@ from shared.deal import MASK64, check_seed
 from shared.errors import EngineError
 from shared.protocol import AttemptState
 from shared.race.replay import replay_steps
+from shared.race.reveal import check_reveal
 from shared.race.rules import Standing, outcome
 from shared.rules import Profile, Rules
 
@@ -108,6 +109,7 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
     if result is None:
         raise RecordInvalid("the record has no result")
     winner, reason = _checked_result(result, boards, actions, standings, rules=rules, rated=bool(race.get("settings", {}).get("rated")))
+    _check_reveal(events, result, seed, rules.profile)
     return Verdict(
         race=str(race.get("race", "")),
         seed=seed,
@@ -126,6 +128,28 @@ def _seed(events: Sequence[Mapping[str, Any]]) -> int:
             except (TypeError, ValueError, OverflowError):
                 raise RecordInvalid(f"the seed is not an integer from 0 to {MASK64}", event.get("seq")) from None
     raise RecordInvalid("no event names the seed (countdown)")
+
+
+def _check_reveal(events: Sequence[Mapping[str, Any]], result: Mapping[str, Any], seed: int, profile: Profile) -> None:
+    """The deal was fixed before the start: the result's seed and salt (and proving line) hash to the commitment of
+    the last ``countdown`` (the deal played), and that countdown's layout is the seed's deal (shared/race/reveal.py)."""
+    countdowns = [event for event in events if event.get("type") == "countdown"]
+    if not countdowns:
+        raise RecordInvalid("the record has no countdown: nothing commits to the deal")
+    countdown = countdowns[-1]
+    at = countdown["seq"]
+    commitment = _field(countdown, "commitment", str, at)
+    columns, bouquet = _field(countdown, "columns", list, at), _field(countdown, "bouquet", list, at)
+    salt = _field(result, "salt", str, result["seq"])
+    line = result.get("proving_line")
+    if result.get("seed") != seed:
+        raise RecordInvalid("the result reveals another seed than the record's", result["seq"])
+    if line is not None and not (isinstance(line, list) and all(isinstance(move, str) for move in line)):
+        raise RecordInvalid("field 'proving_line' is of the wrong type", result["seq"])
+    for name, holds, says in check_reveal(commitment, seed, profile, salt, line, (columns, bouquet)):
+        if not holds:
+            where = at if name in ("commitment", "layout") else result["seq"]
+            raise RecordInvalid(f"the {name} does not hold: not true that {says}", where)
 
 
 def _slot(event: Mapping[str, Any], seq: int) -> int:
