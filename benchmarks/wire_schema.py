@@ -133,7 +133,7 @@ FRAMES: dict[str, dict[str, Any]] = {
         "settings": {"profile": "classic", "undo": False, "redeal_once": True, "time_limit": 300, "seed": None,
                      "spectator_delay": 30, "grace": 60, "solvable_only": True, "private": False, "spectators": "anyone",
                      "rated": False, "difficulty": "medium"},
-    },  # fmt: skip
+    },
 }
 MOVED = Moved(id=4711, race=RACE, move="7D b>5", seq=18, count=9, left=43, status=Status.PLAYING, undos=0, duplicate=False)
 MOVE_EVENT = MoveMade(race=RACE, seq=41, at=1_764_000_000_123, slot=0, move="7D b>5", move_seq=18, count=9, left=43, status=Status.PLAYING)
