@@ -22,6 +22,7 @@ from websockets.http11 import Response
 
 STATIC_ROOT = Path(__file__).resolve().parent / "static"
 SHELL_FILE = "app.html"
+SERVICE_WORKER = "sw.js"
 BUILD_PLACEHOLDER = "{{build}}"
 PRELOAD_PLACEHOLDER = "{{modulepreload}}"
 """Where the shell lists every module of the client, so the browser fetches them all at once instead of discovering
@@ -45,7 +46,7 @@ _RACE_ID = r"[A-Za-z0-9]{1,32}"
 _INVITE_CODE = r"[A-Za-z0-9-]{1,16}"
 _HANDLE = r"[A-Za-z0-9_-]{1,20}"
 PAGE_PATHS = re.compile(
-    rf"/|/race/{_RACE_ID}|/invite/{_INVITE_CODE}|/watch/{_RACE_ID}|/replay/{_RACE_ID}|/account|/leaderboard|/player/{_HANDLE}"
+    rf"/|/race/{_RACE_ID}|/invite/{_INVITE_CODE}|/watch/{_RACE_ID}|/replay/{_RACE_ID}|/account|/leaderboard|/rules|/player/{_HANDLE}"
 )
 """The page URLs (docs/WEB.md); each answers the same shell, whose script picks the view from the path."""
 
@@ -87,6 +88,11 @@ class StaticSite:
             self.assets[relative] = Asset.of(body, CONTENT_TYPES[path.suffix])
         self.build = digest.hexdigest()[:12]
         """Identifies this set of files: part of every asset URL."""
+        for name, asset in self.assets.items():
+            if BUILD_PLACEHOLDER.encode() in asset.body:  # the offline page and the service worker name this build's files
+                self.assets[name] = Asset.of(asset.body.replace(BUILD_PLACEHOLDER.encode(), self.build.encode()), asset.content_type)
+        self.service_worker = self.assets[SERVICE_WORKER]
+        """Served at the root (``/sw.js``), never cached: a worker's scope is the folder it is served from."""
         shell = self.assets.pop(SHELL_FILE, None)
         if shell is None:
             raise FileNotFoundError(f"the web client's page shell {root / SHELL_FILE} is missing")
@@ -105,6 +111,8 @@ class StaticSite:
         script says "No such page" with a link to the lobby, instead of a bare 426 it cannot explain to a person.
         """
         gzip_ok = "gzip" in accept_encoding.lower()
+        if path == f"/{SERVICE_WORKER}":
+            return _response(HTTPStatus.OK, self.service_worker, NO_CACHE, gzip_ok)
         if PAGE_PATHS.fullmatch(path):
             return _response(HTTPStatus.OK, self.shell, NO_CACHE, gzip_ok, page=True)
         if not path.startswith("/static/"):

@@ -285,6 +285,9 @@ class App {
   }
 }
 
+// Installed as an app, a page the server cannot answer shows the offline page (sw.js) instead of the browser's error.
+if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
+
 const app = new App();
 window.flowerGarden = app; // a handle for the browser's console and for tests (docs/WEB.md)
 app.start();

@@ -1,0 +1,60 @@
+"""The web client installs as an app: a manifest with icons, and a service worker that answers an offline page
+saying the game needs its server when a page cannot be loaded — never the browser's own error page."""
+
+from __future__ import annotations
+
+import json
+import struct
+import urllib.request
+
+from browser_helpers import first_visit, http_url, launched_browser, shot
+from playwright.async_api import ViewportSize, expect
+from race_helpers import server_config
+
+from server.app import RaceServer
+from server.web.static_site import StaticSite
+
+DESKTOP = ViewportSize(width=1280, height=800)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+async def test_the_page_names_a_manifest_whose_icons_exist_at_their_sizes(race_server: RaceServer) -> None:
+    site = http_url(race_server.url)
+    build = StaticSite().build
+    with urllib.request.urlopen(f"{site}/static/{build}/manifest.json") as answer:
+        manifest = json.load(answer)
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        with urllib.request.urlopen(f"{site}/static/{build}/{icon['src']}") as answer:
+            assert answer.headers["Content-Type"] == "image/png"
+            width, height = png_size(answer.read())
+        assert f"{width}x{height}" == icon["sizes"]
+    with urllib.request.urlopen(f"{site}/") as answer:
+        assert f'<link rel="manifest" href="/static/{build}/manifest.json">' in answer.read().decode()
+
+
+async def test_with_the_server_gone_a_page_opens_the_offline_page_that_says_it_needs_the_server(redis_url: str) -> None:
+    async with launched_browser() as browser:
+        context = await browser.new_context(viewport=DESKTOP)
+        page = await context.new_page()
+        async with RaceServer(server_config(redis_url)) as server:
+            site = http_url(server.url)
+            await first_visit(page, site + "/", "Ann")
+            scope = await page.evaluate(
+                "async () => { const ready = await Promise.race([navigator.serviceWorker.ready, new Promise((r) => setTimeout(() => r(null), 10000))]);"
+                " return ready ? ready.scope : (await navigator.serviceWorker.getRegistrations()).length + ' registrations, none ready'; }"
+            )
+            assert scope == site + "/", scope
+            await page.goto(site + "/rules")  # a page load under the worker's control, while the server answers
+            await expect(page.locator(".rules-page h1")).to_be_visible()
+        await page.goto(site + "/")
+        await expect(page.locator(".offline-page h1")).to_have_text("Flower Garden Race needs its server")
+        await expect(page.locator(".offline-page a.button")).to_have_attribute("href", "/")
+        await shot(page, "offline-page")
+        await context.close()
