@@ -3,6 +3,7 @@ saying the game needs its server when a page cannot be loaded — never the brow
 
 from __future__ import annotations
 
+import asyncio
 import json
 import struct
 import urllib.request
@@ -17,6 +18,12 @@ from server.web.static_site import StaticSite
 DESKTOP = ViewportSize(width=1280, height=800)
 
 
+def get(url: str) -> tuple[str, bytes]:
+    """GET ``url``: its Content-Type and body (blocking: run in a thread)."""
+    with urllib.request.urlopen(url) as answer:
+        return str(answer.headers["Content-Type"]), answer.read()
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     """Width and height from a PNG's IHDR chunk."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -27,16 +34,15 @@ def png_size(data: bytes) -> tuple[int, int]:
 async def test_the_page_names_a_manifest_whose_icons_exist_at_their_sizes(race_server: RaceServer) -> None:
     site = http_url(race_server.url)
     build = StaticSite().build
-    with urllib.request.urlopen(f"{site}/static/{build}/manifest.json") as answer:
-        manifest = json.load(answer)
+    manifest = json.loads((await asyncio.to_thread(get, f"{site}/static/{build}/manifest.json"))[1])
     assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
     for icon in manifest["icons"]:
-        with urllib.request.urlopen(f"{site}/static/{build}/{icon['src']}") as answer:
-            assert answer.headers["Content-Type"] == "image/png"
-            width, height = png_size(answer.read())
+        content_type, data = await asyncio.to_thread(get, f"{site}/static/{build}/{icon['src']}")
+        assert content_type == "image/png"
+        width, height = png_size(data)
         assert f"{width}x{height}" == icon["sizes"]
-    with urllib.request.urlopen(f"{site}/") as answer:
-        assert f'<link rel="manifest" href="/static/{build}/manifest.json">' in answer.read().decode()
+    shell = (await asyncio.to_thread(get, f"{site}/"))[1].decode()
+    assert f'<link rel="manifest" href="/static/{build}/manifest.json">' in shell
 
 
 async def test_with_the_server_gone_a_page_opens_the_offline_page_that_says_it_needs_the_server(redis_url: str) -> None:
