@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,10 +81,12 @@ class Owner:
     and whose they are (the player, once it said hello, and the client address), for the per-player and per-address
     limits."""
 
-    __slots__ = ("address", "identity", "on_paired", "player", "queue", "races")
+    __slots__ = ("address", "identity", "on_paired", "player", "queue", "races", "reserved")
 
     def __init__(self, address: str = "", player: str | None = None) -> None:
         self.races: set[str] = set()
+        self.reserved = 0
+        """Places taken by requests still opening a race or a queue entry (:meth:`LobbyService.place`)."""
         self.queue: QueueEntry | None = None
         self.address = address
         self.player = player
@@ -94,8 +96,8 @@ class Owner:
         """Called when a later pairing seated the waiting player in another race."""
 
     def open_count(self) -> int:
-        """Races and queue entries held."""
-        return len(self.races) + (self.queue is not None)
+        """Races and queue entries held, and the places of those being opened."""
+        return len(self.races) + (self.queue is not None) + self.reserved
 
     def race_ids(self) -> set[str]:
         """Every race held, including the one its queue entry waits in."""
@@ -150,22 +152,22 @@ class LobbyService:
         check_rated(settings, who)
         if settings.rated and self.races.books is not None:
             await self.races.books.refuse_if_playing_rated(who.player)
-        await self.make_room(owner)
-        race = await self.dealer.deal(settings, origin="create")
-        race_id = new_race_id()
-        try:
-            if race.settings.private:
-                race = replace(race, invite=await self._claim_invite(race_id))
-            seated = await self.races.create(race_id, who, race)
-        except BaseException:
-            await self._undo_deal(race)
-            raise
-        record = seated.record
-        if not await self.store.open(race_id, self._entry(record) if is_listed(record) else None, record.created_at):
-            await self.races.leave(race_id, who.player, next_deal=race.deal, reason=CloseReason.LOBBY_FULL)
-            await self._undo_deal(race)
-            raise ServiceError(ErrorCode.LOBBY_FULL, "the lobby is full; create a private race or try again later")
-        self.track(owner, race_id)
+        async with self.place(owner):
+            race = await self.dealer.deal(settings, origin="create")
+            race_id = new_race_id()
+            try:
+                if race.settings.private:
+                    race = replace(race, invite=await self._claim_invite(race_id))
+                seated = await self.races.create(race_id, who, race)
+            except BaseException:
+                await self._undo_deal(race)
+                raise
+            record = seated.record
+            if not await self.store.open(race_id, self._entry(record) if is_listed(record) else None, record.created_at):
+                await self.races.leave(race_id, who.player, next_deal=race.deal, reason=CloseReason.LOBBY_FULL)
+                await self._undo_deal(race)
+                raise ServiceError(ErrorCode.LOBBY_FULL, "the lobby is full; create a private race or try again later")
+            self.track(owner, race_id)
         return seated
 
     async def join(self, race_id: str, who: Identity, *, accept_delay: int | None = None, by_invite: bool = False) -> SeatedRace:
@@ -337,10 +339,11 @@ class LobbyService:
         Returns the races held that wait for an opponent, with their creation times (ms)."""
         owners = list(self._owners if owners is None else owners)
         statuses = await self.races.statuses({race_id for owner in owners for race_id in owner.race_ids()})
-        still_open = {race_id for race_id, (status, _) in statuses.items() if status in OPEN_STATUSES}
+        # Only races looked up and found over are dropped: one tracked while the statuses were read stays.
+        over = {race_id for race_id, (status, _) in statuses.items() if status not in OPEN_STATUSES}
         for owner in owners:
-            owner.races &= still_open
-            if owner.queue is not None and owner.queue.race_id not in still_open:
+            owner.races -= over
+            if owner.queue is not None and owner.queue.race_id in over:
                 owner.queue = None
         return {race_id: created_at for race_id, (status, created_at) in statuses.items() if status is RaceStatus.WAITING}
 
@@ -364,16 +367,25 @@ class LobbyService:
         """The race's lobby entry as stored, with the spectator delay in force."""
         return as_map(lobby_entry(record, spectator_delay_ms=self.races.policy.delay_of(record.settings)))
 
-    async def make_room(self, owner: Owner, *, replacing_queue: bool = False) -> None:
-        """Refuse (``too_many_open_races``) when the connection, its player or its client address already holds as
-        many open races as it may; a quick-match request is ``replacing_queue``: the connection's earlier entry does
-        not count, the new one replaces it."""
-        if self._crowding(owner, replacing_queue) is None:
-            return
-        await self._forget_started(self._owners | {owner})
+    @contextlib.asynccontextmanager
+    async def place(self, owner: Owner, *, replacing_queue: bool = False) -> AsyncIterator[None]:
+        """A place for one more open race (or queue entry) of ``owner``, held while the body opens it: refused
+        (``too_many_open_races``) when the connection, its player or its client address already holds as many as it
+        may, places being opened included; a quick-match request is ``replacing_queue``: the connection's earlier
+        entry does not count, the new one replaces it. The last check and the taking of the place happen with no
+        ``await`` between them, so concurrent requests never pass the limits together; the body tracks what it opened
+        before the place is given back."""
+        if self._crowding(owner, replacing_queue) is not None:
+            await self._forget_started(self._owners | {owner})
         crowding = self._crowding(owner, replacing_queue)
         if crowding is not None:
             raise ServiceError(ErrorCode.TOO_MANY_OPEN_RACES, f"at most {crowding} may wait for an opponent at once")
+        owner.reserved += 1
+        self._owners.add(owner)
+        try:
+            yield
+        finally:
+            owner.reserved -= 1
 
     def _crowding(self, owner: Owner, replacing_queue: bool) -> str | None:
         """Which limit on open races ``owner`` has reached, if any (not counting a queue entry it replaces)."""

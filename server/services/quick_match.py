@@ -90,34 +90,34 @@ class QuickMatchService:
         check_rated(settings, who)
         if settings.rated:
             await self._refuse_if_playing_rated(who.player)
-        await self.lobby.make_room(owner, replacing_queue=True)
-        player = who.player
-        key = settings_key(settings)
-        rating = await self.rating_of(settings.profile, player) if settings.rated and self.rating_of is not None else None
-        earlier = await self.store.entry_of(player)
-        if earlier is not None and await self.store.cancel(earlier):
-            await self.lobby.abandon(earlier.race_id, player, reason=CloseReason.CANCELLED)
-        own: tuple[NewRace, SeatedRace] | None = None
-        for _ in range(self.attempts):
-            partner = await self.store.pair_or_wait(
-                key, player, None if own is None else own[1].info.race, rating=rating, window=self.window.as_args()
-            )
-            if partner is None and own is None:
-                own = await self._open_own_race(who, settings)
-                continue
-            if partner is None:
-                assert own is not None
-                seated = own[1]
-                await self.lobby.hold_queue(owner, QueueEntry(settings_key=key, race_id=seated.info.race, player=player), seated.record)
-                owner.identity = who
-                return seated, True
-            joined = await self._join(partner, who)
-            if joined is not None:
-                if own is not None:
-                    await self.races.discard(own[1].info.race)
-                    await self.dealer.give_back(own[0])
-                return joined, False
-        raise ServiceError(ErrorCode.UNAVAILABLE, "could not pair you right now; try again")
+        async with self.lobby.place(owner, replacing_queue=True):
+            player = who.player
+            key = settings_key(settings)
+            rating = await self.rating_of(settings.profile, player) if settings.rated and self.rating_of is not None else None
+            earlier = await self.store.entry_of(player)
+            if earlier is not None and await self.store.cancel(earlier):
+                await self.lobby.abandon(earlier.race_id, player, reason=CloseReason.CANCELLED)
+            own: tuple[NewRace, SeatedRace] | None = None
+            for _ in range(self.attempts):
+                partner = await self.store.pair_or_wait(
+                    key, player, None if own is None else own[1].info.race, rating=rating, window=self.window.as_args()
+                )
+                if partner is None and own is None:
+                    own = await self._open_own_race(who, settings)
+                    continue
+                if partner is None:
+                    assert own is not None
+                    seated = own[1]
+                    await self.lobby.hold_queue(owner, QueueEntry(settings_key=key, race_id=seated.info.race, player=player), seated.record)
+                    owner.identity = who
+                    return seated, True
+                joined = await self._join(partner, who)
+                if joined is not None:
+                    if own is not None:
+                        await self.races.discard(own[1].info.race)
+                        await self.dealer.give_back(own[0])
+                    return joined, False
+            raise ServiceError(ErrorCode.UNAVAILABLE, "could not pair you right now; try again")
 
     async def cancel(self, player: str, owner: Owner) -> None:
         """Leave the queue and close the waiting race; ``not_queued`` if the player was paired meanwhile."""
