@@ -18,7 +18,7 @@ from server.bot_host import BotHost
 from server.metrics import Role
 from server.ratelimit import TokenBucket
 from server.services import race_journal
-from server.services.accounts import AccountService, LoginGuard
+from server.services.accounts import AccountService
 from server.services.analysis import RaceAnalyst
 from server.services.clock import ServerClock
 from server.services.errors import ServiceError
@@ -132,8 +132,6 @@ class ConnectionState:
     owner: Owner = field(default_factory=Owner)
     """The races this connection holds open before their start, and its quick-match entry."""
     lobby_watcher: LobbyWatcher | None = None
-    login_guard: LoginGuard = field(default_factory=LoginGuard)
-    """This connection's failed logins (limited per connection)."""
 
     @property
     def player(self) -> str | None:
@@ -461,13 +459,13 @@ class Dispatcher:
     @handles(Register)
     async def _register(self, state: ConnectionState, session: Session, request: Register) -> None:
         state.session, key = await self.players.accounts.register(
-            session, request.handle, request.password, bot=request.bot, guard=state.login_guard, address=state.address
+            session, request.handle, request.password, bot=request.bot, address=state.address
         )
         await self._logged_in(state, request.id, key)
 
     @handles(Login)
     async def _login(self, state: ConnectionState, session: Session, request: Login) -> None:
-        state.session = await self.players.accounts.login(session, request.handle, request.password, state.login_guard)
+        state.session = await self.players.accounts.login(session, request.handle, request.password, state.address)
         await self._logged_in(state, request.id, None)
 
     @handles(Logout)
@@ -478,7 +476,7 @@ class Dispatcher:
 
     @handles(ChangePassword)
     async def _change_password(self, state: ConnectionState, session: Session, request: ChangePassword) -> None:
-        await self.players.accounts.change_password(session, request.password, request.new_password, state.login_guard)
+        await self.players.accounts.change_password(session, request.password, request.new_password, state.address)
         state.send(Ok(id=request.id))
 
     @handles(LeaderboardRequest)

@@ -8,6 +8,7 @@ from typing import TypeVar
 
 from lobby_helpers import wait_until
 from race_helpers import player
+from websockets.asyncio.client import connect
 
 from client import RaceClient
 from server.app import RaceServer
@@ -20,6 +21,18 @@ PASSWORD = "correct horse battery"
 def new_handle(prefix: str) -> str:
     """A handle no other test of the session registered (Redis is shared by the whole session)."""
     return f"{prefix}{secrets.token_hex(4)}"
+
+
+SLOW_HASHES = 60.0
+"""How long a request may wait for its reply where many password hashes queue on a busy 2-core machine."""
+
+
+async def from_address(url: str, address: str, name: str) -> RaceClient:
+    """A client connected from loopback ``address`` (127.x.y.z: another client address to the server) that said hello."""
+    connection = await connect(url, local_addr=(address, 0), max_size=1 << 20, compression=None)
+    client = RaceClient(connection, url=url, request_timeout=SLOW_HASHES)
+    await client.hello(name)
+    return client
 
 
 async def registered(url: str, handle: str, password: str = PASSWORD) -> RaceClient:

@@ -17,6 +17,9 @@ from server.store import InviteLimits, RaceStore, deal_texts
 from server.transport import TransportLimits
 from shared.protocol import Countdown, MoveMade, Progress, RaceEvent, RaceSettings, Started
 
+SUITE_LOGIN_LIMITS = LoginLimits(per_address=0, overall=0, registrations_per_address=0, free_failures_per_address=0)
+"""The login limits of the suite, all from 127.0.0.1: no per-address or global budget, no per-address delay (the
+limits per handle stay: every test logs in to handles of its own; tests of the limits set their own)."""
 GENEROUS_INVITE_LIMITS = InviteLimits(per_source=1_000_000, overall=1_000_000)
 OPEN_LADDER = LadderRules(min_moves=0, min_seconds=0, same_address_window_seconds=0, pair_races_per_day=0, leaderboard_min_opponents=0)
 """Ladder rules that let the suite's registered clients (all on 127.0.0.1) play rated races decided at once."""
@@ -37,7 +40,7 @@ def server_config(redis_url: str, **overrides: object) -> ServerConfig:
         # Tests open many races on one connection, and every test client comes (and guesses) from 127.0.0.1.
         "lobby": LobbyLimits(max_open_per_owner=64, max_open_per_player=64, max_open_per_address=0, invites=GENEROUS_INVITE_LIMITS),
         "sessions": SessionLimits(max_new_per_address=0),
-        "login": LoginLimits(registrations_per_address=0),  # every test registers from 127.0.0.1 too
+        "login": SUITE_LOGIN_LIMITS,
         "ladder": OPEN_LADDER,  # rated races of 127.0.0.1 against itself, decided at once (tests/test_ladder_rules.py sets them)
         "spectator_delay_seconds": 10.0,  # the suite's races pick their own delays; FAIRPLAY tests set the minimums
         "min_spectator_delay_seconds": 0.0,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from server.store import GuessLimit
+from server.store import GuessLimit, LoginLimit
 from shared.board import Status
 from shared.protocol import EVENT_TYPES, AbortReason, AttemptState, CloseReason, ErrorCode, LobbyOp, RaceStatus, ResultReason
 
@@ -41,7 +41,8 @@ PATTERNS: dict[str, list[re.Pattern[str]]] = {
     "presence": [re.compile(r"\breturn\s+(?='here')" + WORD), re.compile(r"'told'\)\)?\s*or\s*" + WORD), re.compile(r"\{'told',\s*" + WORD)],
     "event type": [re.compile(r"\btype\s*=\s*" + WORD)],  # emit({type = 'attempt_ended', ...})
     "lobby op": [re.compile(r"'op',\s*" + WORD)],  # XADD ... 'op', 'lobby_added'
-    "guess limit": [re.compile(r"\{0,\s*'rate_limited',\s*" + WORD)],  # invite_attempt.lua: {0, 'rate_limited', 'source', ms}
+    # invite_attempt.lua {0, 'rate_limited', 'source', ms}, login_attempt.lua {0, 'rate_limited', 'handle', ms}
+    "limit": [re.compile(r"\{0,\s*'rate_limited',\s*" + WORD)],
     "abort reason": [re.compile(r"\babort\s*=\s*" + WORD)],  # common.lua abort_reason(): abort = 'too_few_moves'
 }
 ALLOWED: dict[str, set[str]] = {
@@ -54,11 +55,11 @@ ALLOWED: dict[str, set[str]] = {
     "event type": set(EVENT_TYPES),
     "lobby op": {member.value for member in LobbyOp},
     "presence": {"here"},  # or 'away:<grace_until>' (server/store/race_store.py reads both)
-    "guess limit": {member.value for member in GuessLimit},
+    "limit": {member.value for member in GuessLimit} | {member.value for member in LoginLimit},
     "abort reason": {member.value for member in AbortReason},
 }
 MINIMUM_FOUND = {
-    "race status": 5, "attempt state": 5, "result reason": 4, "error code": 10, "event type": 10, "lobby op": 3, "guess limit": 3, "abort reason": 2,
+    "race status": 5, "attempt state": 5, "result reason": 4, "error code": 10, "event type": 10, "lobby op": 3, "limit": 6, "abort reason": 2,
 }  # fmt: skip
 """How many distinct values each category has in today's scripts at least: proves the patterns still match."""
 

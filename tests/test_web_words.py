@@ -125,8 +125,8 @@ async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_de
         await race.close()
 
 
-NON_MOVE_CODES = ["not_finished", "race_closed", "already_started", "unknown_race", "not_queued", "seed_pool_empty", "race_over", "attempt_over", "not_started"]
-"""Codes the actions that are no move (resign, stuck, rematch, leave, cancel) are refused with (docs/PROTOCOL.md)."""
+NON_MOVE_CODES = ["not_finished", "race_closed", "already_started", "unknown_race", "not_queued", "seed_pool_empty", "race_over", "attempt_over", "not_started", "server_busy"]
+"""Codes the actions that are no move (resign, stuck, rematch, leave, cancel, login) are refused with (docs/PROTOCOL.md)."""
 
 
 async def test_a_refused_rematch_is_said_in_the_terminals_words_with_its_code_only_in_the_title(race_server: RaceServer) -> None:

@@ -8,6 +8,9 @@ from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, Lo
 from server.store.ops_store import Ban, BanKind, OpsStore
 from server.store.player_store import (
     AccountRecord,
+    LoginAdmission,
+    LoginBudget,
+    LoginLimit,
     PairRules,
     PairSignals,
     PlayerStore,
@@ -58,6 +61,9 @@ __all__ = [
     "LobbyChange",
     "LobbyFeedReader",
     "LobbyStore",
+    "LoginAdmission",
+    "LoginBudget",
+    "LoginLimit",
     "NewRace",
     "OpsStore",
     "PairRules",

@@ -268,11 +268,17 @@ SUSPICIOUS_PAIRS = f"{PLAYERS_TAG}:suspicious_pairs"
 """Sorted set: pair name -> when (ms) its last signal came (a shared address, the pair limit, an aborted result)."""
 
 
-def registrations_key(address: str) -> str:
-    """Counter of accounts registered from a client address (IPv4, IPv6 /64) in the current window."""
-    return f"{PREFIX}:registrations:{address}"
+LOGIN_TAG = f"{PREFIX}:{{logins}}"
+LOGIN_ATTEMPTS_ALL = f"{LOGIN_TAG}:attempts:all"
+"""Counter of everybody's logins and registrations in the current attempt window (the global budget)."""
 
 
-def login_failures_key(handle: str) -> str:
-    """Counter of failed logins to a handle (registered or not) in the current window."""
-    return f"{PREFIX}:login_failures:{handle.lower()}"
+def login_guard_keys(address: str, handle: str | None) -> list[str]:
+    """The keys of the login and registration limits in the order lua/login_attempt.lua expects: the client address's
+    attempts, everybody's attempts, the address's failed logins; then for a login (``handle``) the failed logins to the
+    handle from the address and from anywhere, for a registration the accounts registered from the address."""
+    common = [f"{LOGIN_TAG}:attempts:address:{address}", LOGIN_ATTEMPTS_ALL, f"{LOGIN_TAG}:failures:address:{address}"]
+    if handle is None:
+        return [*common, f"{LOGIN_TAG}:registrations:address:{address}"]
+    handle = handle.lower()
+    return [*common, f"{LOGIN_TAG}:failures:handle_address:{handle}:{address}", f"{LOGIN_TAG}:failures:handle:{handle}"]

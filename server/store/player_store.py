@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import msgpack
@@ -35,6 +36,45 @@ class AccountRecord:
     kdf: str
     """How the hash was derived, e.g. ``scrypt:n=16384,r=8,p=1,len=32`` (so parameters can change later)."""
     created_at: int
+
+
+class LoginLimit(StrEnum):
+    """The login or registration limit that refused a request (lua/login_attempt.lua)."""
+
+    ADDRESS = "address"
+    """The client address's logins and registrations of the attempt window are spent."""
+    GLOBAL = "global"
+    """Everybody's are spent, and this address failed lately."""
+    HANDLE = "handle"
+    """Failed logins to this handle from this address (the lockout of one handle and address)."""
+    REGISTRATIONS = "registrations"
+    """Accounts registered from this address in the registration window."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoginBudget:
+    """The numbers lua/login_attempt.lua checks (a limit of 0 is no limit); the service's ``LoginLimits`` sets them."""
+
+    per_address: int
+    overall: int
+    attempt_window_ms: int
+    failure_window_ms: int
+    per_handle_address: int
+    per_handle: int
+    free_failures: int
+    first_delay_ms: int
+    longest_delay_ms: int
+    registrations: int
+    registration_window_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class LoginAdmission:
+    """What :meth:`PlayerStore.login_attempt` decided: go ahead after ``delay_ms``, or ``refused`` by a limit."""
+
+    delay_ms: int = 0
+    refused: LoginLimit | None = None
+    retry_after_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,28 +228,27 @@ class PlayerStore:
         """Store a new secret hash of an existing account (``change_password``)."""
         await self.redis.hset(keys.account_key(handle), mapping={"secret_hash": secret_hash, "salt": salt, "kdf": kdf})
 
-    async def count_login_failure(self, handle: str, window_ms: int) -> int:
-        """Count a failed login to ``handle`` (registered or not) in the current window; the failures so far."""
-        return await self._count(keys.login_failures_key(handle), window_ms)
+    async def login_attempt(self, address: str, handle: str | None, limits: LoginBudget) -> LoginAdmission:
+        """Check a login to ``handle`` (None: a registration) from client ``address`` against every limit and count it
+        in the same script, before its hash runs (a login counts as a failed one until :meth:`login_refund`)."""
+        result: list[Any] = await self.scripts.login_attempt(
+            keys=keys.login_guard_keys(address, handle),
+            args=script_arguments(
+                login=handle is not None, per_address=limits.per_address, overall=limits.overall,
+                attempt_window_ms=limits.attempt_window_ms, failure_window_ms=limits.failure_window_ms,
+                per_handle_address=limits.per_handle_address, per_handle=limits.per_handle,
+                free_failures=limits.free_failures, first_delay_ms=limits.first_delay_ms,
+                longest_delay_ms=limits.longest_delay_ms, registrations=limits.registrations,
+                registration_window_ms=limits.registration_window_ms,
+            ),
+        )  # fmt: skip
+        if result[0] == 1:
+            return LoginAdmission(delay_ms=int(result[1]))
+        return LoginAdmission(refused=LoginLimit(_text(result[2])), retry_after_ms=int(result[3]))
 
-    async def count_registration(self, address: str, window_ms: int) -> int:
-        """Count a registration from client ``address`` in the current window; the registrations so far."""
-        return await self._count(keys.registrations_key(address), window_ms)
-
-    async def _count(self, key: str, window_ms: int) -> int:
-        """INCR a counter whose window starts with its first count."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.incr(key)
-            pipe.pttl(key)
-            count, ttl = await pipe.execute()
-        if int(ttl) < 0:
-            await self.redis.pexpire(key, window_ms)
-        return int(count)
-
-    async def login_failures(self, handle: str) -> int:
-        """Failed logins to ``handle`` in the current window."""
-        value = await self.redis.get(keys.login_failures_key(handle))
-        return 0 if value is None else int(value)
+    async def login_refund(self, address: str, handle: str) -> None:
+        """The login counted by :meth:`login_attempt` had the right password, or its hash never ran: no failure."""
+        await self.scripts.login_refund(keys=keys.login_guard_keys(address, handle), args=script_arguments())
 
     # --- ratings ------------------------------------------------------------------------------
 

@@ -139,6 +139,8 @@ class Scripts:
         self.quick_match_requeue: AsyncScript = redis.register_script(with_arguments(_source("quick_match_requeue")))
         self.seed_pool_add: AsyncScript = redis.register_script(with_arguments(_source("seed_pool_add")))
         self.account_register: AsyncScript = redis.register_script(with_arguments(_source("account_register")))
+        self.login_attempt: AsyncScript = redis.register_script(with_arguments(_source("login_attempt")))
+        self.login_refund: AsyncScript = redis.register_script(with_arguments(_source("login_refund")))
         self.rated_begin: AsyncScript = redis.register_script(with_arguments(_source("rated_begin")))
         self.rated_end: AsyncScript = redis.register_script(with_arguments(_source("rated_end")))
         self.book_race: AsyncScript = redis.register_script(with_arguments(_source("book_race")))

@@ -104,6 +104,9 @@ class ErrorCode(StrEnum):
     SERVER_DRAINING = "server_draining"
     """This server process is draining for maintenance: it finishes the races under way but seats no one in a new
     race. Reconnect (to another process) to create, join or match."""
+    SERVER_BUSY = "server_busy"
+    """``login``/``register``: as many password checks as this server process queues are waiting already; nothing was
+    done (it counts as no failed login): try again in a few seconds."""
     HANDLE_TAKEN = "handle_taken"
     """``register``: the handle is registered already (handles are unique regardless of case)."""
     BAD_CREDENTIALS = "bad_credentials"

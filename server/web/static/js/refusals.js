@@ -42,6 +42,7 @@ const WORDS = {
   unknown_race: () => "the server knows no such race",
   not_queued: () => "you are not waiting in the quick-match queue",
   seed_pool_empty: () => "no proven deal is ready just now: try again in a few seconds",
+  server_busy: () => "the server is busy checking other passwords: nothing was done, try again in a few seconds",
 };
 
 /** The words for a refusal `code` of `move` ({card, from, to} or {special}) on `board` as the page saw it; null when
