@@ -1,15 +1,29 @@
 """Shared material of the engine tests: hand-built positions (name the cards that matter, the rest is placed),
-the committed vectors, the list of every possible move and the position JSON fields."""
+the committed vectors, the list of every possible move, the position JSON fields and a random player."""
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from shared import BOUQUET, FOUNDATION, Board, Card, Move, Rules, Suit, make_card, parse_card, parse_move
+from shared import (
+    BOUQUET,
+    FOUNDATION,
+    Action,
+    Board,
+    Card,
+    Move,
+    Rules,
+    Special,
+    SplitMix64,
+    Suit,
+    make_card,
+    parse_card,
+    parse_move,
+)
 from shared.cards import FULL_DECK, rank_of, suit_of
 
 VECTORS: dict[str, Any] = json.loads((Path(__file__).parent / "vectors" / "deals.json").read_text(encoding="utf-8"))
@@ -71,3 +85,27 @@ def move(text: str) -> Move:
 def snapshot(board: Board) -> tuple[object, ...]:
     """Everything a player can see of a position, for exact before/after comparisons."""
     return (board.columns, board.bouquet, board.foundations, board.undos, board.redeal_used, board.move_stack)
+
+
+def random_play(board: Board, play: tuple[int, int], *, specials: tuple[Special, ...] = tuple(Special)) -> Iterator[Action]:
+    """A random player: foundation moves often, the allowed ``specials`` sometimes, any legal move otherwise.
+
+    Plays up to ``play[1]`` actions chosen with ``SplitMix64(play[0])`` and yields each after playing it.
+    Favouring foundation moves reaches deep positions (empty columns, long foundations) that uniform play rarely does.
+    """
+    rng = SplitMix64(play[0])
+    for _ in range(play[1]):
+        moves = board.legal_moves()
+        allowed = [special for special in specials if board.check_action(special) is None]
+        to_foundation = [move for move in moves if move.target == FOUNDATION]
+        roll = rng.below(100)
+        if allowed and roll < 6:
+            action: Action = allowed[rng.below(len(allowed))]
+        elif to_foundation and roll < 70:
+            action = to_foundation[rng.below(len(to_foundation))]
+        elif moves:
+            action = moves[rng.below(len(moves))]
+        else:
+            return
+        board.play(action)
+        yield action

@@ -5,22 +5,18 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
 
-from engine_positions import EVERY_MOVE, snapshot
+from engine_positions import EVERY_MOVE, random_play, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared import (
-    FOUNDATION,
-    Action,
     Board,
     IllegalMoveCode,
     NotationError,
     Profile,
     Rules,
     Special,
-    SplitMix64,
     decode_action,
     encode_action,
     move_text,
@@ -56,30 +52,6 @@ def arbitrary_boards(draw: st.DrawFn, rules: st.SearchStrategy[Rules]) -> Board:
 def boards(rules: st.SearchStrategy[Rules] = rule_sets) -> st.SearchStrategy[Board]:
     """Fresh deals and arbitrary positions under ``rules``."""
     return st.builds(Board.deal, seeds, rules) | arbitrary_boards(rules)
-
-
-def random_play(board: Board, play: tuple[int, int], *, specials: tuple[Special, ...] = tuple(Special)) -> Iterator[Action]:
-    """A random player: foundation moves often, the allowed ``specials`` sometimes, any legal move otherwise.
-
-    Plays up to ``play[1]`` actions chosen with ``SplitMix64(play[0])`` and yields each after playing it.
-    Favouring foundation moves reaches deep positions (empty columns, long foundations) that uniform play rarely does.
-    """
-    rng = SplitMix64(play[0])
-    for _ in range(play[1]):
-        moves = board.legal_moves()
-        allowed = [special for special in specials if board.check_action(special) is None]
-        to_foundation = [move for move in moves if move.target == FOUNDATION]
-        roll = rng.below(100)
-        if allowed and roll < 6:
-            action: Action = allowed[rng.below(len(allowed))]
-        elif to_foundation and roll < 70:
-            action = to_foundation[rng.below(len(to_foundation))]
-        elif moves:
-            action = moves[rng.below(len(moves))]
-        else:
-            return
-        board.play(action)
-        yield action
 
 
 def cards_everywhere(board: Board) -> list[int]:

@@ -11,7 +11,8 @@ timer running. The same race runs through
     exactly, without waiting (the timer's ticks run when the specification says a rule is due);
 (c) the record check (shared/race/record.py) on the record of the finished race, as ``flowergarden export``
     writes it;
-(d) the browser's fold of the race's events (race_state.js, with engine.js replaying both boards) in Node.
+(d) the browser's fold of the race's events (race_state.js, with engine.js replaying both boards) in Node, and the
+    Python clients' fold (shared/race/fold.py).
 
 After every step the refusal, the race's status, each attempt's state and count and each grace period's end must
 agree between (a) and (b); at the end the result must agree between all four. A second property holds the
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_positions import random_play
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 from redis.asyncio import Redis
@@ -46,28 +48,28 @@ from server.store import Identity, NewRace, RaceStore, keys, scripts
 from server.store.connection import connect_redis
 from server.store.race_store import StoreRefusal, presence_member
 from shared import (
-    FOUNDATION,
+    Action,
     Board,
     EngineError,
     Profile,
     Rules,
     Special,
-    SplitMix64,
     Status,
     action_text,
     card_text,
     parse_action,
 )
 from shared.cards import FULL_DECK
-from shared.protocol import AttemptState, RaceEvent, RaceStatus, ResultReason, as_map
+from shared.protocol import AttemptState, RaceEvent, RaceStatus, ResultReason, as_map, event_from_map
+from shared.race.fold import fold_events
 from shared.race.record import verify_record
 from shared.race.rules import Outcome, RaceRules, attempt_can_end_by_position, deadline_of
 from shared.race.settings import SettingsInForce
 
 QUICK_FAILURE = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
 """No explain phase: it costs a minute on a failure and the trace already says which step disagreed."""
-RACES = settings(max_examples=80, deadline=None, phases=QUICK_FAILURE, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-MOVES = settings(max_examples=150, deadline=None, phases=QUICK_FAILURE, suppress_health_check=[HealthCheck.function_scoped_fixture])
+RACES = settings(max_examples=60, deadline=None, phases=QUICK_FAILURE, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+MOVES = settings(max_examples=100, deadline=None, phases=QUICK_FAILURE, suppress_health_check=[HealthCheck.function_scoped_fixture])
 DRIVER = Path(__file__).parent / "js" / "rules_driver.mjs"
 CLOCK_KEY = "rules-differential:clock"
 REAL_CLOCK = """local function now_ms()
@@ -187,30 +189,20 @@ class Case:
 
 
 def line_of_play(seed: int, rules: Rules, style: int | None, length: int) -> tuple[Played, ...]:
-    """A seat's actions on ``seed``: the deal's winning line (``style`` None) or random play with SplitMix64(``style``),
-    foundation moves favoured, undo sometimes where allowed; up to the action that ends the attempt by its position."""
+    """A seat's actions on ``seed``: the deal's winning line (``style`` None) or up to ``length`` actions of the random
+    player with SplitMix64(``style``) (undo sometimes where allowed); up to the action that ends the attempt by its
+    position."""
     board = Board.deal(seed, rules)
-    winning = [parse_action(text) for text in winning_deal()[1]] if style is None else None
-    rng = SplitMix64(style or 0)
+    if style is None:
+        actions: Iterator[Action] = iter(parse_action(text) for text in winning_deal()[1])
+    else:
+        actions = random_play(board, (style, length), specials=(Special.UNDO,) if rules.undo else ())
     played: list[Played] = []
-    for index in range(length if winning is None else len(winning)):
-        if winning is not None:
-            action = winning[index]
-        else:
-            moves = board.legal_moves()
-            to_foundation = [move for move in moves if move.target == FOUNDATION]
-            roll = rng.below(100)
-            if board.check_action(Special.UNDO) is None and roll < 8:
-                action = Special.UNDO
-            elif to_foundation and roll < 70:
-                action = to_foundation[rng.below(len(to_foundation))]
-            elif moves:
-                action = moves[rng.below(len(moves))]
-            else:
-                break
-        board.play(action)
+    for action in actions:
+        if style is None:
+            board.play(action)
         status = board.status()
-        ends = AttemptState.CLEARED if board.is_won() else AttemptState.BLOCKED if status.value == "blocked" and attempt_can_end_by_position(board) else None
+        ends = AttemptState.CLEARED if board.is_won() else AttemptState.BLOCKED if status is Status.BLOCKED and attempt_can_end_by_position(board) else None
         played.append(Played(action_text(action), board.foundation_count, board.cards_left, status.value, board.undos, ends))
         if ends is not None:
             break
@@ -415,6 +407,9 @@ def test_the_scripts_the_record_check_and_the_browser_follow_the_race_rules(case
     assert result is not None
     verdict = verify_record(record)
     assert (verdict.winner, verdict.reason) == (result.winner, result.reason), race.trace(f"the record check gives {verdict}")
+    snapshot = fold_events(event_from_map(event) for event in record["events"])  # the Python clients' fold
+    folded = (snapshot.status, [(player.state, player.count) for player in snapshot.seats()])
+    assert folded == (RaceStatus.FINISHED, [(s.state, s.count) for s in race.spec.standings()]), race.trace(f"the fold gives {folded}")
     browser = node.ask({"kind": "race", "info": record["race"], "events": record["events"]})
     standings = race.spec.standings()
     shown = (browser["status"], browser["winner"], browser["reason"], [(p["state"], p["count"]) for p in browser["players"]], browser["boards"])
