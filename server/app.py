@@ -115,8 +115,9 @@ class ServerConfig:
     max_actions: int = 1000
     """Actions (moves, undos, redeals) one player may make in one race."""
     redis_pool_size: int = 64
-    """Connections for commands (scripts, reads) per process; a request waits for a free one (up to 10 s, then
-    ``unavailable`` before anything was done) rather than failing at once: pool exhaustion is back-pressure."""
+    """Connections for commands (scripts, reads) per process; a request waits for a free one as long as it takes
+    (each holder is bounded by the socket timeout) rather than failing: pool exhaustion is back-pressure, a late
+    answer, never ``unavailable`` while Redis answers."""
     spectator_delay_seconds: float = DEFAULT_MIN_SPECTATOR_DELAY_MS / 1000
     """Spectator delay of races that do not choose one (fair play)."""
     min_spectator_delay_seconds: float = DEFAULT_MIN_SPECTATOR_DELAY_MS / 1000

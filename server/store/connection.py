@@ -89,10 +89,15 @@ class MeasuredRedisCluster(RedisCluster):
 def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float | None = 5.0) -> Redis:
     """A client whose pool waits for a free connection instead of raising past ``max_connections``.
 
-    redis-py 8's default pool raises "Too many connections" past 100; a blocking pool queues instead.
+    redis-py 8's default pool raises "Too many connections" past 100; a blocking pool queues instead, and without
+    a limit on the wait: under overload the queue for a connection grew past the 10 s the pool used to allow and
+    accepted moves failed with "No connection available" (``unavailable``, then ``out_of_sequence`` for the moves
+    pipelined behind them) while Redis answered every command in time (issue 28.3,
+    tests/test_overload_moves.py). The wait stays bounded when Redis is not answering: every holder of a connection
+    gives up after ``socket_timeout`` (at once when Redis refuses connections), so the queue drains with errors.
     """
     pool = BlockingConnectionPool.from_url(
-        url, max_connections=max_connections, timeout=10, socket_timeout=socket_timeout, socket_connect_timeout=5
+        url, max_connections=max_connections, timeout=None, socket_timeout=socket_timeout, socket_connect_timeout=5
     )
     return MeasuredRedis(connection_pool=pool)
 

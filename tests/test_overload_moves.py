@@ -1,0 +1,84 @@
+"""Overload degrades, never errs (issue 28.3): a server whose Redis commands queue far behind (its command pool
+squeezed to two connections, Redis made slow by a busy script looping beside it) acknowledges every accepted move
+late, never ``unavailable`` (then ``out_of_sequence`` for the moves pipelined behind it), while Redis is up.
+
+On the old code a request waited at most 10 s for a pooled connection and then failed with "No connection
+available": the first move of each player (which reads the race through the pool) failed, and every move sent
+behind it was refused as out of sequence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from race_helpers import Race, seated_race, server_config
+from redis.asyncio import Redis
+from winning_lines import winning_deal
+
+from client import RaceClient, ServerError
+from server.app import RaceServer
+from shared.protocol import RaceSettings
+
+RACES = 16
+MOVES = 4
+BUSY_SCRIPT = """
+local started = redis.call('TIME')
+local began = tonumber(started[1]) * 1000000 + tonumber(started[2])
+while true do
+    local now = redis.call('TIME')
+    if tonumber(now[1]) * 1000000 + tonumber(now[2]) - began >= tonumber(ARGV[1]) then return 1 end
+end
+"""
+"""Keeps Redis busy for ARGV[1] microseconds: every other command waits for it, as on a Redis that is up but slow."""
+
+
+@contextlib.asynccontextmanager
+async def slowed(redis_url: str, busy_us: int = 600_000) -> AsyncIterator[None]:
+    """Redis runs the busy script back to back while the block runs: each round trip of the server waits up to
+    ``busy_us``, one command per pooled connection per turn, far below the 5 s socket timeout."""
+    client = Redis.from_url(redis_url, socket_timeout=None)
+    stop = asyncio.Event()
+
+    async def loop() -> None:
+        while not stop.is_set():
+            await client.eval(BUSY_SCRIPT, 0, busy_us)
+            await asyncio.sleep(0.002)
+
+    task = asyncio.create_task(loop())
+    try:
+        yield
+    finally:
+        stop.set()
+        await task
+        await client.aclose()
+
+
+async def pipelined(client: RaceClient, race_id: str, moves: tuple[str, ...]) -> list[int | str]:
+    """Send ``moves`` one after the other without waiting for the acks; each one's new seq, or its error code."""
+    client.move_retry_delays = ()  # the first `unavailable` is the defect: no resend to hide it
+    client.request_timeout = 300.0  # late is the expected answer: this client waits for it
+
+    async def one(seq: int, move: str) -> int | str:
+        try:
+            return (await client.move(race_id, move, seq=seq, move_id=f"{race_id}-{client.token}-{seq}")).seq
+        except ServerError as error:
+            return error.code
+
+    return list(await asyncio.gather(*(one(seq, move) for seq, move in enumerate(moves))))
+
+
+async def test_moves_queued_behind_a_squeezed_pool_and_a_slow_redis_are_acknowledged_late_never_refused(redis_url: str) -> None:
+    seed, line = winning_deal()
+    async with RaceServer(server_config(redis_url, redis_pool_size=2)) as server:
+        races: list[Race] = [await seated_race(server.url, RaceSettings(seed=seed)) for _ in range(RACES)]
+        try:
+            async with slowed(redis_url):
+                outcomes = await asyncio.gather(
+                    *(pipelined(seat, race.race_id, line[:MOVES]) for race in races for seat in (race.ann, race.bob))
+                )
+            assert outcomes == [list(range(1, MOVES + 1))] * (2 * RACES)
+        finally:
+            for race in races:
+                await race.close()
