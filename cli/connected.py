@@ -20,6 +20,7 @@ from websockets.exceptions import WebSocketException
 
 from cli.output import EXIT_OK, CommandError
 from client import ConnectionLost, ServerError
+from client.words import LANGUAGES
 from shared.protocol import MAX_NAME_LEN, MAX_TIME_LIMIT_SECONDS
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -87,11 +88,14 @@ def add_server_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_plain_argument(parser: argparse.ArgumentParser) -> None:
-    """``--plain``: the line mode even on a terminal."""
+    """``--plain``: the line mode even on a terminal; ``--lang``: the words' language (``main`` sets it)."""
     parser.add_argument(
         "--plain",
         action="store_true",
         help="print lines instead of the full-screen app (the default when stdout is not a terminal)",
+    )
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, help="the language of the race's words (default: from $LANG, else en)"
     )
 
 

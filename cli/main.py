@@ -22,6 +22,7 @@ from cli import (
     watch_command,
 )
 from cli.output import CommandError, JsonAwareParser, report_error
+from client.words import set_language
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
@@ -53,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(arguments)
     except CommandError as error:
         return report_error(error, "--json" in arguments)
+    if getattr(args, "lang", None):
+        set_language(args.lang)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)

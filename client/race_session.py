@@ -18,6 +18,7 @@ from client.race_client import RaceClient, Resumed, ServerError, Unsolicited
 from client.race_view import RaceView, player_label
 from client.refusals import refusal_words
 from client.sessions import SavedRace, SessionStore
+from client.words import words
 from shared import Board, Move, Special, action_text
 from shared.protocol import (
     LIVE_STATUSES,
@@ -154,10 +155,10 @@ class RaceSession:
             how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"
             login = " --login HANDLE" if seated.race.settings.rated else ""  # a rated race seats accounts only
             self.join_command = f"flowergarden race --server {server}{login} {how}"
-            lines += ["Your opponent joins with:", f"  {self.join_command}"]
+            lines += [words("opponent_joins"), f"  {self.join_command}"]
             if login:
                 lines.append("(a rated race: HANDLE is their registered account)")
-            lines.append("Waiting for an opponent ...")
+            lines.append(words("waiting"))
         return lines
 
     async def _resume(self, saved: SavedRace) -> list[str]:

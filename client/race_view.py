@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
+from client.words import TABLES, words
 from shared import Board, Profile, Rules, notation_label
 from shared.cards import DECK_SIZE
 from shared.protocol import (
@@ -58,57 +59,21 @@ from shared.protocol import (
 from shared.race import board_from_layout, play_reported, replay_reported
 from shared.race.fold import RaceSnapshot, fold_events
 
-RACE_STATUSES: Final[dict[RaceStatus, str]] = {
-    RaceStatus.WAITING: "waiting for an opponent",
-    RaceStatus.COUNTDOWN: "starting",
-    RaceStatus.RUNNING: "racing",
-    RaceStatus.FINISHED: "finished",
-    RaceStatus.CLOSED: "closed",
-}
-"""Where a race is (``status`` of a race, a lobby entry, a live race) in words."""
-
-RESULT_REASONS: Final[dict[ResultReason, str]] = {
-    ResultReason.CLEARED: "cleared first",
-    ResultReason.COUNT: "more cards on foundations",
-    ResultReason.REACHED_FIRST: "same count, reached first",
-    ResultReason.ABANDONED: "the opponent abandoned the rated race",
-    ResultReason.DRAW: "draw",
-}
-"""The result's ``reason`` in words."""
-
-ATTEMPT_ENDINGS: Final[dict[AttemptState, str]] = {
-    AttemptState.PLAYING: "still playing",
-    AttemptState.CLEARED: "cleared the board",
-    AttemptState.RESIGNED: "resigned",
-    AttemptState.ABANDONED: "away too long (abandoned)",
-    AttemptState.STUCK: "declared stuck",
-    AttemptState.DEAD: "no way to a foundation left",
-    AttemptState.BLOCKED: "no legal move left",
-    AttemptState.TIME_LIMIT: "out of time",
-    AttemptState.RACE_OVER: "still playing at the end",
-}
-"""How an attempt ended (``attempt_ended.reason``, ``players[].ended``, a player's ``state``) in words."""
-
-CLOSED_REASONS: Final[dict[CloseReason, str]] = {
-    CloseReason.LEFT: "the creator left",
-    CloseReason.ABANDONED: "the creator went away",
-    CloseReason.CANCELLED: "the quick-match entry was cancelled",
-    CloseReason.LOBBY_FULL: "the lobby was full",
-    CloseReason.EXPIRED: "nobody joined in time",
-    CloseReason.OPERATOR: "an operator closed it",
-    CloseReason.PAIRED: "quick match seated you in another race",
-}
-"""Why a race closed before its start, in words."""
-
 
 def rules_of(settings: RaceSettings) -> Rules:
     """The engine rules a race's settings give (profile, undo, redeal)."""
     return Rules(Profile(settings.profile), undo=settings.undo, redeal_once=settings.redeal_once)
 
 
+def _worded(kind: str, value: StrEnum) -> str:
+    """A closed set's value in the current language (:mod:`client.words`); the value itself in words if unknown."""
+    key = f"{kind}.{value}"
+    return words(key) if key in TABLES["en"] else str(value).replace("_", " ")
+
+
 def race_status_words(status: RaceStatus) -> str:
     """``running`` -> ``racing``: the one place a race's status becomes words in the Python clients."""
-    return RACE_STATUSES.get(status, str(status).replace("_", " "))
+    return _worded("status", status)
 
 
 _STATUS_ORDER: Final = (RaceStatus.WAITING, RaceStatus.COUNTDOWN, RaceStatus.RUNNING, RaceStatus.FINISHED)
@@ -146,17 +111,17 @@ def watched_status_note(shown: RaceStatus, now: RaceStatus | None, delay_ms: int
 
 def result_reason_words(reason: ResultReason) -> str:
     """``reached_first`` -> ``same count, reached first``."""
-    return RESULT_REASONS.get(reason, str(reason).replace("_", " "))
+    return _worded("reason", reason)
 
 
 def attempt_ending_words(state: AttemptState) -> str:
     """``time_limit`` -> ``out of time``."""
-    return ATTEMPT_ENDINGS.get(state, str(state).replace("_", " "))
+    return _worded("attempt", state)
 
 
 def closed_reason_words(reason: CloseReason) -> str:
     """``left`` -> ``the creator left``."""
-    return CLOSED_REASONS.get(reason, str(reason).replace("_", " "))
+    return _worded("closed", reason)
 
 
 def player_label(name: str, account: str | None = None, bot: bool = False, *, you: bool = False) -> str:
@@ -362,10 +327,6 @@ class RaceView:
             return f"player {slot + 1}"
         return player_label(player.name, player.account, player.bot)
 
-    def who(self, slot: int) -> str:
-        """``You`` for the viewer's seat, the name otherwise (sentence start)."""
-        return "You" if slot == self.slot else self.name(slot)
-
     def clock_ms(self, now: int) -> int | None:
         """Race time at server time ``now`` (negative during the countdown); None before the deal."""
         return None if self.start_at is None else now - self.start_at
@@ -425,14 +386,14 @@ class RaceView:
         return None if also is None else also(self, event)
 
     def _joined(self, event: PlayerJoined) -> str | None:
-        return None if event.slot == self.slot else f"{self.name(event.slot)} joined."
+        return None if event.slot == self.slot else words("joined", name=self.name(event.slot))
 
     def _left(self, event: PlayerLeft) -> str | None:
         if self.status is RaceStatus.WAITING:  # back to waiting: the next countdown deals anew
             self.boards.clear()
             self.actions.clear()
             self.layout = None
-        return None if event.slot == self.slot else f"{self.name(event.slot)} left before the start."
+        return None if event.slot == self.slot else words("left_before_start", name=self.name(event.slot))
 
     def _countdown(self, event: Countdown) -> str:
         self.invite = None
@@ -451,7 +412,7 @@ class RaceView:
 
     def _started(self, event: Started) -> str:
         del event
-        return "Go!"
+        return words("go")
 
     def _moved(self, event: MoveMade) -> None:
         self.apply_action(event.slot, event.move, event.move_seq, event.columns)
@@ -465,10 +426,10 @@ class RaceView:
         return f"{whose} attempt ended: {attempt_ending_words(event.reason)}, {event.count}/52 on foundations."
 
     def _disconnected(self, event: Disconnected) -> str | None:
-        return None if event.slot == self.slot else f"{self.name(event.slot)} disconnected."
+        return None if event.slot == self.slot else words("disconnected", name=self.name(event.slot))
 
     def _back(self, event: Back) -> str | None:
-        return None if event.slot == self.slot else f"{self.name(event.slot)} is back."
+        return None if event.slot == self.slot else words("back", name=self.name(event.slot))
 
     def _result(self, event: RaceResult) -> str:
         self.result = event
@@ -510,13 +471,13 @@ class RaceView:
             return ""
         counts = {standing.slot: standing.count for standing in result.players}
         if result.winner is None:
-            headline = f"Draw: both have {next(iter(counts.values()), 0)}/52 on foundations."
+            headline = words("draw", count=next(iter(counts.values()), 0))
         else:
             reason = result_reason_words(result.reason)
             if result.reason is ResultReason.COUNT and len(counts) == 2:
                 reason += f" ({counts[result.winner]} to {counts[1 - result.winner]})"
-            verb = "win" if result.winner == self.slot else "wins"
-            headline = f"{self.who(result.winner)} {verb}: {reason}."
+            won = result.winner == self.slot
+            headline = words("you_win", reason=reason) if won else words("wins", name=self.name(result.winner), reason=reason)
         own = next((standing for standing in result.players if standing.slot == self.slot), None)
         if own is not None and own.rating is not None:
             headline += f" Your rating: {rating_text(own.rating)}."

@@ -27,12 +27,12 @@ from textual.worker import Worker
 
 from cli.tui.board import LIT, BoardWidget, BouquetWidget
 from cli.tui.dialogs import Confirm, ResultScreen
-from cli.tui.texts import KEYS_HELP
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
 from client.refusals import refusal_words
+from client.words import words
 from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text, notation_label
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
@@ -203,7 +203,7 @@ class RaceScreen(Screen[None]):
             return
         now = self.session.now()
         if not opponent.label:
-            text = "[dim]Waiting for an opponent ...[/]"
+            text = f"[dim]{escape(words('waiting'))}[/]"
         else:
             state = "playing" if opponent.playing else attempt_ending_words(opponent.state)
             text = (
@@ -221,7 +221,7 @@ class RaceScreen(Screen[None]):
         elif self.view.can_move():
             text = "[dim]Type a card (5d, ts, 10h) or click one.[/]"
         elif self.view.status is RaceStatus.WAITING and self.session.join_command:
-            text = f"Your opponent joins with: [b]{escape(self.session.join_command)}[/]"
+            text = f"{escape(words('opponent_joins'))} [b]{escape(self.session.join_command)}[/]"
         else:
             text = ""
         self.query_one("#entry", Static).update(text)
@@ -516,7 +516,8 @@ class RaceScreen(Screen[None]):
     def action_help(self) -> None:
         from cli.tui.dialogs import HelpScreen
 
-        self.app.push_screen(HelpScreen("Keys of the race screen", KEYS_HELP))
+        title, text = words("keys_help").split("\n", 1)
+        self.app.push_screen(HelpScreen(title, text))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer offers what can be done now: undo and redeal where the race allows them, the race's keys while

@@ -6,21 +6,12 @@ module imports no Textual, so ``flowergarden --help`` and the line modes stay qu
 
 from __future__ import annotations
 
+from client.locales.en import WORDS
 from client.race_view import player_label, time_limit_words
 from shared.protocol import LobbyEntry
 
-KEYS_HELP = """Full-screen keys (the footer shows those that work now):
-  5d ts 10h    type a card: it moves when it has one legal destination, else its destinations light up
-  f 1-6        the destination of the lit card: its foundation, a column (Esc cancels)
-  mouse        click a card, then a lit column number or "Foundations"
-  m            the numbered list of legal moves (arrows and Enter, or a click, play one)
-  o            auto-move on/off: safe cards go to the foundations by themselves
-  u            undo (races with undo; counted)
-  e            the one-time redeal (races with it; asks first)
-  x  g         declare stuck, resign (each asks first)
-  ?            this help
-  Ctrl-Q Ctrl-C Ctrl-D   leave at once
-After the result: r rematch, p replay this race, l the lobby, q quit."""
+KEYS_HELP = WORDS["keys_help"]
+"""The race keys in English (``race --help``); the help screen speaks the player's language (``keys_help``)."""
 
 
 def entry_options(entry: LobbyEntry) -> str:

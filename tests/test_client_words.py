@@ -1,0 +1,85 @@
+"""The terminal's words in the four languages of the web page: every table complete, the language from $LANG or
+--lang, and the line mode and the app speaking it."""
+
+from __future__ import annotations
+
+import asyncio
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from race_helpers import player
+from server_processes import flowergarden, read_until
+from tui_helpers import SMALL, ann_in_the_app, until
+
+from client.words import LANGUAGES, TABLES, language_from_env, set_language
+from server.app import RaceServer
+from shared.protocol import RaceSettings, Started
+
+
+def fields(text: str) -> set[str]:
+    """The ``{placeholders}`` of a text."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_every_language_has_every_key_with_the_same_placeholders() -> None:
+    assert set(LANGUAGES) == {"en", "pt", "fr", "es"}
+    reference = TABLES["en"]
+    for language, table in TABLES.items():
+        assert set(table) == set(reference), f"{language}: missing {set(reference) - set(table)}, extra {set(table) - set(reference)}"
+        for key, text in table.items():
+            assert text.strip(), f"{language}: {key} is empty"
+            assert fields(text) == fields(reference[key]), f"{language}: {key} has other placeholders"
+        if language != "en":
+            same = [key for key in table if table[key] == reference[key]]
+            assert not same, f"{language}: left in English: {same}"
+
+
+@pytest.mark.parametrize(
+    ("environment", "language"),
+    [({"LANG": "pt_BR.UTF-8"}, "pt"), ({"LANG": "fr_FR"}, "fr"), ({"LANG": "es"}, "es"), ({"LANG": "C.UTF-8"}, "en"),
+     ({"LANG": "de_DE.UTF-8"}, "en"), ({}, "en"), ({"LANG": "en_GB.UTF-8", "LC_ALL": "fr_CA.UTF-8"}, "fr")],
+)  # fmt: skip
+def test_the_language_comes_from_the_locale_variables(environment: dict[str, str], language: str) -> None:
+    assert language_from_env(environment) == language
+
+
+async def test_the_line_mode_speaks_lang_and_lang_overrides_it(race_server: RaceServer) -> None:
+    for extra, environment, go, draw in (
+        ((), {"LANG": "es_ES.UTF-8"}, "¡Ya!", "Empate: ambos tienen 0/52 en los fundamentos."),
+        (("--lang", "fr"), {"LANG": "es_ES.UTF-8"}, "Partez !", "Égalité : chacun a 0/52 sur les fondations."),
+    ):
+        ann = await player(race_server.url, "Ann")
+        seated = await ann.create(RaceSettings(seed=15))
+        bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--join", seated.race.race, *extra, env=environment)
+        try:
+            await read_until(bob, go, timeout=20)
+            await ann.wait_for(Started)
+            await ann.resign(seated.race.race)
+            assert bob.stdin is not None
+            bob.stdin.write("resign\n")
+            bob.stdin.flush()
+            output, _ = await asyncio.to_thread(bob.communicate, timeout=20)
+            assert draw in output and bob.returncode == 4, output
+        finally:
+            if bob.poll() is None:
+                bob.kill()
+            await ann.close()
+
+
+@pytest.fixture
+def portuguese() -> Iterator[None]:
+    set_language("pt")
+    try:
+        yield
+    finally:
+        set_language("en")
+
+
+async def test_the_app_speaks_the_language(race_server: RaceServer, tmp_path: Path, portuguese: None) -> None:
+    del portuguese
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15), size=SMALL) as race:
+        screen = race.screen
+        await until(race.pilot, lambda: "à espera de um adversário" in str(screen.query_one("#race-status").render()))
+        assert "À espera de um adversário ..." in screen.messages and "O seu adversário entra com:" in screen.messages
