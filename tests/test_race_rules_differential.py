@@ -1,6 +1,6 @@
 """Every copy of the race rules agrees with the specification (shared/race/rules.py) on generated races.
 
-Hypothesis generates a race (undo, rated, time limit, grace period, countdown), each seat's line of play on a
+Hypothesis generates a race (undo, rated with its abort rule, time limit, grace period, countdown), each seat's line of play on a
 winnable deal (its winning line, or random play with undo where allowed) and a sequence of steps: a seat's next
 action, a seat ending its attempt, a seat's player leaving or coming back, and time passing with or without the
 timer running. The same race runs through
@@ -184,6 +184,8 @@ class Case:
     time_limit: int | None
     grace_ms: int | None
     countdown_ms: int
+    abort_moves: int
+    abort_ms: int
     lines: tuple[tuple[Played, ...], tuple[Played, ...]]
     steps: tuple[tuple[Any, ...], ...]
 
@@ -238,6 +240,8 @@ def cases(draw: st.DrawFn) -> Case:
         time_limit=draw(st.sampled_from([None, 60, 120])),
         grace_ms=draw(st.sampled_from([None, 10_000, 20_000, 45_000])),
         countdown_ms=draw(st.sampled_from([0, 0, STEP_MS, 3 * STEP_MS])),
+        abort_moves=draw(st.sampled_from([0, 5])),
+        abort_ms=draw(st.sampled_from([0, 30_000])),
         lines=(lines[0], lines[1]),
         steps=tuple(draw(st.lists(steps(), min_size=3, max_size=25))),
     )
@@ -269,7 +273,8 @@ class Race:
         race_settings = SettingsInForce(undo=case.undo, rated=case.rated, time_limit=case.time_limit, grace_ms=case.grace_ms)
         await races.create_race(self.race_id, PLAYERS[0], NewRace(race_settings, sealed(Profile.CLASSIC, winning_deal()[0])))
         await self.connect(0, leave=False)
-        start_at, deadline = await races.join_race(self.race_id, PLAYERS[1], countdown_ms=case.countdown_ms)
+        keep = {"abort_moves": str(case.abort_moves), "abort_ms": str(case.abort_ms)}  # as ratings.py keeps a rated race's
+        start_at, deadline = await races.join_race(self.race_id, PLAYERS[1], countdown_ms=case.countdown_ms, keep=keep)
         await self.connect(1, leave=False)
         record = await races.load_race(self.race_id)
         assert record is not None
@@ -347,6 +352,8 @@ class Race:
         assert seen == wanted, self.trace(f"the scripts have {seen}, the rules {wanted}")
         if spec.result is not None:
             assert lua_result(state) == spec.result, self.trace(f"the scripts' result {lua_result(state)}, the rules' {spec.result}")
+            aborted = state.get("aborted")
+            assert aborted == spec.aborted, self.trace(f"the scripts' abort {aborted}, the rules' {spec.aborted}")
         due = spec.next_due()
         if lua_due is not None and due > 0:
             assert lua_due <= due, self.trace(f"the scripts' timer is due at {lua_due}, a rule at {due}")
@@ -372,7 +379,8 @@ class Race:
 
     def trace(self, message: str) -> str:
         case, lines = self.case, [[played.text for played in line] for line in self.case.lines]
-        settings = f"undo={case.undo} rated={case.rated} time_limit={case.time_limit} grace_ms={case.grace_ms} countdown_ms={case.countdown_ms}"
+        settings = (f"undo={case.undo} rated={case.rated} time_limit={case.time_limit} grace_ms={case.grace_ms} "
+                    f"countdown_ms={case.countdown_ms} abort_moves={case.abort_moves} abort_ms={case.abort_ms}")
         return f"{message}\n  race: {settings}\n  lines: {lines}\n  steps run: {', '.join(self.log)}"
 
 
@@ -387,7 +395,10 @@ def lua_result(state: dict[str, str]) -> Outcome:
 
 def spec_of(case: Case) -> RaceRules:
     start_at = START + case.countdown_ms
-    return RaceRules(start_at=start_at, deadline=deadline_of(start_at, case.time_limit), rated=case.rated, undo=case.undo, grace_ms=case.grace_ms)
+    return RaceRules(
+        start_at=start_at, deadline=deadline_of(start_at, case.time_limit), rated=case.rated, undo=case.undo, grace_ms=case.grace_ms,
+        abort_moves=case.abort_moves, abort_ms=case.abort_ms,
+    )
 
 
 @RACES
@@ -412,11 +423,12 @@ def test_the_scripts_the_record_check_and_the_browser_follow_the_race_rules(case
     assert folded == (RaceStatus.FINISHED, [(s.state, s.count) for s in race.spec.standings()]), race.trace(f"the fold gives {folded}")
     browser = node.ask({"kind": "race", "info": record["race"], "events": record["events"]})
     standings = race.spec.standings()
-    shown = (browser["status"], browser["winner"], browser["reason"], [(p["state"], p["count"]) for p in browser["players"]], browser["boards"])
-    wanted = ("finished", result.winner, result.reason.value, [(s.state.value, s.count) for s in standings], [s.count for s in standings])
+    shown = (browser["status"], browser["winner"], browser["reason"], browser["aborted"], [(p["state"], p["count"]) for p in browser["players"]], browser["boards"])
+    wanted = ("finished", result.winner, result.reason.value, race.spec.aborted, [(s.state.value, s.count) for s in standings], [s.count for s in standings])
     assert shown == wanted, race.trace(f"the browser shows {shown}, the rules give {wanted}")
     assert browser["gaps"] == 0
     event(f"result: {result.reason}; attempts: {sorted(s.state.value for s in standings)}")
+    event(f"aborted: {race.spec.aborted}")
 
 
 # --- move legality: engine.js against shared/board.py ----------------------------------------------------------

@@ -1,8 +1,9 @@
 """The race's rules beyond one board, as one specification: who wins and why (docs/PROTOCOL.md "Result"), when the
-time limit ends the attempts, and when a disconnected player's grace period ends its attempt as abandoned.
+time limit ends the attempts, when a disconnected player's grace period ends its attempt as abandoned, and when a
+rated race is aborted (docs/PLAYERS.md "Ladder rules").
 
 The Lua scripts implement these rules where they are enforced, atomically in Redis (server/store/lua/common.lua:
-``outcome``, ``decide``, ``time_up``, ``update_seat``, ``open_for_play``); the record check
+``outcome``, ``decide``, ``abort_reason``, ``time_up``, ``update_seat``, ``open_for_play``); the record check
 (:mod:`shared.race.record`) applies :func:`outcome` to a replayed record. :class:`RaceRules` composes the rules as
 the scripts apply them, action by action and tick by tick, so that tests/test_race_rules_differential.py can hold
 every copy to this one: generated races run through it, through the scripts on a real Redis, through the record
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from shared.board import Board
-from shared.protocol import AttemptState, ErrorCode, RaceStatus, ResultReason
+from shared.protocol import AbortReason, AttemptState, ErrorCode, RaceStatus, ResultReason
 
 DEFAULT_GRACE_MS: Final = 30_000
 """The grace period of a race stored without its own (``grace_ms`` missing or 0)."""
@@ -93,6 +94,16 @@ def outcome(seats: Sequence[Standing], *, rated: bool, undo: bool) -> Outcome | 
     return None
 
 
+def abort_reason(*, rated: bool, moves: Sequence[int], played_ms: int, abort_moves: int, abort_ms: int) -> AbortReason | None:
+    """Why a rated race decided now is aborted, rated for nobody (docs/PLAYERS.md "Ladder rules"), or None: a player
+    made fewer than ``abort_moves`` actions, or it was decided within ``abort_ms`` of its start (``played_ms``)."""
+    if not rated:
+        return None
+    if min(moves) < abort_moves:
+        return AbortReason.TOO_FEW_MOVES
+    return AbortReason.TOO_SHORT if played_ms < abort_ms else None
+
+
 def attempt_can_end_by_position(board: Board) -> bool:
     """Whether a blocked or dead position ends the attempt: only when no undo or unused redeal could change it."""
     return not board.rules.undo and (not board.rules.redeal_once or board.redeal_used)
@@ -149,9 +160,13 @@ class RaceRules:
     rated: bool = False
     undo: bool = False
     grace_ms: int | None = None
+    abort_moves: int = 0
+    abort_ms: int = 0
+    """A rated race's abort rule (:func:`abort_reason`), fixed at the join from the server's ladder rules."""
     status: RaceStatus = RaceStatus.COUNTDOWN
     seats: tuple[Seat, Seat] = field(default_factory=lambda: (Seat(), Seat()))
     result: Outcome | None = None
+    aborted: AbortReason | None = None
     seq: int = 0
     """The last event numbered (only the order of events matters to the rules)."""
 
@@ -172,7 +187,7 @@ class RaceRules:
         seat.standing = seat.standing.counted(count, self._next_seq())
         if ends is not None:
             seat.standing = seat.standing.ended(ends, self._next_seq())
-        self._decide()
+        self._decide(now)
         return None
 
     def end_attempt(self, slot: int, reason: AttemptState, now: int) -> ErrorCode | None:
@@ -184,7 +199,7 @@ class RaceRules:
         if not seat.standing.playing:
             return ErrorCode.ATTEMPT_OVER
         seat.standing = seat.standing.ended(reason, self._next_seq())
-        self._decide()
+        self._decide(now)
         return None
 
     def presence(self, slot: int, *, here: bool, now: int) -> None:
@@ -229,7 +244,7 @@ class RaceRules:
             for seat in self.seats:
                 if seat.standing.playing:
                     seat.standing = seat.standing.ended(AttemptState.TIME_LIMIT, self._next_seq())
-            self._decide()
+            self._decide(now)
             return ErrorCode.RACE_OVER
         return None
 
@@ -245,13 +260,18 @@ class RaceRules:
                 seat.standing = seat.standing.ended(AttemptState.ABANDONED, self._next_seq())
                 ended = True
         if ended:
-            self._decide()
+            self._decide(now)
 
-    def _decide(self) -> None:
-        """Finish the race when the winner can no longer change: the attempts still running end ``race_over``."""
+    def _decide(self, now: int) -> None:
+        """Finish the race when the winner can no longer change: the attempts still running end ``race_over``; a
+        rated race too short to mean anything is aborted."""
         decided = outcome(self.standings(), rated=self.rated, undo=self.undo)
         if decided is None:
             return
+        self.aborted = abort_reason(
+            rated=self.rated, moves=[seat.actions for seat in self.seats], played_ms=now - self.start_at,
+            abort_moves=self.abort_moves, abort_ms=self.abort_ms,
+        )
         for seat in self.seats:
             if seat.standing.playing:
                 seat.standing = replace(seat.standing, state=AttemptState.RACE_OVER)

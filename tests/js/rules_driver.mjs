@@ -2,7 +2,7 @@
 // line, and writes one JSON answer a line, so that tests/test_race_rules_differential.py can compare them with the
 // Python specification and the Lua scripts in one Node process for many cases.
 //   {"kind": "race", "info": RaceInfo, "events": [event maps in seq order]}
-//     -> {"status", "players": [{state, count, left, connected, grace_until}], "winner", "reason", "boards": [count]}
+//     -> {"status", "players": [{state, count, left, connected, grace_until}], "winner", "reason", "aborted", "boards": [count]}
 //   {"kind": "moves", "seed": "<decimal>", "rules": {profile, undo, redeal_once}, "moves": ["5D b>f", ...]}
 //     -> {"codes": [null or the refusal of each move in turn], "position": {columns, bouquet, foundations}}
 import { createInterface } from "node:readline";
@@ -18,6 +18,7 @@ function race(info, events) {
     players: state.players.map((p) => ({ state: p.state, count: p.count, left: p.left, connected: p.connected, grace_until: p.grace_until })),
     winner: state.result ? state.result.winner ?? null : null,
     reason: state.result ? state.result.reason : null,
+    aborted: state.result ? state.result.aborted ?? null : null,
     boards: state.boards.map((board) => (board ? board.count : null)),
     gaps: state.gaps,
   };
