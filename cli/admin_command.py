@@ -17,12 +17,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from cli.output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, CommandError, emit_json, whole_number
 from server import config
 from server.admin_signing import sign
 from server.app import ServerConfig
 from server.embedded_redis import running_url
-from server.store import AnalysisStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, connect_redis
+from server.record_signing import public_hex
+from server.store import AnalysisStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, connect_redis, keys
 from shared.protocol import RaceStatus
 
 EPILOG = """\
@@ -107,6 +110,7 @@ def register(subparsers: Any) -> None:
     drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
     pairs = action("pairs", "pairs of accounts whose rated races look farmed (shared address, pair limit, aborted results)")
     pairs.add_argument("--count", type=whole_number(1), default=50, metavar="N", help="how many pairs, newest signal first (default %(default)s)")
+    action("record-key", "the public key the servers sign exported race records with (flowergarden verify --key)")
     audit = action("audit", "the newest audited operator commands")
     audit.add_argument("--count", type=whole_number(1), default=20, metavar="N", help="how many of the newest entries (default %(default)s)")
     for action_parser in subcommands.choices.values():
@@ -398,6 +402,16 @@ async def _pairs(admin: Admin, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _record_key(admin: Admin, args: argparse.Namespace) -> int:
+    """The servers' record-signing public key, as GET /record-key serves it."""
+    raw: Any = await admin.races.redis.get(keys.RECORD_SIGNING_KEY)
+    if raw is None:
+        raise CommandError("no_record_key", "no server has started on this Redis yet: the first one makes the key")
+    public = public_hex(Ed25519PrivateKey.from_private_bytes(bytes(raw)).public_key())
+    _print(args, {"algorithm": "ed25519", "public_key": public}, f"ed25519 {public}")
+    return EXIT_OK
+
+
 def _when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ms / 1000))
 
@@ -415,4 +429,5 @@ ACTIONS = {
     "drain": _drain,
     "audit": _audit,
     "pairs": _pairs,
+    "record-key": _record_key,
 }

@@ -17,6 +17,7 @@ from typing import Any
 
 from cli.connected import add_server_argument, run_connected
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, counted, emit_json, read_json_object, whole_number
+from cli.record_signature import check_signature, fetch_key
 from cli.terminal_input import read_first_line
 from client import RaceClient
 from client.race_session import Credentials, introduce
@@ -105,11 +106,16 @@ def register(subparsers: Any) -> None:
         help="check an exported race record with the engine",
         description=(
             "Replay the record in FILE ('-' for stdin) with the engine: every move must be legal and give the counts the "
-            "record announces, and the result must follow from the moves by the rules. Exit 0 when it holds, 1 "
+            "record announces, the result must follow from the moves by the rules, and the revealed seed and salt must hash to "
+            "the countdown's commitment and deal its layout; with --key or --key-url the server's signature must match "
+            "too (then race id, players and ratings are proved as well). Exit 0 when it holds, 1 "
             "(record_invalid, naming the first bad event) when it does not, 2 when FILE is not a record (not_a_record)."
         ),
     )
     parser.add_argument("file", metavar="FILE")
+    key = parser.add_mutually_exclusive_group()
+    key.add_argument("--key", metavar="HEX", help="also check the server's signature with this public key (flowergarden admin record-key)")
+    key.add_argument("--key-url", metavar="URL", help="also check the server's signature with the key the server serves (its ws:// URL, or the /record-key URL)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=run_verify)
 
@@ -278,7 +284,7 @@ async def record_of(client: RaceClient, race: str) -> dict[str, Any]:
         if page.complete or not page.events:
             break
         after = page.events[-1].seq
-    return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "race": as_map(info), "events": events}
+    return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "race": as_map(info), "events": events, "signature": page.signature}
 
 
 async def _export(args: argparse.Namespace) -> None:
@@ -296,8 +302,11 @@ async def _export(args: argparse.Namespace) -> None:
 def run_verify(args: argparse.Namespace) -> int:
     """Check a record file; exit 0 if it holds, 1 with the first bad event if not."""
     document = read_json_object(args.file, "bad_input", "a race record (a JSON object)")
+    public_key = args.key or (fetch_key(args.key_url) if args.key_url else None)
     try:
         verdict = verify_record(document)
+        if public_key is not None:
+            check_signature(document, public_key)
     except NotARecord as wrong:
         raise CommandError("not_a_record", str(wrong), exit_code=EXIT_USAGE) from None
     except RecordInvalid as invalid:
@@ -306,10 +315,12 @@ def run_verify(args: argparse.Namespace) -> int:
     winner = "draw" if verdict.winner is None else f"seat {verdict.winner} won"
     if args.json:
         emit_json({"valid": True, "race": verdict.race, "seed": verdict.seed, "actions": list(verdict.actions),
-                   "counts": list(verdict.counts), "winner": verdict.winner, "reason": verdict.reason})  # fmt: skip
+                   "counts": list(verdict.counts), "winner": verdict.winner, "reason": verdict.reason,
+                   "signed": public_key is not None})  # fmt: skip
     else:
+        signed = "signed by the server (key checked)" if public_key is not None else "signature not checked (give --key-url SERVER)"
         print(
             f"Race {verdict.race} verified: seed {verdict.seed}; {verdict.actions[0]} + {verdict.actions[1]} actions replayed, "
-            f"counts {verdict.counts[0]} and {verdict.counts[1]}; result confirmed: {winner} ({verdict.reason})."
+            f"counts {verdict.counts[0]} and {verdict.counts[1]}; result confirmed: {winner} ({verdict.reason}); {signed}."
         )
     return EXIT_OK

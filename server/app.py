@@ -24,6 +24,7 @@ from server.dispatch import Dispatcher, LobbyServices, PlayerServices
 from server.logs import LogFormat
 from server.operations import Operations
 from server.peers import PeerResolver
+from server.record_signing import RecordSigner
 from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
 from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
@@ -354,6 +355,7 @@ class RaceServer:
         sweeper = TimerSweeper(store, interval=config.timer_interval, after_ticks=after_ticks)
         ops_store = OpsStore(self.redis)
         operations = self.operations = Operations(ops_store, store, self._healthy)
+        signer = operations.signer = await RecordSigner.of_store(ops_store)
         self.admin = AdminExecutor(
             ops_store, store, operations, self.lobby, self.seed_pool, process_id=process_id, secret=config.operator_secret,
             now_ms=store.now_ms,
@@ -380,7 +382,7 @@ class RaceServer:
             self.races,
             hub,
             presence=self.presence,
-            spectate=SpectateService(store, self.races),
+            spectate=SpectateService(store, self.races, sign=signer.sign),
             clock=clock,
             lobby=lobby,
             door=operations,

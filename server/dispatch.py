@@ -454,7 +454,7 @@ class Dispatcher:
     @handles(Replay)
     async def _replay(self, state: ConnectionState, session: Session, request: Replay) -> None:
         page = await self.spectate.replay_page(request.race, request.after, request.limit, session.player)
-        state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete))
+        state.send(ReplayPage(id=request.id, race=page.info, events=page.events, complete=page.complete, signature=page.signature))
 
     @handles(Register)
     async def _register(self, state: ConnectionState, session: Session, request: Register) -> None:

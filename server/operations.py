@@ -19,6 +19,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from server import logs, metrics
+from server.record_signing import RECORD_KEY_PATH, RecordSigner
 from server.services.errors import ServiceError
 from server.store import BanKind, OpsStore, RaceStore, StoreUnavailable
 from server.transport import LiveConnection, Transport
@@ -47,6 +48,8 @@ class Operations:
         self.ops_store = ops_store
         self.race_store = race_store
         self.store_reachable = store_reachable
+        self.signer: RecordSigner | None = None
+        """Serves the record-signing public key at ``/record-key``."""
         self.transport: Transport | None = None
         self.accepting = False
         """Set once the server listens, cleared when it drains or stops."""
@@ -67,6 +70,8 @@ class Operations:
             return _response(HTTPStatus.OK, metrics.exposition(), metrics.CONTENT_TYPE)
         if path == "/ready":
             return await self._ready()
+        if path == RECORD_KEY_PATH and self.signer is not None:
+            return self.signer.response()
         if request.headers.get("Upgrade", "").lower() != "websocket":
             return None  # plain HTTP (other endpoints, static files): bans and draining concern new connections only
         if not self.accepting:

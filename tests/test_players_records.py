@@ -123,6 +123,62 @@ async def test_a_record_whose_deal_is_not_the_one_committed_to_is_refused(race_s
     await asyncio.gather(ann.close(), bob.close())
 
 
+async def test_a_signed_record_proves_players_abandonment_and_ratings_and_forgeries_are_refused(race_server: RaceServer, tmp_path: Path) -> None:
+    """Issue 25.6: the forgeries the moves cannot tell (another race id, other handles, the other seat abandoning and
+    so winning, another seed, a commitment of 64 zeros, other ratings) fail the server's signature."""
+    ann_handle, bob_handle = new_handle("Ann"), new_handle("Bob")
+    ann, bob = await registered(race_server.url, ann_handle), await registered(race_server.url, bob_handle)
+    result = await rated_race(ann, bob)
+    target = tmp_path / "race.json"
+    code, output = await run_cli("export", "--server", race_server.url, result.race, "--output", str(target))
+    assert code == 0, output
+    code, output = await run_cli("verify", str(target), "--key-url", race_server.url)
+    assert code == 0 and "signed by the server" in output, output
+    record: dict[str, Any] = json.loads(target.read_text())
+
+    def events_of(copy: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+        return [event for event in copy["events"] if event["type"] == kind]
+
+    def race_id(copy: dict[str, Any]) -> None:
+        copy["race"]["race"] = "forged12345"
+
+    def handles(copy: dict[str, Any]) -> None:
+        for event in events_of(copy, "player_joined"):
+            event["account"] = event["name"] = {ann_handle: bob_handle, bob_handle: ann_handle}[event["account"]]
+
+    def who_abandoned(copy: dict[str, Any]) -> None:  # the winner follows: the rules then name seat 1
+        for event in events_of(copy, "attempt_ended"):
+            event["slot"] = 1 - event["slot"]
+        (final,) = events_of(copy, "result")
+        final["winner"] = 1
+        for standing in final["players"]:
+            standing["ended"] = "abandoned" if standing["slot"] == 0 else "race_over"
+
+    def seed(copy: dict[str, Any]) -> None:
+        (final,) = events_of(copy, "result")
+        final["seed"] += 1
+
+    def zero_commitment(copy: dict[str, Any]) -> None:
+        for event in events_of(copy, "countdown"):
+            event["commitment"] = "0" * 64
+
+    def ratings(copy: dict[str, Any]) -> None:
+        (final,) = events_of(copy, "result")
+        final["players"][0]["rating"]["after"] = 2333
+
+    for forge in (race_id, handles, who_abandoned, seed, zero_commitment, ratings):
+        forged: dict[str, Any] = json.loads(json.dumps(record))
+        forge(forged)
+        target.write_text(json.dumps(forged))
+        code, output = await run_cli("verify", str(target), "--key-url", race_server.url)
+        assert code == 1 and "record_invalid" in output, (forge.__name__, output)
+    key = await run_cli("admin", "--redis", race_server.config.redis_url, "record-key")
+    target.write_text(json.dumps(record))
+    code, output = await run_cli("verify", str(target), "--key", key[1].split()[-1])
+    assert code == 0, output
+    await asyncio.gather(ann.close(), bob.close())
+
+
 async def test_the_account_commands_register_log_in_and_show_leaderboard_and_history(race_server: RaceServer) -> None:
     handle = new_handle("Cli")
     url = race_server.url

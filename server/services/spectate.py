@@ -10,6 +10,7 @@ delay. Everything is read from Redis, so any process can serve any race.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import takewhile
 
@@ -17,7 +18,8 @@ from server.services.errors import ServiceError
 from server.services.race import RaceService
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
 from server.store import RaceRecord, RaceStore
-from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators
+from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators, as_map
+from shared.race.record import record_digest
 from shared.race.replay import replay
 
 
@@ -48,17 +50,25 @@ class EventPage:
     info: RaceInfo
     events: list[RaceEvent]
     complete: bool
+    signature: str | None = None
+    """On the complete page: the servers' signature of the whole record (server/record_signing.py)."""
 
 
 """A race is live while it counts down or runs; finished ones, and ones left before the start, leave the list."""
 
 
+RECORD_EVENTS_MOST = 100_000
+"""More events than any race has (two players' actions are bounded by ``max_actions``): the whole record at once."""
+
+
 class SpectateService:
     """Lists, snapshots and replays for people without a seat; never changes a race."""
 
-    def __init__(self, store: RaceStore, races: RaceService) -> None:
+    def __init__(self, store: RaceStore, races: RaceService, *, sign: Callable[[bytes], str] | None = None) -> None:
         self.store = store
         self.races = races
+        self.sign = sign
+        """Signs a record's digest (server/record_signing.py); None: replays carry no signature."""
 
     async def live_races(self, limit: int) -> list[RaceInfo]:
         """Races in countdown or running, latest start first; finished, closed or expired ones leave the index here."""
@@ -106,4 +116,12 @@ class SpectateService:
             raise ServiceError(ErrorCode.NOT_FINISHED, "the race is still on: watch it, or replay it once it is over")
         stored = await self.store.events_after(race_id, after, limit + 1)
         events = [event_for(event, SPECTATOR) for event in stored[:limit] if isinstance(event, RaceEvent)]
-        return EventPage(info=self.races.info(record), events=events, complete=len(stored) <= limit)
+        info = self.races.info(record)
+        complete = len(stored) <= limit
+        signature = None
+        if complete and self.sign is not None:  # the record a client assembles from every page, as it will write it
+            every = events if after == 0 else [
+                event_for(event, SPECTATOR) for event in await self.store.events_after(race_id, 0, RECORD_EVENTS_MOST) if isinstance(event, RaceEvent)
+            ]  # fmt: skip
+            signature = self.sign(record_digest(as_map(info), [event.to_wire() for event in every]))
+        return EventPage(info=info, events=events, complete=complete, signature=signature)

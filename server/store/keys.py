@@ -163,6 +163,9 @@ ADMIN_COMMANDS = f"{OPS_TAG}:commands"
 """Stream of signed operator commands every server process reads (trimmed to about a thousand entries)."""
 ADMIN_AUDIT = f"{OPS_TAG}:audit"
 """Stream: one entry per operator command executed (or refused), trimmed to about a hundred thousand."""
+RECORD_SIGNING_KEY = f"{OPS_TAG}:record_signing_key"
+"""String: the Ed25519 private key (32 bytes) every process signs exported race records with; made by the first
+process that starts (docs/FAIRPLAY.md "What verify proves")."""
 PROCESSES = f"{OPS_TAG}:processes"
 """Sorted set: server process id -> expiry (ms) of its registration, renewed every few seconds."""
 

@@ -84,6 +84,13 @@ class OpsStore:
         document = json.loads(raw)
         return Ban(kind, subject, document["reason"], int(document["until"]), document["by"])
 
+    async def record_signing_key(self, fresh: bytes) -> bytes:
+        """The servers' record-signing key: the stored one, or ``fresh`` stored now if there is none yet (the first
+        process to start makes it; every later one reads the same)."""
+        await self.redis.set(keys.RECORD_SIGNING_KEY, fresh, nx=True)
+        stored: Any = await self.redis.get(keys.RECORD_SIGNING_KEY)
+        return bytes(stored)
+
     async def bans(self) -> list[Ban]:
         """Every ban in force (a SCAN: for the operator's tool, not for request paths)."""
         found: list[Ban] = []

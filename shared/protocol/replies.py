@@ -154,6 +154,9 @@ class ReplayPage(Message):
     events: list[RaceEvent]
     complete: bool
     """True when the page reaches the race's last event (the ``result``)."""
+    signature: str | None = None
+    """On the complete page: the servers' Ed25519 signature (hex) of the record these pages make (``race`` and every
+    event, canonical JSON: docs/FAIRPLAY.md "What verify proves"); nil on other pages."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,8 @@ A record (``flowergarden export``) is a JSON object: ``format`` (:data:`RECORD_F
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -23,6 +25,13 @@ from shared.rules import Profile, Rules
 
 RECORD_FORMAT: Final = "flowergarden-race-record"
 RECORD_VERSION: Final = 1
+
+
+def record_digest(race: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> bytes:
+    """The SHA-256 of a record's ``race`` and ``events`` in canonical JSON (sorted keys, no spaces, UTF-8): what the
+    server signs (the record's ``signature``) and ``verify`` checks, the same whoever wrote the file."""
+    canonical = json.dumps({"race": race, "events": list(events)}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).digest()
 
 
 class RecordInvalid(Exception):
