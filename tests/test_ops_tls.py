@@ -23,10 +23,14 @@ from server.app import RaceServer
 from shared.protocol import PlayerJoined, RaceSettings
 
 
-def self_signed(folder: Path) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 signed by its own key (PEM files)."""
+def self_signed(folder: Path, host: str = "127.0.0.1") -> tuple[Path, Path]:
+    """A certificate for ``host`` (an IP address or a DNS name) signed by its own key (PEM files)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    try:
+        subject: x509.GeneralName = x509.IPAddress(ipaddress.ip_address(host))
+    except ValueError:
+        subject = x509.DNSName(host)
     now = datetime.datetime.now(datetime.UTC)
     certificate = (
         x509.CertificateBuilder()
@@ -36,7 +40,7 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.SubjectAlternativeName([subject]), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
@@ -74,25 +78,6 @@ def test_serve_with_an_unusable_certificate_stops_with_a_clear_error(tmp_path: P
     assert "bad_tls" in result.stderr and str(certfile) in result.stderr, result.stderr
 
 
-def certificate_for(folder: Path, host: str) -> tuple[Path, Path]:
-    """A self-signed certificate naming only ``host`` (as a real one names the public host, never 127.0.0.1)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(host)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    certfile, keyfile = folder / "public.pem", folder / "public-key.pem"
-    certfile.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    keyfile.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    return certfile, keyfile
-
-
 async def summoned_bot_joins(url: str, tls: ssl.SSLContext | None = None) -> bool:
     """Whether a bot summoned into Ann's waiting race takes the seat (the bot connects to the server's own port)."""
     ann = await RaceClient.connect(url, tls=tls)
@@ -111,7 +96,7 @@ async def summoned_bot_joins(url: str, tls: ssl.SSLContext | None = None) -> boo
 async def test_a_server_with_tls_for_its_public_name_hosts_practice_bots(redis_url: str, tmp_path: Path) -> None:
     """The bots connect to the process's loopback port, which the certificate does not name: they trust the
     process's own certificate instead (they failed with a verification error, ``unavailable`` to the creator)."""
-    certfile, keyfile = certificate_for(tmp_path, "race.example.org")
+    certfile, keyfile = self_signed(tmp_path, "race.example.org")  # names the public host only, never 127.0.0.1
     client_side = ssl.create_default_context(cafile=str(certfile))
     client_side.check_hostname = False  # the test's player, too, reaches the server by its loopback address
     async with RaceServer(server_config(redis_url, certfile=str(certfile), keyfile=str(keyfile), bot_pace=0.0)) as server:
