@@ -3,6 +3,7 @@
 
     python3 dev.py serve [flowergarden serve options]   start the race server (embedded Redis by default)
     python3 dev.py test  [pytest options]               type-check and lint every package, check the import contracts, then run the whole test suite
+    python3 dev.py test --fast [pytest options]        lint, import contracts and the unit tier only (no Redis, process or browser)
                                                         (browser tests included: installs Debian's chromium, redis-server 7 for
                                                         the sharded cluster tests, nodejs for the race rules' differential
                                                         test, and prometheus for promtool, as root when missing)
@@ -140,6 +141,15 @@ def run(command: list[str]) -> int:
     return child.wait()
 
 
+def fast_tests(pytest_args: list[str]) -> int:
+    """``dev.py test --fast``: ruff, the import contracts and the unit tier (no Redis, process or browser; tests/tiers.py)."""
+    for check in ([str(venv_bin("python")), "-m", "ruff", "check", "."], [str(venv_bin("lint-imports"))]):
+        code = run(check)
+        if code != 0:
+            return code
+    return run([str(venv_bin("python")), "-m", "pytest", "-m", "unit", *pytest_args])
+
+
 def main(argv: list[str]) -> int:
     """Dispatch ``serve`` or ``test`` (``mypy --strict`` on shared, server, client, cli and benchmarks, ``ruff check``, the import contracts, then pytest)."""
     if not argv or argv[0] not in ("serve", "test"):
@@ -149,6 +159,8 @@ def main(argv: list[str]) -> int:
     ensure_debian_package("postgresql", has_postgres, POSTGRES_HINT)
     if argv[0] == "serve":
         return run([str(venv_bin("flowergarden")), "serve", *argv[1:]])
+    if argv[1:2] == ["--fast"]:
+        return fast_tests(argv[2:])
     ensure_browser()
     ensure_debian_package("redis-server", has_redis7, REDIS7_HINT)
     ensure_debian_package("nodejs", lambda: shutil.which("node") is not None, NODE_HINT)

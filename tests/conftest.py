@@ -23,6 +23,8 @@ from server.embedded_postgres import EmbeddedPostgres, PostgresUnavailable
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 from server.store import connect_redis
 
+pytest_plugins = ["tiers"]  # the unit/redis/process/browser markers (tests/tiers.py)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def config_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
