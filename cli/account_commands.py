@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import sys
 from typing import Any
 
 from cli.connected import add_server_argument, run_connected
-from cli.output import EXIT_USAGE, CommandError, emit_json
-from cli.player_commands import read_password, typed_secret
-from cli.terminal_input import read_first_line
+from cli.output import emit_json
+from cli.player_commands import read_password
 from client import RaceClient, ServerError
 from client.race_session import Credentials, introduce
 from client.sessions import SessionStore
@@ -72,27 +69,12 @@ async def _logout(args: argparse.Namespace) -> None:
 
 
 NEW_PASSWORD_ENV = "FLOWERGARDEN_NEW_PASSWORD"
-
-
-def read_new_password() -> str:
-    """The new password: from $FLOWERGARDEN_NEW_PASSWORD, else typed twice on the terminal, else stdin's next line."""
-    secret = os.environ.get(NEW_PASSWORD_ENV)
-    if secret:
-        return secret
-    if sys.stdin.isatty():
-        secret = typed_secret("New password: ")
-        if typed_secret("Again: ") != secret:
-            raise CommandError("bad_input", "the two passwords differ", exit_code=EXIT_USAGE)
-        return secret
-    secret = read_first_line()
-    if not secret:
-        raise CommandError("bad_input", f"no new password: set ${NEW_PASSWORD_ENV}, type it on a terminal or give it on stdin", exit_code=EXIT_USAGE)
-    return secret
+"""Where ``password`` reads the new password from first (else the terminal, twice, else stdin's next line)."""
 
 
 async def _password(args: argparse.Namespace) -> None:
     current = read_password("Current password: ")
-    new = read_new_password()
+    new = read_password("New password: ", confirm=True, env=NEW_PASSWORD_ENV)
     async with await RaceClient.connect(args.server) as client:
         await introduce(client, args.handle, Credentials(args.handle, current))
         await client.change_password(current, new)

@@ -125,9 +125,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
-def read_password(prompt: str = "Password: ", *, confirm: bool = False) -> str:
-    """The password: from $FLOWERGARDEN_PASSWORD, else typed on the terminal (``confirm``: twice), else stdin's first line."""
-    secret = os.environ.get(PASSWORD_ENV)
+def read_password(prompt: str = "Password: ", *, confirm: bool = False, env: str = PASSWORD_ENV) -> str:
+    """The password: from $FLOWERGARDEN_PASSWORD (or ``env``), else typed on the terminal (``confirm``: twice), else
+    stdin's next line."""
+    secret = os.environ.get(env)
     if secret:
         return secret
     if sys.stdin.isatty():
@@ -137,7 +138,7 @@ def read_password(prompt: str = "Password: ", *, confirm: bool = False) -> str:
         return secret
     secret = read_first_line()
     if not secret:
-        raise CommandError("bad_input", f"no password: set ${PASSWORD_ENV}, type it on a terminal or give it on stdin", exit_code=EXIT_USAGE)
+        raise CommandError("bad_input", f"no password: set ${env}, type it on a terminal or give it on stdin", exit_code=EXIT_USAGE)
     return secret
 
 
