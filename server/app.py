@@ -10,6 +10,7 @@ import signal
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -167,6 +168,9 @@ class ServerConfig:
     keyfile: str | None = None
     log_format: LogFormat = LogFormat.TEXT
     log_level: str = "INFO"
+    record_key_file: str = ""
+    """A file holding the Ed25519 key exported race records are signed with (made there at the first start, mode
+    0600); empty: the key is kept in the store, made by the first process (docs/FAIRPLAY.md "What verify proves")."""
     data_dir: str = "var/redis"
     """Folder of the embedded Redis' append-only file (``flowergarden serve`` without a Redis URL)."""
     rated_record_ttl_seconds: int = 0
@@ -355,7 +359,9 @@ class RaceServer:
         sweeper = TimerSweeper(store, interval=config.timer_interval, after_ticks=after_ticks)
         ops_store = OpsStore(self.redis)
         operations = self.operations = Operations(ops_store, store, self._healthy)
-        signer = operations.signer = await RecordSigner.of_store(ops_store)
+        signer = operations.signer = (
+            RecordSigner.of_file(Path(config.record_key_file)) if config.record_key_file else await RecordSigner.of_store(ops_store)
+        )
         self.admin = AdminExecutor(
             ops_store, store, operations, self.lobby, self.seed_pool, process_id=process_id, secret=config.operator_secret,
             now_ms=store.now_ms,

@@ -9,7 +9,9 @@ the server stored. The public key is served at ``GET /record-key`` and printed b
 from __future__ import annotations
 
 import json
+import os
 from http import HTTPStatus
+from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
@@ -35,6 +37,17 @@ class RecordSigner:
         """The signer of the key kept in the store (made now if this is the first process)."""
         fresh = Ed25519PrivateKey.generate().private_bytes_raw()
         return cls(Ed25519PrivateKey.from_private_bytes(await ops.record_signing_key(fresh)))
+
+    @classmethod
+    def of_file(cls, path: Path) -> RecordSigner:
+        """The signer of the key in ``path`` (32 raw bytes), made there now (mode 0600) if the file does not exist: for
+        operators who keep the key out of Redis (``record_key_file``). Every process of a deployment needs the same file."""
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(Ed25519PrivateKey.generate().private_bytes_raw())
+        return cls(Ed25519PrivateKey.from_private_bytes(path.read_bytes()))
 
     def sign(self, digest: bytes) -> str:
         """The signature of a record digest (128 hex digits)."""

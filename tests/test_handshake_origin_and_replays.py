@@ -1,11 +1,16 @@
 """Issue 25.8: a browser page of another site cannot open a WebSocket to the server (Origin allow-list), and a signed
-operator command written to the stream again is obeyed once."""
+operator command written to the stream again is obeyed once; issue 25.6: the record-signing key may live in a file."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import stat
 import uuid
+from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from ops_helpers import http_base, http_get
 from race_helpers import player, server_config
 from test_ops_admin import SECRET, operated  # noqa: F401 (the fixture)
 from websockets.asyncio.client import connect
@@ -14,6 +19,7 @@ from websockets.typing import Origin
 
 from server.admin_signing import sign
 from server.app import RaceServer
+from server.record_signing import public_hex
 from server.store import OpsStore
 from server.transport import TransportLimits
 from shared.protocol import Notice
@@ -65,3 +71,17 @@ async def test_a_replayed_signed_command_is_obeyed_once(operated: RaceServer) ->
     waiting = [ann._events.get_nowait() for _ in range(ann._events.qsize())]
     assert not [item for item in waiting if isinstance(item, Notice)]
     await ann.close()
+
+
+async def test_a_record_key_file_is_made_once_and_its_public_key_served(redis_url: str, tmp_path: Path) -> None:
+    """``record_key_file``: the signing key lives in a file (0600) instead of the store; /record-key serves its public
+    key, and a second start keeps the same key."""
+    key_file = tmp_path / "keys" / "record.key"
+    served = []
+    for _ in range(2):
+        async with RaceServer(server_config(redis_url, record_key_file=str(key_file))) as server:
+            status, body = await http_get(http_base(server.url) + "/record-key")
+            assert status == 200
+            served.append(json.loads(body)["public_key"])
+    assert served[0] == served[1] == public_hex(Ed25519PrivateKey.from_private_bytes(key_file.read_bytes()).public_key())
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
