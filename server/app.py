@@ -60,6 +60,7 @@ from server.store import (
     SeedPoolStore,
     SessionStore,
     ShardedRaceChannels,
+    commands_waiting,
     connect_redis,
     sharded_channels_supported,
 )
@@ -358,7 +359,10 @@ class RaceServer:
 
         sweeper = TimerSweeper(store, interval=config.timer_interval, after_ticks=after_ticks)
         ops_store = OpsStore(self.redis)
-        operations = self.operations = Operations(ops_store, store, self._healthy)
+        redis, pool_size = self.redis, config.redis_pool_size
+        operations = self.operations = Operations(
+            ops_store, store, self._healthy, overloaded=lambda: commands_waiting(redis) >= pool_size
+        )
         signer = operations.signer = (
             RecordSigner.of_file(Path(config.record_key_file)) if config.record_key_file else await RecordSigner.of_store(ops_store)
         )

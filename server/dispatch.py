@@ -193,12 +193,12 @@ def handles(request_type: type[R]) -> Callable[[Handler[R]], Handler[R]]:
 
 
 class Door(Protocol):
-    """Who may come in and what may start (server/operations.py): bans and draining."""
+    """Who may come in and what may start (server/operations.py): bans, draining and overload."""
 
     async def admit(self, player: str) -> None:
         """Raise ServiceError ``banned`` for a banned player's ``hello``."""
 
-    def refuse_while_draining(self, request: Request) -> ServiceError | None:
+    def refuse_now(self, request: Request) -> ServiceError | None:
         """The refusal of a request that may not start now, if any."""
 
 
@@ -288,7 +288,7 @@ class Dispatcher:
             log.warning("leaving the open races of a closed connection failed", exc_info=True)
 
     async def _route(self, state: ConnectionState, request: Request) -> None:
-        refusal = self.door.refuse_while_draining(request) if self.door is not None else None
+        refusal = self.door.refuse_now(request) if self.door is not None else None
         if refusal is not None:
             raise refusal
         if isinstance(request, Hello):

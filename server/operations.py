@@ -23,13 +23,15 @@ from server.record_signing import RECORD_KEY_PATH, RecordSigner
 from server.services.errors import ServiceError
 from server.store import BanKind, OpsStore, RaceStore, StoreUnavailable
 from server.transport import LiveConnection, Transport
-from shared.protocol import CloseCode, ErrorCode, RaceStatus, Request, ServerShutdown
+from shared.protocol import OVERLOAD_RETRY_SECONDS, CloseCode, ErrorCode, RaceStatus, Request, ServerShutdown
 
 DRAIN_CHECK_SECONDS = 0.5
 UNFINISHED = frozenset({RaceStatus.COUNTDOWN, RaceStatus.RUNNING})
 
 NEW_RACE_REQUESTS = frozenset({"create", "join", "join_invite", "quick_match", "rematch"})
 """Requests that seat a player in a new race: refused while draining."""
+NEW_WORK_REQUESTS = NEW_RACE_REQUESTS | {"watch"}
+"""Requests that add a race or a spectator: refused while the process is overloaded (the races under way first)."""
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
@@ -44,12 +46,17 @@ def _json(status: HTTPStatus, document: dict[str, str]) -> Response:
 class Operations:
     """The operator-facing side of one server process (see the module docstring)."""
 
-    def __init__(self, ops_store: OpsStore, race_store: RaceStore, store_reachable: Callable[[], Awaitable[bool]]) -> None:
+    def __init__(
+        self, ops_store: OpsStore, race_store: RaceStore, store_reachable: Callable[[], Awaitable[bool]],
+        overloaded: Callable[[], bool] = lambda: False,
+    ) -> None:  # fmt: skip
         self.ops_store = ops_store
         self.race_store = race_store
         self.store_reachable = store_reachable
         self.signer: RecordSigner | None = None
         """Serves the record-signing public key at ``/record-key``."""
+        self.overloaded = overloaded
+        """Whether the process is past its capacity now (server/app.py: its store commands queue behind the pool)."""
         self.transport: Transport | None = None
         self.accepting = False
         """Set once the server listens, cleared when it drains or stops."""
@@ -109,10 +116,16 @@ class Operations:
             logs.event("hello_refused_banned", player=player, until=ban.until)
             raise ServiceError(ErrorCode.BANNED, f"you are banned until {ban.until} (server time, ms): {ban.reason}")
 
-    def refuse_while_draining(self, request: Request) -> ServiceError | None:
-        """The refusal of a request that would seat a player in a new race while this process drains."""
+    def refuse_now(self, request: Request) -> ServiceError | None:
+        """The refusal of a request that would seat a player in a new race while this process drains, or add a race
+        or a spectator while it is overloaded (``overloaded``, retry after :data:`OVERLOAD_RETRY_SECONDS`)."""
         if self.draining and request.TYPE in NEW_RACE_REQUESTS:
             return ServiceError(ErrorCode.SERVER_DRAINING, "this server is draining for maintenance: reconnect to start a new race")
+        if request.TYPE in NEW_WORK_REQUESTS and self.overloaded():
+            return ServiceError(
+                ErrorCode.OVERLOADED, f"this server is past its capacity: try again in {OVERLOAD_RETRY_SECONDS} s",
+                expected=OVERLOAD_RETRY_SECONDS,
+            )  # fmt: skip
         return None
 
     # --- draining -----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Overload degrades, never errs (issue 28.3): a server whose Redis commands queue far behind (its command pool
 squeezed to two connections, Redis made slow by a busy script looping beside it) acknowledges every accepted move
-late, never ``unavailable`` (then ``out_of_sequence`` for the moves pipelined behind it), while Redis is up.
+late, never ``unavailable`` (then ``out_of_sequence`` for the moves pipelined behind it), while Redis is up; and
+while its commands queue behind the pool it refuses new races and spectators with ``overloaded`` and a retry-after.
 
 On the old code a request waited at most 10 s for a pooled connection and then failed with "No connection
 available": the first move of each player (which reads the race through the pool) failed, and every move sent
@@ -11,15 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 
-from race_helpers import Race, seated_race, server_config
+from race_helpers import Race, player, seated_race, server_config
 from redis.asyncio import Redis
 from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
-from shared.protocol import RaceSettings
+from shared.protocol import OVERLOAD_RETRY_SECONDS, RaceSettings
 
 RACES = 16
 MOVES = 4
@@ -69,16 +70,33 @@ async def pipelined(client: RaceClient, race_id: str, moves: tuple[str, ...]) ->
     return list(await asyncio.gather(*(one(seq, move) for seq, move in enumerate(moves))))
 
 
-async def test_moves_queued_behind_a_squeezed_pool_and_a_slow_redis_are_acknowledged_late_never_refused(redis_url: str) -> None:
+async def refusal(request: Awaitable[object]) -> tuple[str, int | None]:
+    """The code and ``expected`` of the refusal ``request`` gets (AssertionError if it is not refused)."""
+    try:
+        await request
+    except ServerError as error:
+        return error.code, error.expected
+    raise AssertionError("the request was not refused")
+
+
+async def test_an_overloaded_server_acknowledges_moves_late_and_refuses_new_races_and_spectators_first(redis_url: str) -> None:
     seed, line = winning_deal()
     async with RaceServer(server_config(redis_url, redis_pool_size=2)) as server:
+        assert server.operations is not None
         races: list[Race] = [await seated_race(server.url, RaceSettings(seed=seed)) for _ in range(RACES)]
+        newcomer = await player(server.url, "Cy")
         try:
             async with slowed(redis_url):
-                outcomes = await asyncio.gather(
-                    *(pipelined(seat, race.race_id, line[:MOVES]) for race in races for seat in (race.ann, race.bob))
-                )
+                moves = asyncio.gather(*(pipelined(seat, race.race_id, line[:MOVES]) for race in races for seat in (race.ann, race.bob)))
+                while not server.operations.overloaded():
+                    assert not moves.done(), "the moves were answered before the server ever saw itself overloaded"
+                    await asyncio.sleep(0.01)
+                assert await refusal(newcomer.create(RaceSettings(seed=seed))) == ("overloaded", OVERLOAD_RETRY_SECONDS)
+                assert await refusal(newcomer.watch(races[0].race_id)) == ("overloaded", OVERLOAD_RETRY_SECONDS)
+                outcomes = await moves
             assert outcomes == [list(range(1, MOVES + 1))] * (2 * RACES)
+            await newcomer.create(RaceSettings(seed=seed))  # past the overload, new races are taken again
         finally:
+            await newcomer.close()
             for race in races:
                 await race.close()

@@ -1,7 +1,7 @@
 """The Redis store: the only package that knows key names and Lua scripts (docs/STORAGE.md)."""
 
 from server.store.analysis_store import AnalysisStore
-from server.store.connection import connect_redis
+from server.store.connection import commands_waiting, connect_redis
 from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
@@ -94,6 +94,7 @@ __all__ = [
     "StoredRating",
     "Subscribed",
     "UndecodableEvent",
+    "commands_waiting",
     "connect_redis",
     "deal_texts",
     "presence_member",

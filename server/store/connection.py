@@ -86,6 +86,31 @@ class MeasuredRedisCluster(RedisCluster):
             metrics.redis_command(name.split(" ", 1)[0].upper(), time.perf_counter() - started, failed)
 
 
+class QueuedPool(BlockingConnectionPool):
+    """A blocking pool that counts the callers waiting in it for a connection: the server's measure of how far its
+    commands queue behind the pool (:func:`commands_waiting`), which refuses new races and spectators past it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.waiting = 0
+        """Callers inside :meth:`get_connection` now (waiting for a free connection, or being given one)."""
+
+    async def get_connection(self, *_ignored: Any, **_options: Any) -> Any:
+        """A free connection, waiting for one as long as it takes (redis-py still passes arguments it ignores)."""
+        self.waiting += 1
+        try:
+            return await super().get_connection()  # type: ignore[no-untyped-call]
+        finally:
+            self.waiting -= 1
+
+
+def commands_waiting(client: RedisClient) -> int:
+    """How many commands wait for a pooled connection of ``client`` (0 for a Cluster client, whose pools are per node
+    and not counted)."""
+    pool = client.connection_pool if isinstance(client, Redis) else None
+    return pool.waiting if isinstance(pool, QueuedPool) else 0
+
+
 def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float | None = 5.0) -> Redis:
     """A client whose pool waits for a free connection instead of raising past ``max_connections``.
 
@@ -96,7 +121,7 @@ def connect_redis(url: str, *, max_connections: int = 64, socket_timeout: float 
     tests/test_overload_moves.py). The wait stays bounded when Redis is not answering: every holder of a connection
     gives up after ``socket_timeout`` (at once when Redis refuses connections), so the queue drains with errors.
     """
-    pool = BlockingConnectionPool.from_url(
+    pool = QueuedPool.from_url(
         url, max_connections=max_connections, timeout=None, socket_timeout=socket_timeout, socket_connect_timeout=5
     )
     return MeasuredRedis(connection_pool=pool)

@@ -36,6 +36,8 @@ MAX_HANDLE_LEN: Final = 20
 MAX_PASSWORD_LEN: Final = 128
 MAX_LEADERBOARD_PAGE: Final = 100
 MAX_HISTORY_PAGE: Final = 50
+OVERLOAD_RETRY_SECONDS: Final = 5
+"""The retry-after an ``overloaded`` refusal carries (in ``expected``)."""
 
 
 class ErrorCode(StrEnum):
@@ -107,6 +109,10 @@ class ErrorCode(StrEnum):
     SERVER_BUSY = "server_busy"
     """``login``/``register``: as many password checks as this server process queues are waiting already; nothing was
     done (it counts as no failed login): try again in a few seconds."""
+    OVERLOADED = "overloaded"
+    """This server process is past its capacity (its store commands queue behind it): it refuses new races and
+    spectators so the races under way keep being served (their moves are acknowledged late, never refused);
+    ``expected`` is how many seconds to wait before asking again."""
     HANDLE_TAKEN = "handle_taken"
     """``register``: the handle is registered already (handles are unique regardless of case)."""
     BAD_CREDENTIALS = "bad_credentials"

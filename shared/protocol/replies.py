@@ -218,7 +218,7 @@ class Error(Message):
     field: str | None = None
     """For ``bad_field``: the field's name (``settings.seed``)."""
     expected: int | None = None
-    """For ``out_of_sequence``: the ``seq`` the server expects."""
+    """For ``out_of_sequence``: the ``seq`` the server expects; for ``overloaded``: seconds to wait before retrying."""
 
 
 # --- accounts, ratings, history -------------------------------------------------------------

@@ -42,6 +42,7 @@ const WORDS = {
   unknown_race: () => "the server knows no such race",
   not_queued: () => "you are not waiting in the quick-match queue",
   seed_pool_empty: () => "no proven deal is ready just now: try again in a few seconds",
+  overloaded: () => "the server is too busy to start anything new just now: try again in a few seconds",
   server_busy: () => "the server is busy checking other passwords: nothing was done, try again in a few seconds",
 };
 
