@@ -51,10 +51,13 @@ async def abandoned_at_once(farmer: RaceClient, puppet: RaceClient) -> RaceResul
 
 
 async def test_a_farming_run_of_puppets_changes_no_rating_and_lists_the_pairs_for_the_operators(redis_url: str, tmp_path: Path) -> None:
-    """The run of issue 25 against a real ``flowergarden serve`` with its default ladder rules: a puppet of the
+    """The run of issue 25 against a real ``flowergarden serve`` with its default ladder rules (the login budgets per
+    address are off: every test of the suite registers from 127.0.0.1): a puppet of the
     farmer's own address is refused the rated race; puppets of other addresses that leave at once without a move
     give aborted results; no rating moves, and ``flowergarden admin pairs`` lists every pair with its signal."""
-    server = ServerProcess(redis_url, tmp_path / "server.log")
+    settings = tmp_path / "server.toml"  # the suite's registrations all come from 127.0.0.1: no login budgets there
+    settings.write_text("[login]\nper_address = 0\noverall = 0\nregistrations_per_address = 0\nfree_failures_per_address = 0\n")
+    server = ServerProcess(redis_url, tmp_path / "server.log", ("--config", str(settings)))
     try:
         await server.ready()
         farmer_handle = new_handle("Farm")
