@@ -255,6 +255,14 @@ class Figures:
     command_totals: dict[str, tuple[int, float]] = field(default_factory=dict)
     """Per Redis command (including those scripts call): calls and µs spent during the measured time."""
     server_output: list[str] = field(default_factory=list)
+    send_late_p99_ms: float = math.nan
+    """Open loop: the load generator's own lateness (p99 of how late it woke to send an action); past
+    :data:`LATE_GENERATOR_MS` the run measured the generator, not the server, and says so."""
+
+    @property
+    def generator_late(self) -> bool:
+        """Whether the load generator was itself late (its figures are not to be used)."""
+        return self.send_late_p99_ms > LATE_GENERATOR_MS
 
     @property
     def moves_per_second(self) -> float:
@@ -270,6 +278,24 @@ def percentile(values: Sequence[float], fraction: float) -> float:
         return math.nan
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(fraction * len(ordered)) - 1))]
+
+
+LATE_GENERATOR_MS = 50.0
+"""A load generator whose send lateness p99 is past this is itself the bottleneck (issue 28.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WindowEnd:
+    """What the servers and Redis had used when the measured window ended (before any teardown)."""
+
+    server_cpu: float
+    redis_cpu: float
+    rss: int
+
+    @classmethod
+    def sample(cls, pids: Sequence[int], client: redis.Redis) -> WindowEnd:
+        """Read the server processes' CPU and memory and Redis' CPU now."""
+        return cls(sum(cpu_seconds(pid) for pid in pids), redis_cpu(client), sum(rss_bytes(pid) for pid in pids))
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -310,7 +336,6 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
             barrier.wait()
         except threading.BrokenBarrierError:
             raise CommandError("bench_failed", f"{target}: a load worker failed during set-up: {_errors(results)}") from None
-        rss_after = sum(rss_bytes(pid) for pid in pids)
         client.config_resetstat()
         cpu_before = sum(cpu_seconds(pid) for pid in pids)
         redis_before = redis_cpu(client)
@@ -321,15 +346,19 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         measured = args.seconds if args.mode != "burst" else 0.0
         deadline = start_time.value + measured + max(60.0, args.races * 0.2)
         collected: list[WorkResult] = []
+        window_end: WindowEnd | None = None  # sampled when the measured window ends, under load, not after teardown
         while len(collected) < len(workers):
             _say(progress, f"{target}: {args.mode} load, {min(measured, max(0.0, time.time() - start_time.value)):.0f}/{measured:g} s", end="\r")
+            remaining = start_time.value + measured - time.time()
+            if window_end is None and measured and remaining <= 0:
+                window_end = WindowEnd.sample(pids, client)
             with contextlib.suppress(Exception):
-                collected.append(results.get(timeout=1.0))
+                collected.append(results.get(timeout=min(1.0, remaining) if window_end is None and remaining > 0 else 1.0))
             if time.time() > deadline:
                 raise CommandError("bench_failed", f"{target}: the load workers did not finish in time")
         elapsed = time.time() - start_time.value
-        cpu_after = sum(cpu_seconds(pid) for pid in pids)
-        redis_after = redis_cpu(client)
+        if window_end is None:  # a burst (its set-up is the window), or workers that all ended early
+            window_end = WindowEnd.sample(pids, client)
         throttling = [(after[0] - before[0], after[1] - before[1]) for before, after in zip(throttling_before, (g.throttling() for g in groups), strict=True)]
         stats: dict[str, Any] = client.info("commandstats")
         output = [line for pid in pids for line in SERVER_OUTPUT.get(pid, [])[-5:]]
@@ -347,10 +376,11 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         p50_ms=percentile(latencies, 0.5),
         p90_ms=percentile(latencies, 0.9),
         p99_ms=percentile(latencies, 0.99),
-        server_cpu=cpu_after - cpu_before,
-        redis_cpu=redis_after - redis_before,
+        server_cpu=window_end.server_cpu - cpu_before,
+        redis_cpu=window_end.redis_cpu - redis_before,
         load_cpu=sum(result.cpu_seconds for result in collected),
-        rss_per_race_kib=(rss_after - rss_before) / 1024 / max(1, sum(race_counts)),
+        rss_per_race_kib=(window_end.rss - rss_before) / 1024 / max(1, sum(race_counts)),
+        send_late_p99_ms=percentile([value for result in collected for value in result.send_lateness_ms], 0.99),
         events=sum(result.events for result in collected),
         setup_errors=[error for result in collected for error in result.setup_errors][:10],
         unsolicited=sum(result.unsolicited for result in collected),
@@ -527,6 +557,13 @@ def _report(args: argparse.Namespace, project: Figures, floor: Figures | None) -
             extra.append(f"{figures.started_races} of {figures.races} races started; {figures.unsolicited} requests answered twice")
         if figures.cpu_budget is not None:
             extra.append(_budget_use(figures))
+        if figures.generator_late:
+            extra.append(
+                f"THE LOAD GENERATOR WAS LATE (send lateness p99 {figures.send_late_p99_ms:.0f} ms > {LATE_GENERATOR_MS:g} ms):"
+                " these figures measure it, not the server; do not use them"
+            )
+        elif not math.isnan(figures.send_late_p99_ms):
+            extra.append(f"load generator on time (send lateness p99 {figures.send_late_p99_ms:.1f} ms)")
         top = sorted(figures.commandstats.items(), key=lambda item: -item[1])[:3]
         extra.append("Redis us/call: " + ", ".join(f"{name} {value:.1f}" for name, value in top))
         busiest = sorted(figures.command_totals.items(), key=lambda item: -item[1][1])[:4]
@@ -619,6 +656,7 @@ def _figures_json(figures: Figures) -> dict[str, Any]:
         "redis_commands": {name: {"calls": calls, "usec": usec} for name, (calls, usec) in figures.command_totals.items()},
         "processes": figures.processes, "cpu_budget": figures.cpu_budget,
         "quota_periods": {"total": figures.periods, "throttled": figures.throttled_periods},
+        "send_late_p99_ms": _finite(figures.send_late_p99_ms), "generator_late": figures.generator_late,
     }  # fmt: skip
 
 

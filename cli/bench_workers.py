@@ -59,6 +59,9 @@ class WorkResult:
     unsolicited: int = 0
     """Replies to a request already answered (the burst defect: ``seated`` then ``error``)."""
     started_races: int = 0
+    send_lateness_ms: list[float] = field(default_factory=list)
+    """Open loop: how late the generator woke for each action it had to wait for (its own lateness, not the server's:
+    an action due while the previous one is still unanswered is not counted here)."""
 
 
 class LeanClient:
@@ -222,7 +225,9 @@ async def open_loop(seat: Seat, order: WorkOrder, result: WorkResult) -> None:
     next_at = order.start_at + random.uniform(0, order.interval)
     end = order.start_at + order.seconds
     while next_at < end:
-        await asyncio.sleep(max(0.0, next_at - time.time()))
+        if (wait := next_at - time.time()) > 0:
+            await asyncio.sleep(wait)
+            result.send_lateness_ms.append(max(0.0, time.time() - next_at) * 1000)
         while next_at < min(time.time(), end) + 1e-9:
             result.offered += 1
             next_at += order.interval

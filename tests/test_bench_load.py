@@ -13,6 +13,7 @@ import pytest
 from server_processes import ROOT
 
 from cli.bench_cpu_budget import CpuBudgetUnavailable, CpuGroup, find_hierarchy
+from cli.bench_load import LATE_GENERATOR_MS, Figures
 
 
 def test_bench_load_drives_the_race_server_and_the_floor_server_and_reports_both_as_json() -> None:
@@ -26,6 +27,25 @@ def test_bench_load_drives_the_race_server_and_the_floor_server_and_reports_both
     assert report["project"]["moves"] > 0 and report["floor"]["moves"] > 0
     assert report["project"]["refusals"] == {} and report["project"]["setup_errors"] == []
     assert {row["figure"] for row in report["rows"]} >= {"moves/s", "ack p99 ms", "server CPU us/move", "Redis CPU us/move"}
+    assert report["project"]["rss_per_race_kib"] is not None  # sampled under load, at the end of the measured window
+
+
+def test_an_open_loop_run_reports_the_load_generators_own_lateness() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "cli", "bench", "load", "--mode", "open", "--races", "2", "--interval", "0.2",
+         "--seconds", "2", "--workers", "1", "--no-floor", "--json"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    project = json.loads(completed.stdout)["project"]
+    assert project["send_late_p99_ms"] is not None and project["send_late_p99_ms"] >= 0
+    assert project["generator_late"] == (project["send_late_p99_ms"] > LATE_GENERATOR_MS)
+
+
+def test_a_run_whose_load_generator_was_late_says_its_figures_are_not_to_be_used() -> None:
+    assert Figures("project", 10.0, send_late_p99_ms=LATE_GENERATOR_MS + 1).generator_late
+    assert not Figures("project", 10.0, send_late_p99_ms=LATE_GENERATOR_MS).generator_late
+    assert not Figures("project", 10.0).generator_late  # closed loop: nothing scheduled, nothing late
 
 
 def test_bench_load_help_explains_the_modes_in_plain_text() -> None:
