@@ -36,20 +36,26 @@ def venv_bin(name: str) -> Path:
     return VENV / ("Scripts" if os.name == "nt" else "bin") / name
 
 
+LOCK = ROOT / "requirements.lock"
+
+
 def ensure_environment() -> None:
     """Create the virtual environment and install the project with its test extras when out of date.
 
-    The install also compiles the solver's optional C search in place, so a change to its source counts too.
+    The versions come from ``requirements.lock`` (every package pinned, with hashes: ``pip --require-hashes``);
+    the project itself is then installed editable over them. The install also compiles the solver's optional C
+    search in place, so a change to its source counts too.
     """
-    wanted = (ROOT / "pyproject.toml").read_bytes() + (ROOT / "shared" / "solver" / "_native.c").read_bytes()
+    wanted = b"".join(path.read_bytes() for path in (ROOT / "pyproject.toml", LOCK, ROOT / "shared" / "solver" / "_native.c"))
     if STAMP.exists() and STAMP.read_bytes() == wanted:
         return
     if not venv_bin("python").exists():
         print("dev.py: creating .venv …", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    print("dev.py: installing the project and its test tools into .venv …", flush=True)
+    print("dev.py: installing the project and its test tools into .venv (versions from requirements.lock) …", flush=True)
     python = str(venv_bin("python"))
     subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--require-hashes", "-r", str(LOCK)], check=True)
     subprocess.run([python, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[test]"], check=True)
     STAMP.write_bytes(wanted)
 
