@@ -74,6 +74,11 @@ def register(kinds: Any) -> None:
     parser.add_argument("--races", type=_positive_int, default=100, metavar="R", help="open loop and burst: races (default %(default)s)")
     parser.add_argument("--spectators", type=_non_negative_int, default=0, metavar="S", help="open loop: watchers (default 0)")
     parser.add_argument(
+        "--spectator-delay", type=float, default=None, metavar="SECONDS",
+        help="the race server's spectator delay for the load (default: the server's, 60 s, under which spectators receive "
+        "no move in a short window); 0 delivers every move at once, as the floor does, and reports the spectators' lag",
+    )  # fmt: skip
+    parser.add_argument(
         "--idle-races", type=_non_negative_int, default=0, metavar="N",
         help="races set up beside the load that stay idle (one waiting player each): shows whether the cost of an "
         "event grows with the number of races (default 0)",
@@ -187,6 +192,8 @@ def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -
             "--seed-pool-target", "0", "--lobby-size", "1000000", "--log-level", "WARNING",
         ]  # fmt: skip
         environment.update(LOAD_SETTINGS)
+        if args.spectator_delay is not None:
+            command += ["--spectator-delay", f"{args.spectator_delay:g}", "--min-spectator-delay", f"{args.spectator_delay:g}"]
         if args.mode == "closed":
             environment.update(CLOSED_LOOP_SETTINGS)
     else:
@@ -255,6 +262,10 @@ class Figures:
     command_totals: dict[str, tuple[int, float]] = field(default_factory=dict)
     """Per Redis command (including those scripts call): calls and µs spent during the measured time."""
     server_output: list[str] = field(default_factory=list)
+    spectator_moves: int = 0
+    """Project: moves the spectators received during the run (each spectator receives each move of its race)."""
+    spectator_lag_p50_ms: float = math.nan
+    spectator_lag_p99_ms: float = math.nan
     send_late_p99_ms: float = math.nan
     """Open loop: the load generator's own lateness (p99 of how late it woke to send an action); past
     :data:`LATE_GENERATOR_MS` the run measured the generator, not the server, and says so."""
@@ -380,6 +391,9 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         redis_cpu=window_end.redis_cpu - redis_before,
         load_cpu=sum(result.cpu_seconds for result in collected),
         rss_per_race_kib=(window_end.rss - rss_before) / 1024 / max(1, sum(race_counts)),
+        spectator_moves=len(lags := [value for result in collected for value in result.spectator_lag_ms]),
+        spectator_lag_p50_ms=percentile(lags, 0.5),
+        spectator_lag_p99_ms=percentile(lags, 0.99),
         send_late_p99_ms=percentile([value for result in collected for value in result.send_lateness_ms], 0.99),
         events=sum(result.events for result in collected),
         setup_errors=[error for result in collected for error in result.setup_errors][:10],
@@ -557,13 +571,7 @@ def _report(args: argparse.Namespace, project: Figures, floor: Figures | None) -
             extra.append(f"{figures.started_races} of {figures.races} races started; {figures.unsolicited} requests answered twice")
         if figures.cpu_budget is not None:
             extra.append(_budget_use(figures))
-        if figures.generator_late:
-            extra.append(
-                f"THE LOAD GENERATOR WAS LATE (send lateness p99 {figures.send_late_p99_ms:.0f} ms > {LATE_GENERATOR_MS:g} ms):"
-                " these figures measure it, not the server; do not use them"
-            )
-        elif not math.isnan(figures.send_late_p99_ms):
-            extra.append(f"load generator on time (send lateness p99 {figures.send_late_p99_ms:.1f} ms)")
+        extra.extend(_what_users_see(figures))
         top = sorted(figures.commandstats.items(), key=lambda item: -item[1])[:3]
         extra.append("Redis us/call: " + ", ".join(f"{name} {value:.1f}" for name, value in top))
         busiest = sorted(figures.command_totals.items(), key=lambda item: -item[1][1])[:4]
@@ -576,6 +584,24 @@ def _report(args: argparse.Namespace, project: Figures, floor: Figures | None) -
         for name, inclusive, own in profile:
             print(f"  {inclusive:5.1f} % {own:5.1f} %  {name}")
     return EXIT_OK
+
+
+def _what_users_see(figures: Figures) -> list[str]:
+    """The spectators' lag, and whether the load generator kept its own schedule (the run is unusable if not)."""
+    notes = []
+    if figures.spectator_moves:
+        notes.append(
+            f"spectators received {figures.spectator_moves} moves, lag p50 {figures.spectator_lag_p50_ms:.1f} ms,"
+            f" p99 {figures.spectator_lag_p99_ms:.1f} ms"
+        )
+    if figures.generator_late:
+        notes.append(
+            f"THE LOAD GENERATOR WAS LATE (send lateness p99 {figures.send_late_p99_ms:.0f} ms > {LATE_GENERATOR_MS:g} ms):"
+            " these figures measure it, not the server; do not use them"
+        )
+    elif not math.isnan(figures.send_late_p99_ms):
+        notes.append(f"load generator on time (send lateness p99 {figures.send_late_p99_ms:.1f} ms)")
+    return notes
 
 
 def _shape(args: argparse.Namespace) -> str:
@@ -657,6 +683,8 @@ def _figures_json(figures: Figures) -> dict[str, Any]:
         "processes": figures.processes, "cpu_budget": figures.cpu_budget,
         "quota_periods": {"total": figures.periods, "throttled": figures.throttled_periods},
         "send_late_p99_ms": _finite(figures.send_late_p99_ms), "generator_late": figures.generator_late,
+        "spectator_moves": figures.spectator_moves,
+        "spectator_lag_ms": {"p50": _finite(figures.spectator_lag_p50_ms), "p99": _finite(figures.spectator_lag_p99_ms)},
     }  # fmt: skip
 
 

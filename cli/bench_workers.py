@@ -59,6 +59,9 @@ class WorkResult:
     unsolicited: int = 0
     """Replies to a request already answered (the burst defect: ``seated`` then ``error``)."""
     started_races: int = 0
+    spectator_lag_ms: list[float] = field(default_factory=list)
+    """Project: for each move a spectator received, how long after the server stamped it (``at``, Redis' clock, the
+    same machine's) it arrived."""
     send_lateness_ms: list[float] = field(default_factory=list)
     """Open loop: how late the generator woke for each action it had to wait for (its own lateness, not the server's:
     an action due while the previous one is still unanswered is not counted here)."""
@@ -75,6 +78,8 @@ class LeanClient:
         self.answered: set[int] = set()
         self.started = asyncio.Event()
         self.token = ""
+        self.spectating = False
+        """Whether this connection watches a race (its moves' lag is recorded)."""
         self.reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -98,6 +103,8 @@ class LeanClient:
                         self.result.unsolicited += 1
                     continue
                 self.result.events += 1
+                if self.spectating and message.get("type") == "move" and isinstance(message.get("at"), int):
+                    self.result.spectator_lag_ms.append(time.time() * 1000 - message["at"])
                 if message.get("type") == "started":
                     self.started.set()
         except ConnectionClosed:
@@ -189,6 +196,7 @@ async def spectator(order: WorkOrder, race: str, result: WorkResult) -> LeanClie
         return client
     welcome = await client.request({"type": "hello", "protocol": 1, "name": "Eve", "token": None})
     client.token = welcome["token"]
+    client.spectating = True
     await client.request({"type": "watch", "race": race, "after": None})
     return client
 

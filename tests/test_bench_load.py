@@ -42,6 +42,18 @@ def test_an_open_loop_run_reports_the_load_generators_own_lateness() -> None:
     assert project["generator_late"] == (project["send_late_p99_ms"] > LATE_GENERATOR_MS)
 
 
+def test_at_spectator_delay_zero_the_spectators_receive_the_moves_and_their_lag_is_reported() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "cli", "bench", "load", "--mode", "open", "--races", "2", "--spectators", "2",
+         "--spectator-delay", "0", "--interval", "0.2", "--seconds", "2", "--workers", "1", "--no-floor", "--json"],
+        check=False, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    project = json.loads(completed.stdout)["project"]
+    assert project["moves"] > 0 and project["spectator_moves"] > 0
+    assert project["spectator_lag_ms"]["p50"] is not None and project["spectator_lag_ms"]["p99"] >= project["spectator_lag_ms"]["p50"]
+
+
 def test_a_run_whose_load_generator_was_late_says_its_figures_are_not_to_be_used() -> None:
     assert Figures("project", 10.0, send_late_p99_ms=LATE_GENERATOR_MS + 1).generator_late
     assert not Figures("project", 10.0, send_late_p99_ms=LATE_GENERATOR_MS).generator_late
