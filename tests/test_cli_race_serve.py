@@ -25,12 +25,16 @@ async def create_a_race(url: str) -> None:
     await ann.close()
 
 
-def test_serve_starts_an_embedded_redis_keeps_data_and_stops_on_sigterm(tmp_path: Path) -> None:
-    server = flowergarden("serve", "--port", "0", "--data-dir", str(tmp_path / "redis"), cwd=tmp_path)
+def test_serve_starts_an_embedded_redis_and_postgresql_keeps_data_and_stops_on_sigterm(tmp_path: Path, postgres_folder: Path) -> None:
+    server = flowergarden(
+        "serve", "--port", "0", "--data-dir", str(tmp_path / "redis"), "--postgres-data-dir", str(postgres_folder), cwd=tmp_path
+    )
     try:
         assert server.stdout is not None
         started = server.stdout.readline()
         assert "embedded Redis 7." in started and "on unix://" in started  # the newest found, no TCP port
+        database = next(line for line in server.stdout if "embedded PostgreSQL" in line)  # after a note, as root
+        assert "embedded PostgreSQL 16 (pgserver)" in database and f"host={postgres_folder}" in database
         port = next(int(found.group(1)) for line in server.stdout if (found := LISTENING.search(line)))
         for _ in range(100):
             try:
@@ -47,6 +51,7 @@ def test_serve_starts_an_embedded_redis_keeps_data_and_stops_on_sigterm(tmp_path
     assert "stopping" in output
     # Redis 7 keeps its append-only file in parts (appendonlydir/), 6.2 as one appendonly.aof
     assert sum(part.stat().st_size for part in (tmp_path / "redis").rglob("appendonly.aof*") if part.is_file()) > 0
+    assert (postgres_folder / "data" / "PG_VERSION").read_text().strip() == "16"
 
 
 async def test_race_command_plays_a_race_from_typed_lines(race_server: RaceServer) -> None:
@@ -93,9 +98,12 @@ def test_serve_says_when_its_default_spectator_delay_is_below_the_minimum(redis_
     assert "default spectator delay 5 s is below the minimum 60 s" in said and "public races lag 60 s" in said
 
 
-def test_serve_at_durability_fsync_starts_its_embedded_redis_to_fsync_every_write(tmp_path: Path) -> None:
+def test_serve_at_durability_fsync_starts_its_embedded_redis_to_fsync_every_write(tmp_path: Path, postgres_folder: Path) -> None:
     """The embedded Redis is the server's own: --durability fsync needs no Redis set up by hand."""
-    server = flowergarden("serve", "--port", "0", "--seed-pool-target", "0", "--durability", "fsync", "--data-dir", str(tmp_path / "redis"))
+    server = flowergarden(
+        "serve", "--port", "0", "--seed-pool-target", "0", "--durability", "fsync", "--data-dir", str(tmp_path / "redis"),
+        "--postgres-data-dir", str(postgres_folder),
+    )  # fmt: skip
     try:
         assert server.stdout is not None
         url = next(found.group(0) for line in server.stdout if (found := re.search(r"unix://\S+\?db=0", line)))

@@ -285,3 +285,11 @@ def login_guard_keys(address: str, handle: str | None) -> list[str]:
         return [*common, f"{LOGIN_TAG}:registrations:address:{address}"]
     handle = handle.lower()
     return [*common, f"{LOGIN_TAG}:failures:handle_address:{handle}:{address}", f"{LOGIN_TAG}:failures:handle:{handle}"]
+
+
+# --- the archive of finished races (PostgreSQL; docs/STORAGE.md "The archive") ---------------------
+
+ARCHIVE_QUEUE = f"{PREFIX}:archive:queue"
+"""Stream: one entry ``race`` = race id per finished race, until the archiver has it in PostgreSQL (XACK + XDEL)."""
+ARCHIVE_GROUP = "archivers"
+"""The consumer group of :data:`ARCHIVE_QUEUE`: each entry goes to one server process's archiver at a time."""

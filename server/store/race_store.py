@@ -22,6 +22,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.store import keys
 from server.store.connection import RedisClient, drop_idle_connections, repeatable, time_ms_at
+from server.store.database import ArchivedRace, RaceArchive
 from server.store.durability import Durability, ScriptRunner
 from server.store.errors import suppress_store_failures, translate_errors
 from server.store.scripts import Scripts, script_arguments, script_reply
@@ -459,6 +460,11 @@ class RaceStore:
         self.live_ttl_ms = live_ttl_ms
         self.record_ttl_ms = record_ttl_ms
         self.max_actions = max_actions
+        self.archive: RaceArchive | None = None
+        """Where finished races go for good (PostgreSQL): set, races are queued for it at their result, and a race
+        Redis no longer holds is read from it (:meth:`load_race`, :meth:`actions`, :meth:`events_after`)."""
+        self._archived: dict[str, ArchivedRace | None] = {}
+        """Races read from the archive lately (None: not there either), oldest first, at most 256."""
         self.lifecycle: LifecycleObserver | None = None
         """Told the lifecycle events (started, attempt_ended, result) of every script this store ran."""
         self._full_script_races: dict[str, None] = {}
@@ -749,7 +755,8 @@ class RaceStore:
         """The race's record, or None if there is no such race (or its record expired)."""
         raw: dict[Any, Any] = await self.redis.hgetall(keys.race_keys(race_id)[keys.STATE])
         if not raw:
-            return None
+            archived = await self._from_archive(race_id)
+            return None if archived is None else _record(dict(archived.state))
         return _record({key.decode(): value.decode() for key, value in raw.items()})
 
     @repeatable
@@ -773,6 +780,8 @@ class RaceStore:
         if limit == 0:
             return []
         raw: list[Any] = await self.redis.lrange(keys.race_keys(race_id)[keys.MOVES_0 + slot], 0, -1 if limit is None else limit - 1)
+        if not raw and (archived := await self._archived_if_gone(race_id)) is not None:
+            return list(archived.moves[slot][:limit])
         return [item.decode() for item in raw]
 
     @repeatable
@@ -790,6 +799,8 @@ class RaceStore:
     async def events_after(self, race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
         """The race's events with a sequence number above ``after_seq``, in order."""
         entries: Any = await self.redis.xrange(keys.race_keys(race_id)[keys.EVENTS], f"(0-{after_seq}", "+", count=limit)
+        if not entries and (archived := await self._archived_if_gone(race_id)) is not None:
+            return [decode_event(race_id, seq, packed) for seq, packed in archived.events if seq > after_seq][:limit]
         return [_event(race_id, entry_id, entry) for entry_id, entry in entries]
 
     async def last_events(self, race_id: str, count: int) -> list[StoredEvent]:
@@ -840,16 +851,47 @@ class RaceStore:
         running race's safety entry (its result queues it at once, :meth:`queue_finished`, maybe before this)."""
         await self.redis.zadd(keys.analysis_queue(), {race_id: due_ms}, nx=True)
 
+    @property
+    def archiving(self) -> bool:
+        """Whether finished races go to an archive."""
+        return self.archive is not None
+
+    async def _from_archive(self, race_id: str) -> ArchivedRace | None:
+        """The archived race, when an archive is set (the last 256 read are remembered: a replay reads page by page)."""
+        if self.archive is None:
+            return None
+        if race_id in self._archived:
+            return self._archived[race_id]
+        race = await self.archive.get(race_id)
+        self._archived[race_id] = race
+        while len(self._archived) > 256:
+            del self._archived[next(iter(self._archived))]
+        return race
+
+    async def _archived_if_gone(self, race_id: str) -> ArchivedRace | None:
+        """The archived race, if Redis no longer holds the race (an empty list of a live race is not looked up)."""
+        if self.archive is None or await self.redis.exists(keys.race_keys(race_id)[keys.STATE]):
+            return None
+        return await self._from_archive(race_id)
+
     async def queue_finished(self, race_id: str) -> None:
         """Make a race whose result this process's script just stored due for analysis now (score 0). The queue
         is not in the race's hash slot, so a race script cannot add it itself on a Redis Cluster; if this fails, or
-        the process dies first, the race's safety entry from the countdown brings it to an analyst later."""
+        the process dies first, the race's safety entry from the countdown brings it to an analyst later. With an
+        archive the race is queued for it too; a race not queued here (the process died, Redis failed) is not archived
+        and keeps its Redis retention."""
         queued = False
         with suppress_store_failures():  # the result is stored: the caller's request succeeded
-            await self.redis.zadd(keys.analysis_queue(), {race_id: 0})
+            if self.archiving:  # and to the archive queue (server/store/archive_queue.py), in the same round trip
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    pipe.zadd(keys.analysis_queue(), {race_id: 0})
+                    pipe.xadd(keys.ARCHIVE_QUEUE, {"race": race_id})
+                    await pipe.execute()
+            else:
+                await self.redis.zadd(keys.analysis_queue(), {race_id: 0})
             queued = True
         if not queued:
-            log.warning("race %s: not queued for analysis at its result; its safety entry will be", race_id)
+            log.warning("race %s: not queued for analysis (nor archiving) at its result; its safety entry will be", race_id)
 
     @repeatable
     async def live_race_ids(self, limit: int) -> list[str]:
