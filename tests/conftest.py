@@ -93,12 +93,6 @@ def postgres_url(postgres_server: EmbeddedPostgres, request: pytest.FixtureReque
     subprocess.run([dropdb, *admin, "--if-exists", "--force", name], check=False)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test on the suite's PostgreSQL carries the ``postgres`` marker (``-m postgres`` runs just those)."""
-    for item in items:
-        if {"postgres_server", "postgres_folder"} & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.postgres)
-
 
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:

@@ -35,6 +35,11 @@ class Archiver:
         """Races this process wrote to the archive (a race found there already is not counted)."""
         self._loop = BackgroundLoop("archiver")
 
+    @property
+    def failures(self) -> int:
+        """Passes that failed so far (PostgreSQL or Redis unavailable): each left its batch for a later pass."""
+        return self._loop.failures
+
     async def run(self) -> None:
         """Archive until stopped."""
         await self._loop.run(self._pass, retry_seconds=self.interval)
