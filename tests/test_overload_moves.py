@@ -1,5 +1,5 @@
 """Overload degrades, never errs (issue 28.3): a server whose Redis commands queue far behind (its command pool
-squeezed to two connections, Redis made slow by a busy script looping beside it) acknowledges every accepted move
+squeezed to two connections in a real server process, Redis made slow by a busy script looping beside it) acknowledges every accepted move
 late, never ``unavailable`` (then ``out_of_sequence`` for the moves pipelined behind it), while Redis is up; and
 while its commands queue behind the pool it refuses new races and spectators with ``overloaded`` and a retry-after.
 
@@ -13,13 +13,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
 
-from race_helpers import Race, player, seated_race, server_config
+import pytest
+from race_helpers import Race, player, seated_race
 from redis.asyncio import Redis
+from server_processes import start_servers
 from winning_lines import winning_deal
 
 from client import RaceClient, ServerError
-from server.app import RaceServer
 from shared.protocol import OVERLOAD_RETRY_SECONDS, RaceSettings
 
 RACES = 16
@@ -79,24 +81,39 @@ async def refusal(request: Awaitable[object]) -> tuple[str, int | None]:
     raise AssertionError("the request was not refused")
 
 
-async def test_an_overloaded_server_acknowledges_moves_late_and_refuses_new_races_and_spectators_first(redis_url: str) -> None:
+async def first_overload_refusal(newcomer: RaceClient, moves: asyncio.Future[list[list[int | str]]], seed: int, race_id: str) -> list[tuple[str, int | None]]:
+    """Ask for a new race until the server refuses it as overloaded (while the moves are still queued), then to watch
+    a race: both refusals (AssertionError if the moves were all answered before any overload refusal)."""
+    while True:
+        assert not moves.done(), "the moves were answered before the server ever refused new work as overloaded"
+        try:
+            seated = await newcomer.create(RaceSettings(seed=seed))
+        except ServerError as error:
+            assert error.code == "overloaded", error
+            return [(error.code, error.expected), await refusal(newcomer.watch(race_id))]
+        await newcomer.leave(seated.race.race)  # taken before the queue formed: give its place back, ask again
+
+
+async def test_an_overloaded_server_acknowledges_moves_late_and_refuses_new_races_and_spectators_first(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seed, line = winning_deal()
-    async with RaceServer(server_config(redis_url, redis_pool_size=2)) as server:
-        assert server.operations is not None
+    monkeypatch.setenv("FLOWERGARDEN_REDIS_POOL_SIZE", "2")  # a real server process, its command pool squeezed
+    (server,) = await start_servers(redis_url, tmp_path, 1)
+    try:
         races: list[Race] = [await seated_race(server.url, RaceSettings(seed=seed)) for _ in range(RACES)]
         newcomer = await player(server.url, "Cy")
+        newcomer.request_timeout = 300.0
         try:
             async with slowed(redis_url):
                 moves = asyncio.gather(*(pipelined(seat, race.race_id, line[:MOVES]) for race in races for seat in (race.ann, race.bob)))
-                while not server.operations.overloaded():
-                    assert not moves.done(), "the moves were answered before the server ever saw itself overloaded"
-                    await asyncio.sleep(0.01)
-                assert await refusal(newcomer.create(RaceSettings(seed=seed))) == ("overloaded", OVERLOAD_RETRY_SECONDS)
-                assert await refusal(newcomer.watch(races[0].race_id)) == ("overloaded", OVERLOAD_RETRY_SECONDS)
+                refusals = await first_overload_refusal(newcomer, moves, seed, races[0].race_id)
                 outcomes = await moves
+            assert refusals == [("overloaded", OVERLOAD_RETRY_SECONDS)] * 2
             assert outcomes == [list(range(1, MOVES + 1))] * (2 * RACES)
-            await newcomer.create(RaceSettings(seed=seed))  # past the overload, new races are taken again
         finally:
             await newcomer.close()
             for race in races:
                 await race.close()
+    finally:
+        server.stop()
