@@ -66,8 +66,9 @@ class BotHost:
         self._playing: dict[asyncio.Task[None], str] = {}
         """Each bot's game, and the player who summoned it."""
 
-    async def summon(self, requester: str, race_id: str, level: int) -> str:
-        """Seat a bot of ``level`` in ``race_id`` (waiting, opened by ``requester``); returns the bot's handle.
+    async def summon(self, requester: str, race_id: str, level: int, *, invite: str | None = None) -> str:
+        """Seat a bot of ``level`` in ``race_id`` (waiting, opened by ``requester``; by its ``invite`` code when it is a
+        private race, as any joiner); returns the bot's handle.
 
         Returns once the bot sits in the race; it then plays on in the background until the result.
         """
@@ -77,11 +78,11 @@ class BotHost:
             raise ServiceError(ErrorCode.RATE_LIMITED, f"this server runs {self.max_bots} practice bots already; try again later", field="level")
         self._starting.add(requester)
         try:
-            return await self._seat(requester, race_id, level)
+            return await self._seat(requester, race_id, level, invite)
         finally:
             self._starting.discard(requester)
 
-    async def _seat(self, requester: str, race_id: str, level: int) -> str:
+    async def _seat(self, requester: str, race_id: str, level: int, invite: str | None) -> str:
         account = next((idle for idle in self._idle if idle.level == level), None)
         if account is not None:
             self._idle.remove(account)
@@ -91,7 +92,7 @@ class BotHost:
             account = await self._log_in(client, level, account)
             # The creator who called the bot chose its race's spectator delay; a practice bot accepts any delay
             # (accept_delay 0: "as low as 0 s"), so a private race below the server's minimum gets its bot too.
-            seated = await client.join(race_id, accept_delay=0)
+            seated = await (client.join_invite(invite, accept_delay=0) if invite is not None else client.join(race_id, accept_delay=0))
         except ServerError as error:
             await self._done(client, account)
             code = ErrorCode(error.code) if error.code in ErrorCode.__members__.values() else ErrorCode.UNAVAILABLE

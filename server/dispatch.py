@@ -506,7 +506,8 @@ class Dispatcher:
         """Seat a practice bot in a race this connection opened and holds waiting (see server/bot_host.py)."""
         if request.race not in state.owner.races:
             raise ServiceError(ErrorCode.NOT_SEATED, "only the creator of a waiting race, on the connection that opened it, may call a bot into it")
-        await self.bots.summon(session.player, request.race, request.level)
+        invite = (await self.races.record(request.race)).invite  # a private race seats its bot by its code too
+        await self.bots.summon(session.player, request.race, request.level, invite=invite)
         state.send(Ok(id=request.id, race=request.race))
 
     # --- helpers ---------------------------------------------------------------------------------------

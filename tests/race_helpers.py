@@ -77,7 +77,10 @@ async def seated_race(url: str, settings: RaceSettings | None = None, *, start: 
     ann = await player(url, "Ann")
     bob = await player(url, "Bob")
     seated = await ann.create(settings or RaceSettings(seed=1))
-    await bob.join(seated.race.race)
+    if seated.race.invite is not None:  # a private race is joined with its code, not its id (the watch link)
+        await bob.join_invite(seated.race.invite)
+    else:
+        await bob.join(seated.race.race)
     countdown = await ann.wait_for(Countdown)
     bob_countdown = await bob.wait_for(Countdown)
     if start:

@@ -42,35 +42,54 @@ async def test_a_source_is_locked_out_after_its_misses_for_twice_as_long_each_ti
     limits = InviteLimits(per_player=1000, per_source=3, overall=1000, first_lockout_ms=300, longest_lockout_ms=1000)
     for strike, lockout in enumerate((300, 600, 1000, 1000)):  # doubles, up to the longest
         for _ in range(3):
-            assert await store.invite_attempt("eve", "198.51.100.7", limits) is None
+            assert await store.invite_attempt("eve", "198.51.100.7", limits) == 0
         refusal = await store.invite_attempt("eve", "198.51.100.7", limits)
         assert refusal is not None and (refusal.limit, refusal.retry_after_ms) == ("source", lockout)
         still = await store.invite_attempt("eve", "198.51.100.7", limits)
         assert still is not None and still.limit == "source" and 0 < still.retry_after_ms <= lockout
-        assert await store.invite_attempt("eve", f"203.0.113.{strike}", limits) is None  # another address is not affected
+        assert await store.invite_attempt("eve", f"203.0.113.{strike}", limits) == 0  # another address is not affected
         await asyncio.sleep(lockout / 1000 + 0.05)
 
 
 async def test_fresh_sessions_do_not_escape_the_limit_of_their_address(store: LobbyStore) -> None:
     limits = InviteLimits(per_player=20, per_source=5, overall=1000)
     for session in range(5):
-        assert await store.invite_attempt(f"player-{session}", "198.51.100.7", limits) is None
+        assert await store.invite_attempt(f"player-{session}", "198.51.100.7", limits) == 0
     refusal = await store.invite_attempt("yet-another-player", "198.51.100.7", limits)
     assert refusal is not None and refusal.limit == "source"
 
 
-async def test_every_address_together_is_limited_overall(store: LobbyStore) -> None:
-    limits = InviteLimits(per_player=20, per_source=20, overall=4)
+async def test_everybodys_misses_past_the_overall_limit_slow_guesses_down_and_never_refuse_them(store: LobbyStore) -> None:
+    limits = InviteLimits(per_player=20, per_source=20, overall=4, overall_delay_ms=1500)
     for address in range(4):
-        assert await store.invite_attempt(f"p{address}", f"198.51.100.{address}", limits) is None
-    refusal = await store.invite_attempt("p9", "198.51.100.99", limits)
-    assert refusal is not None and refusal.limit == "global" and 0 < refusal.retry_after_ms <= limits.window_ms
+        assert await store.invite_attempt(f"p{address}", f"198.51.100.{address}", limits) == 0
+    assert await store.invite_attempt("p9", "198.51.100.99", limits) == 1500  # slowed, not refused
+
+
+async def test_a_right_code_joins_while_a_flood_of_wrong_codes_spent_the_overall_limit(redis_url: str, store: LobbyStore) -> None:
+    limits = LobbyLimits(invites=InviteLimits(per_player=1000, per_source=1000, overall=5, overall_delay_ms=50))
+    async with RaceServer(server_config(redis_url, lobby=limits)) as server, players(server.url, "Ann", "Eve", "Bob") as (ann, eve, bob):
+        code = (await ann.create(RaceSettings(private=True))).race.invite
+        assert code is not None
+        for _ in range(10):  # twice the overall limit, from one guesser
+            with refused("unknown_invite"):
+                await eve.join_invite(WRONG)
+        assert (await bob.join_invite(code)).slot == 1  # before: rate_limited for everybody until the window ended
+
+
+async def test_a_waiting_private_races_seat_is_not_taken_through_its_watch_link(race_server: RaceServer) -> None:
+    async with players(race_server.url, "Ann", "Eve", "Bob") as (ann, eve, bob):
+        seated = await ann.create(RaceSettings(private=True))
+        with refused("invite_required"):
+            await eve.join(seated.race.race)  # the race id is the watch link, shared with spectators
+        assert seated.race.invite is not None
+        assert (await bob.join_invite(seated.race.invite)).slot == 1
 
 
 async def test_a_right_code_is_not_counted_as_a_miss(store: LobbyStore) -> None:
     limits = InviteLimits(per_player=2, per_source=2, overall=2)
     for _ in range(10):
-        assert await store.invite_attempt("ann", "198.51.100.7", limits) is None
+        assert await store.invite_attempt("ann", "198.51.100.7", limits) == 0
         await store.invite_refund("ann", "198.51.100.7")
 
 
@@ -86,8 +105,8 @@ async def test_a_guesser_opening_new_sessions_is_refused_even_the_right_code(red
             await eve2.join_invite(code)  # a fresh session from the same address
         with refused("rate_limited"):
             await eve.join_invite(code)
-        other = await ann.create(RaceSettings(private=True))
-        assert (await eve.join(other.race.race)).slot == 1  # the race id (the link) still works
+        public = await ann.create(RaceSettings())
+        assert (await eve.join(public.race.race)).slot == 1  # joining by a race id is not limited this way
 
 
 @dataclass

@@ -47,7 +47,7 @@ async def test_wrong_invite_codes_are_refused_with_a_code(race_server: RaceServe
         assert (await bob.join_invite(code)).slot == 1
 
 
-async def test_a_private_race_can_also_be_joined_by_its_id_and_closes_like_any_other(race_server: RaceServer) -> None:
+async def test_a_private_race_is_joined_by_its_code_not_its_id_and_closes_like_any_other(race_server: RaceServer) -> None:
     async with players(race_server.url, "Ann", "Bob") as (ann, bob):
         seated = await ann.create(RaceSettings(private=True))
         code = seated.race.invite
@@ -56,7 +56,10 @@ async def test_a_private_race_can_also_be_joined_by_its_id_and_closes_like_any_o
         with refused("unknown_invite"):
             await bob.join_invite(code)
         other = await ann.create(RaceSettings(private=True))
-        assert (await bob.join(other.race.race)).slot == 1
+        with refused("invite_required"):
+            await bob.join(other.race.race)  # the id is the watch link (issue 25.5)
+        assert other.race.invite is not None
+        assert (await bob.join_invite(other.race.invite)).slot == 1
 
 
 async def test_guessing_invite_codes_is_rate_limited_per_player(redis_url: str) -> None:

@@ -75,7 +75,8 @@ async def test_seeds_handed_out_leave_the_pool_and_failed_creations_give_them_ba
             assert await store.size("classic") == 1
             seated = await ann.create(RaceSettings(solvable_only=True, private=True))
             assert await store.size("classic") == 0
-            await bob.join(seated.race.race)
+            assert seated.race.invite is not None
+            await bob.join_invite(seated.race.invite)
             assert deals(await bob.wait_for(Countdown), 15)
             with refused("seed_pool_empty"):
                 await bob.create(RaceSettings(solvable_only=True, private=True))

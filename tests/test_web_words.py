@@ -125,7 +125,7 @@ async def test_the_watch_page_says_a_race_is_under_way_or_finished_within_the_de
         await race.close()
 
 
-NON_MOVE_CODES = ["not_finished", "race_closed", "already_started", "unknown_race", "not_queued", "seed_pool_empty", "race_over", "attempt_over", "not_started", "server_busy", "overloaded"]
+NON_MOVE_CODES = ["not_finished", "race_closed", "already_started", "unknown_race", "not_queued", "seed_pool_empty", "race_over", "attempt_over", "not_started", "server_busy", "overloaded", "invite_required"]
 """Codes the actions that are no move (resign, stuck, rematch, leave, cancel, login) are refused with (docs/PROTOCOL.md)."""
 
 

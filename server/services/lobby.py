@@ -29,6 +29,7 @@ from server.store import (
     GuessLimit,
     Identity,
     InviteLimits,
+    InviteRefusal,
     LobbyStore,
     NewRace,
     QueueEntry,
@@ -58,7 +59,6 @@ codes would have given a hit in 30 hours with 1,000 races."""
 GUESS_LIMITS = {
     GuessLimit.PLAYER: "too many wrong invite codes from you",
     GuessLimit.SOURCE: "too many wrong invite codes from your network address",
-    GuessLimit.GLOBAL: "too many wrong invite codes are being sent to this server",
 }
 """What each guessing limit tells the player it refused."""
 
@@ -185,10 +185,11 @@ class LobbyService:
         ``transport.client_address``) and overall, so that guessing a code stays hopeless (docs/PROTOCOL.md "Invite
         codes")."""
         player = who.player
-        refusal = await self.store.invite_attempt(player, address, self.limits.invites)
-        if refusal is not None:
-            wait = -(-refusal.retry_after_ms // 1000)
-            raise ServiceError(ErrorCode.RATE_LIMITED, f"{GUESS_LIMITS[refusal.limit]}; try again in {wait} s", field="code")
+        admission = await self.store.invite_attempt(player, address, self.limits.invites)
+        if isinstance(admission, InviteRefusal):
+            wait = -(-admission.retry_after_ms // 1000)
+            raise ServiceError(ErrorCode.RATE_LIMITED, f"{GUESS_LIMITS[admission.limit]}; try again in {wait} s", field="code")
+        await asyncio.sleep(admission / 1000)  # everybody's misses passed the overall limit: guesses slow down
         normalized = normalized_invite(code)
         race_id = None if normalized is None else await self.store.race_of_invite(normalized)
         if race_id is None:

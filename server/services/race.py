@@ -224,13 +224,16 @@ class RaceService:
         join counts as an announcement of both seats (``told_at``), so the first one comes a second later at the
         earliest: a player that syncs at once is never announced away.
 
-        ``by_invite``: joined by the race's invite code, freed at the start: ``unknown_invite`` from then on (the join
+        ``by_invite``: joined by the race's invite code; a race that has one is refused ``invite_required`` otherwise
+        (its id is its watch link, which is shared with spectators). The code is freed at the start: ``unknown_invite`` from then on (the join
         script decides it on the race's own clock; the lobby forgets the code a timer tick later).
         """
         waiting = await self.record(race_id)
         # Asked only of a joiner the race could seat: a full, closed or own race answers as any join does
         # (``race_full``, ``race_closed``, ``already_seated``), before ``delay_not_accepted``.
         joinable = waiting.status is RaceStatus.WAITING and len(waiting.seats) == 1 and waiting.slot_of(who.player) is None
+        if joinable and waiting.invite is not None and not by_invite:  # its id is the watch link anyone may be given
+            raise ServiceError(ErrorCode.INVITE_REQUIRED, "this private race is joined with its invite code (join_invite), not its link")
         if joinable and self.policy.needs_acceptance(waiting.settings):
             delay_ms = self.policy.delay_of(waiting.settings)
             if accept_delay is None or accept_delay * 1000 > delay_ms:

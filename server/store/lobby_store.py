@@ -36,6 +36,9 @@ class InviteLimits:
     longest_lockout_ms: int = 3_600_000
     strikes_kept_ms: int = 24 * 3_600_000
     """How long a source's lockouts count for the next one's length."""
+    overall_delay_ms: int = 2_000
+    """Past ``overall`` misses of everybody in a window, every guess waits this long before its code is looked up (a
+    right code too, never refused: someone else's misses cannot keep it out)."""
 
 
 class GuessLimit(StrEnum):
@@ -44,7 +47,6 @@ class GuessLimit(StrEnum):
     PLAYER = "player"
     SOURCE = "source"
     """The source address: locked out, or its window's misses spent."""
-    GLOBAL = "global"
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,18 +151,19 @@ class LobbyStore:
         value: Any = await self.redis.get(keys.invite_key(code))
         return None if value is None else value.decode()
 
-    async def invite_attempt(self, player: str, source: str, limits: InviteLimits) -> InviteRefusal | None:
-        """Count a guess of ``player`` from ``source`` as a miss, unless a limit refuses it (then nothing is counted)."""
+    async def invite_attempt(self, player: str, source: str, limits: InviteLimits) -> InviteRefusal | int:
+        """Count a guess of ``player`` from ``source`` as a miss, unless a limit refuses it (then nothing is counted);
+        when counted, the ms to wait before looking its code up (0 unless everybody's misses passed the overall limit)."""
         result: list[Any] = await self.scripts.invite_attempt(
             keys=keys.invite_guard_keys(player, source),
             args=script_arguments(
                 window_ms=limits.window_ms, per_player=limits.per_player, per_source=limits.per_source, overall=limits.overall,
                 first_lockout_ms=limits.first_lockout_ms, longest_lockout_ms=limits.longest_lockout_ms,
-                strikes_kept_ms=limits.strikes_kept_ms,
+                strikes_kept_ms=limits.strikes_kept_ms, overall_delay_ms=limits.overall_delay_ms,
             ),
         )  # fmt: skip
         if result[0] == 1:
-            return None
+            return int(result[1])
         return InviteRefusal(limit=GuessLimit(result[2].decode()), retry_after_ms=int(result[3]))
 
     async def invite_refund(self, player: str, source: str) -> None:

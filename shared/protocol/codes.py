@@ -89,6 +89,9 @@ class ErrorCode(StrEnum):
     """No solver-proven deal is ready for ``solvable_only``; nothing was created, retry in a few seconds."""
     UNKNOWN_INVITE = "unknown_invite"
     """No race waiting for its second player has this invite code."""
+    INVITE_REQUIRED = "invite_required"
+    """``join`` of a private race waiting for its second player: its seat is taken only with its invite code
+    (``join_invite``); the race id is its watch link."""
     ALREADY_STARTED = "already_started"
     """``leave`` after the start time: resign instead."""
     RACE_CLOSED = "race_closed"
