@@ -75,6 +75,7 @@ WORDS: Final[dict[str, Callable[[Refused], str | None]]] = {
     "not_queued": lambda r: "you are not waiting in the quick-match queue",
     "seed_pool_empty": lambda r: "no proven deal is ready just now: try again in a few seconds",
     "overloaded": lambda r: "the server is too busy to start anything new just now: try again in a few seconds",
+    "weak_password": lambda r: "this password is too easy to guess: choose another",
     "invite_required": lambda r: "this private race is joined with its invite code, not its link",
     "server_busy": lambda r: "the server is busy checking other passwords: nothing was done, try again in a few seconds",
 }

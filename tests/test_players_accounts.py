@@ -215,3 +215,11 @@ async def test_registrations_and_logins_are_limited_per_address_across_connectio
         finally:
             for client in clients:
                 await client.close()
+
+
+async def test_a_blank_repeated_or_common_password_is_refused_weak_password(race_server: RaceServer) -> None:
+    async with players(race_server.url, "new") as (client,):
+        for weak in (" " * 10, "aaaaaaaa", "PassWord1", "qwertyuiop", "12345678"):
+            with refused("weak_password"):
+                await client.register(new_handle("Weak"), weak)
+        await client.register(new_handle("Strong"), PASSWORD)

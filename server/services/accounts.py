@@ -18,6 +18,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from importlib import resources
 from typing import Final, Protocol
 
 from server.services.errors import ServiceError
@@ -38,6 +39,24 @@ equivalent; this is N=2^14, r=8, p=5): 16 MiB of memory per hash, the least of t
 2-core development machine is in docs/PLAYERS.md ("Passwords")."""
 _KDF_TEXT: Final = re.compile(r"scrypt:n=(\d+),r=(\d+),p=(\d+),len=(\d+)")
 _DUMMY_SALT: Final = secrets.token_bytes(16)
+COMMON_PASSWORDS: Final = frozenset(
+    line.strip()
+    for line in resources.files("server.services").joinpath("data", "common_passwords.txt").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+"""The commonest passwords of at least 8 characters (data/common_passwords.txt), refused in any case."""
+
+
+def weak_password(password: str) -> str | None:
+    """Why ``password`` is refused (``weak_password``), or None: all blank, one character repeated, or one of the
+    commonest passwords (in any case)."""
+    if not password.strip():
+        return "a password cannot be all blank"
+    if len(set(password)) == 1:
+        return "a password cannot be one character repeated"
+    if password.lower() in COMMON_PASSWORDS:
+        return "this password is one of the commonest, tried first by anyone guessing: choose another"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +225,8 @@ class AccountService:
             key = password = secrets.token_urlsafe(24)
         elif password is None or len(password) < MIN_PASSWORD_LEN:
             raise ServiceError(ErrorCode.BAD_FIELD, f"a password has at least {MIN_PASSWORD_LEN} characters", field="password")
+        elif (weakness := weak_password(password)) is not None:
+            raise ServiceError(ErrorCode.WEAK_PASSWORD, weakness, field="password")
         await asyncio.sleep((await self._admit(address, None)).delay_ms / 1000)
         salt = secrets.token_bytes(16)
         account = AccountRecord(
@@ -261,6 +282,8 @@ class AccountService:
             raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "log in first: only an account has a password")
         if len(new_password) < MIN_PASSWORD_LEN:
             raise ServiceError(ErrorCode.BAD_FIELD, f"a password has at least {MIN_PASSWORD_LEN} characters", field="new_password")
+        if (weakness := weak_password(new_password)) is not None:
+            raise ServiceError(ErrorCode.WEAK_PASSWORD, weakness, field="new_password")
         known = await self.store.account(session.account)
         if known is None or known.bot:
             raise ServiceError(ErrorCode.BAD_FIELD, "a bot's key cannot be changed; register a new bot", field="password")

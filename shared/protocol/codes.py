@@ -116,6 +116,9 @@ class ErrorCode(StrEnum):
     """This server process is past its capacity (its store commands queue behind it): it refuses new races and
     spectators so the races under way keep being served (their moves are acknowledged late, never refused);
     ``expected`` is how many seconds to wait before asking again."""
+    WEAK_PASSWORD = "weak_password"
+    """``register``/``change_password``: the password is all blank, one character repeated, or one of the commonest
+    passwords (``field`` names it); choose another."""
     HANDLE_TAKEN = "handle_taken"
     """``register``: the handle is registered already (handles are unique regardless of case)."""
     BAD_CREDENTIALS = "bad_credentials"

@@ -43,6 +43,7 @@ const WORDS = {
   not_queued: () => "you are not waiting in the quick-match queue",
   seed_pool_empty: () => "no proven deal is ready just now: try again in a few seconds",
   overloaded: () => "the server is too busy to start anything new just now: try again in a few seconds",
+  weak_password: () => "this password is too easy to guess: choose another",
   invite_required: () => "this private race is joined with its invite code, not its link",
   server_busy: () => "the server is busy checking other passwords: nothing was done, try again in a few seconds",
 };
