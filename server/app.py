@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
+import resource
 import secrets
 import signal
 import ssl
@@ -258,6 +260,16 @@ class BackgroundService(Protocol):
     def stop(self) -> None: ...
 
 
+def raise_open_files_limit() -> int:
+    """Raise this process's soft descriptor limit to its hard limit (each connection and each half-sent handshake holds
+    one; distributions default the soft one to 1,024); the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
 class RaceServer:
     """A running server; ``async with RaceServer(config) as server`` starts and stops it."""
 
@@ -291,6 +303,7 @@ class RaceServer:
     async def start(self) -> None:
         """Connect to Redis, start the background tasks and listen."""
         config = self.config
+        metrics.open_files_limit(raise_open_files_limit())
         tls = self._tls()  # a certificate that cannot be used fails the start before anything else
         self.redis = self._connect(max_connections=config.redis_pool_size, socket_timeout=5.0)
         # Blocking reads (race channels, lobby feed) have their own pool; XREAD BLOCK stays below this socket timeout.

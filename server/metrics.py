@@ -55,6 +55,14 @@ PlatformCollector(registry=REGISTRY)  # python_info
 
 BUILD_INFO = Gauge("flowergarden_build_info", "Always 1; the label says which release this process runs.", ["version"], registry=REGISTRY)
 BUILD_INFO.labels(version=version()).set(1)
+OPEN_FILES_LIMIT = Gauge(
+    "flowergarden_open_files_limit", "The file descriptors this process may hold (its soft limit, raised to the hard one at start).", registry=REGISTRY
+)
+
+
+def open_files_limit(limit: int) -> None:
+    """The process's descriptor limit in force (after :func:`server.app.raise_open_files_limit`)."""
+    OPEN_FILES_LIMIT.set(limit)
 
 _REQUEST_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
