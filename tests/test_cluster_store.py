@@ -34,7 +34,7 @@ from server.store import (
 )
 from server.store.connection import connect_cluster
 from server.store.durability import Durability, StoreNotReady, check_store
-from server.store.player_store import AccountRecord, PairRules, PlayerStore, SeatBooking
+from server.store.player_store import AccountRecord, LoginBudget, PairRules, PlayerStore, SeatBooking
 from server.store.race_store import Identity
 from server.store.scripts import Scripts
 from shared.board import Status
@@ -118,7 +118,7 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await lobby.change(waiting, {**entry, "name": "Cat 2"})
     await lobby.snapshot()
     await lobby.close(waiting, "ABCDEFGH")
-    assert await lobby.invite_attempt("cat", "127.0.0.1", InviteLimits()) is None
+    assert await lobby.invite_attempt("cat", "127.0.0.1", InviteLimits()) == 0  # counted, no wait
     await lobby.invite_refund("cat", "127.0.0.1")
     assert await queue.pair_or_wait("classic/test", "dan", waiting) is None
     assert await queue.cancel(QueueEntry(settings_key="classic/test", race_id=waiting, player="dan"))
@@ -139,6 +139,12 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     seat = SeatBooking(player="ann", handle=handle, bot=False, profile="classic", opponent="bob", item={"race": first}, outcome=Outcome.WON,
                        cleared=False, time_ms=0, count=1)  # fmt: skip
     assert await accounts.book(first, created_at + 1, "classic", [seat])
+    budget = LoginBudget(
+        per_address=20, overall=1200, attempt_window_ms=60_000, failure_window_ms=900_000, per_handle_address=10, per_handle=10,
+        free_failures=5, first_delay_ms=500, longest_delay_ms=10_000, registrations=10, registration_window_ms=3_600_000,
+    )  # fmt: skip
+    assert (await accounts.login_attempt("127.0.0.1", handle, budget)).delay_ms == 0  # the login limits' keys share a slot
+    await accounts.login_refund("127.0.0.1", handle)
     await accounts.end_rated(first, ["ann", "bob"])
 
     registered = {name for name, value in vars(Scripts(cluster_client)).items() if isinstance(value, AsyncScript)}
