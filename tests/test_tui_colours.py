@@ -8,9 +8,10 @@ import pytest
 from rich.segment import Segment
 from textual.color import Color
 from textual.geometry import Region
+from textual.widget import Widget
 from tui_helpers import SIZES, ann_in_the_app, send_keys, type_move, until
 
-from cli.tui.board import BLACK_SUIT, LIT, RED_SUIT, BoardWidget
+from cli.tui.board import BLACK_SUIT, LIT, RED_SUIT, BoardWidget, BouquetWidget
 from server.app import RaceServer
 from shared import Board, Card, card_text, suit_of
 from shared.assist import playable_cards
@@ -18,10 +19,11 @@ from shared.cards import Suit
 from shared.protocol import RaceSettings
 
 
-def drawn_segments(board: BoardWidget) -> list[Segment]:
-    """Every segment of the board's rendered lines (the cells as the terminal gets them)."""
-    width, height = board.size
-    return [segment for strip in board.render_lines(Region(0, 0, width, height)) for segment in strip]
+def drawn_segments(*widgets: Widget) -> list[Segment]:
+    """Every segment of the widgets' rendered lines (the cells as the terminal gets them)."""
+    return [
+        segment for widget in widgets for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)) for segment in strip
+    ]
 
 
 def luminance(colour: Color) -> float:
@@ -60,13 +62,14 @@ async def test_playable_cards_keep_their_suit_colour_and_every_card_reads_in_eve
         app, pilot, screen = race.app, race.pilot, race.screen
         await race.start()
         widget = screen.query_one("#board", BoardWidget)
+        bouquet = screen.query_one("#bouquet", BouquetWidget)  # the bouquet has a widget of its own beside the columns
         assert set(app.available_themes) and all(theme.dark for theme in app.available_themes.values())
         for name in app.available_themes:
             app.theme = name
             await pilot.pause()
             board = screen.view.board
             assert board is not None
-            drawn = card_segments(drawn_segments(widget), board)
+            drawn = card_segments(drawn_segments(widget, bouquet), board)
             playable = playable_cards(board)
             assert playable and playable <= set(drawn), name
             for card, segment in drawn.items():
