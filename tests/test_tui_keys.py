@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from race_helpers import player
 from server_processes import flowergarden
+from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input
 from tui_helpers import (
     SIZES,
@@ -135,6 +136,14 @@ async def test_flowergarden_server_sets_the_default_server(race_server: RaceServ
         await ann.close()
 
 
+async def click_create(pilot: Pilot[None], dialog: SettingsScreen) -> None:
+    """Click the dialog's Create button where it is now: an error line above it may have pushed it down, out of the
+    dialog's visible part at 80x24 (a click at its old place then hits nothing)."""
+    dialog.query_one("#create").scroll_visible(animate=False)
+    await pilot.pause()
+    await pilot.click("#create")
+
+
 async def test_c_in_the_lobby_asks_for_the_settings_then_creates_the_race(race_server: RaceServer, tmp_path: Path) -> None:
     app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Ann")), store=SessionStore(tmp_path / "s.json"))
     async with app.run_test(size=SMALL) as pilot:
@@ -147,14 +156,14 @@ async def test_c_in_the_lobby_asks_for_the_settings_then_creates_the_race(race_s
         save_screenshot(app, "lobby-settings-80x24")
         dialog.query_one("#time-limit", Input).value = "90000"
         dialog.query_one("#undo", Checkbox).value = True
-        await pilot.click("#create")
+        await click_create(pilot, dialog)
         await until(pilot, lambda: "time limit is a whole number" in str(dialog.query_one("#settings-error").render()))
         dialog.query_one("#time-limit", Input).value = "300"
         dialog.query_one("#rated", Checkbox).value = True
-        await pilot.click("#create")
+        await click_create(pilot, dialog)
         await until(pilot, lambda: "--login" in str(dialog.query_one("#settings-error").render()), what="rated refused to a guest")
         dialog.query_one("#rated", Checkbox).value = False
-        await pilot.click("#create")
+        await click_create(pilot, dialog)
         await until(pilot, lambda: has_race_screen(app), what="the race screen")
         view = race_screen(app).view
         assert view.rules.undo and not view.rated
