@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from server.embedded_redis import FolderLock, is_live_process
+from server.embedded_redis import FolderLock, log_tail, stop_orphan
 
 HOW_TO_GET_POSTGRES = """\
 No PostgreSQL server was found. Any one of these works:
@@ -236,18 +236,10 @@ class EmbeddedPostgres:
             pid = int((self.data_dir / "data" / "postmaster.pid").read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return
-        if not is_live_process(pid, b"postgres"):
-            return
-        os.kill(pid, signal.SIGINT)
-        deadline = time.monotonic() + 30
-        while is_live_process(pid, b"postgres") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if is_live_process(pid, b"postgres"):
-            os.kill(pid, signal.SIGKILL)
+        stop_orphan(pid, b"postgres", signal.SIGINT, 30)
 
     def _log_tail(self) -> str:
-        log_path = self.data_dir / "postgres.log"
-        return log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+        return log_tail(self.data_dir / "postgres.log")
 
     def kill(self) -> None:
         """SIGKILL the postmaster, as a crash would (the tests' outage); :meth:`restart` brings it back."""

@@ -93,6 +93,24 @@ def is_live_process(pid: int, program: bytes) -> bool:
         return False
 
 
+def stop_orphan(pid: int, program: bytes, gentle: signal.Signals, wait_seconds: float) -> None:
+    """Stop a live ``program`` process left by a dead owner: the ``gentle`` signal (it flushes its files), waited for
+    up to ``wait_seconds``, then SIGKILL. Nothing when ``pid`` is not a live process of ``program``."""
+    if not is_live_process(pid, program):
+        return
+    os.kill(pid, gentle)
+    deadline = time.monotonic() + wait_seconds
+    while is_live_process(pid, program) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if is_live_process(pid, program):
+        os.kill(pid, signal.SIGKILL)
+
+
+def log_tail(path: Path) -> str:
+    """The last 2,000 characters of a server's log file (for an error message), or nothing when there is none."""
+    return path.read_text(errors="replace")[-2000:] if path.exists() else ""
+
+
 def _lock_path(data_dir: Path) -> Path:
     return data_dir / "flowergarden.lock"
 
@@ -255,18 +273,10 @@ class EmbeddedRedis:
             pid = int(self._pid_file.read_text().strip())
         except (OSError, ValueError):
             return
-        if not is_live_process(pid, b"redis-server"):
-            return
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while is_live_process(pid, b"redis-server") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if is_live_process(pid, b"redis-server"):
-            os.kill(pid, signal.SIGKILL)
+        stop_orphan(pid, b"redis-server", signal.SIGTERM, 10)
 
     def _log_tail(self) -> str:
-        log_path = self.data_dir / "redis.log"
-        return log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+        return log_tail(self.data_dir / "redis.log")
 
     def stop(self) -> None:
         """Stop the server (waits for it to exit) and release the data folder."""
