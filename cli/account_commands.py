@@ -11,9 +11,9 @@ import argparse
 import contextlib
 from typing import Any
 
-from cli.connected import add_server_argument, run_connected
+from cli.connected import run_connected
 from cli.output import emit_json
-from cli.player_commands import read_password
+from cli.player_commands import add_common_arguments, read_password
 from client import RaceClient, ServerError
 from client.race_session import Credentials, introduce
 from client.sessions import SessionStore
@@ -30,8 +30,7 @@ def register(subparsers: Any) -> None:
             "devices too), change its password: flowergarden password HANDLE."
         ),
     )
-    add_server_argument(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    add_common_arguments(parser)
     parser.set_defaults(handler=lambda args: run_connected(args, _logout))
 
     parser = subparsers.add_parser(
@@ -44,9 +43,8 @@ def register(subparsers: Any) -> None:
             "$FLOWERGARDEN_NEW_PASSWORD, else typed twice on the terminal, else the next line of stdin."
         ),
     )
-    add_server_argument(parser)
+    add_common_arguments(parser)
     parser.add_argument("handle", metavar="HANDLE")
-    parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(handler=lambda args: run_connected(args, _password))
 
 

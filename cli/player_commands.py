@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
             "(--key-file writes it to a file) to run `flowergarden bot` as this account."
         ),
     )
-    _common(parser)
+    add_common_arguments(parser)
     parser.add_argument("handle", metavar="HANDLE")
     parser.add_argument("--bot", action="store_true", help="a bot account (labelled as a bot everywhere); prints its key")
     parser.add_argument("--key-file", type=Path, metavar="FILE", help="with --bot: also write the key to FILE (mode 600)")
@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
             "asked for on the terminal, else read from stdin. `race --login HANDLE` and `bot` log in the same way."
         ),
     )
-    _common(parser)
+    add_common_arguments(parser)
     parser.add_argument("handle", metavar="HANDLE")
     parser.set_defaults(handler=lambda args: run_connected(args, _login))
 
@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
             "110 by default) by Glicko-2 rating, with deviation and rated games. With --login, also your own rank."
         ),
     )
-    _common(parser)
+    add_common_arguments(parser)
     parser.add_argument("--profile", default="classic", choices=["classic", "foundation-only"], help="default %(default)s")
     parser.add_argument("--limit", type=whole_number(1, MAX_LEADERBOARD_PAGE), default=20, help=f"lines to show, 1 to {MAX_LEADERBOARD_PAGE} (default %(default)s)")
     parser.add_argument("--offset", type=whole_number(0), default=0, help="skip this many lines (default %(default)s)")
@@ -81,7 +81,7 @@ def register(subparsers: Any) -> None:
             "count, rating) and a page of its finished races, newest first, each with the command that replays it."
         ),
     )
-    _common(parser)
+    add_common_arguments(parser)
     parser.add_argument("handle", metavar="HANDLE")
     parser.add_argument("--limit", type=whole_number(1, MAX_HISTORY_PAGE), default=20, help=f"races per page, 1 to {MAX_HISTORY_PAGE} (default %(default)s)")
     parser.add_argument("--offset", type=whole_number(0), default=0, help="skip this many races (default %(default)s: the newest)")
@@ -120,7 +120,8 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_verify)
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--server`` and ``--json``, which every account and player command takes."""
     add_server_argument(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
 
