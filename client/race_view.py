@@ -485,12 +485,13 @@ class RaceView:
             headline += f" Aborted: not rated ({ABORT_WORDS[result.aborted]})."
         return headline
 
-    def standing_lines(self) -> list[str]:
-        """One line per player of the result (name, count, how the attempt ended, time, moves and undos), in a rated
-        race each followed by the player's rating change: ``  rating 1500 -> 1662? (+162)``."""
+    def standing_lines(self, *, split: bool = False) -> list[str]:
+        """One line per player of the result (name, count, how the attempt ended, time, moves and undos; ``split``: two
+        lines, for a narrow panel), in a rated race each followed by the player's rating change:
+        ``  rating 1500 -> 1662? (+162)``."""
         lines: list[str] = []
         for standing in self.result.players if self.result is not None else []:
-            lines.append(standing_line(standing, you=standing.slot == self.slot))
+            lines.append(standing_line(standing, you=standing.slot == self.slot, split=split))
             if standing.rating is not None:
                 lines.append(f"  rating {rating_text(standing.rating)}")
         if self.seed is not None:
@@ -530,11 +531,17 @@ def line_verdict_words(player: PlayerAnalysis) -> str:
     }.get(player.verdict, "undecided within the analysis budget")
 
 
-def standing_line(standing: FinalStanding, *, you: bool = False) -> str:
-    """``Ann (you)   52/52  cleared the board  81.3 s  57 moves, 0 undos``."""
+def standing_line(standing: FinalStanding, *, you: bool = False, split: bool = False) -> str:
+    """``Ann (you)   52/52  cleared the board  81.3 s  57 moves, 0 undos``; ``split``: the time, moves and undos on a
+    second, indented line (the whole line is about 84 columns: an 80-column panel wrapped it mid-figure)."""
     name = player_label(standing.name, standing.account, standing.bot, you=you)
     undos = "1 undo" if standing.undos == 1 else f"{standing.undos} undos"
     moves = "1 move" if standing.moves == 1 else f"{standing.moves} moves"
+    if split:
+        return (
+            f"{name:<22} {standing.count:>2}/52  {attempt_ending_words(standing.ended)}\n"
+            f"    {standing.time_ms / 1000:.1f} s  {moves}, {undos}"
+        )
     return (
         f"{name:<22} {standing.count:>2}/52  {attempt_ending_words(standing.ended):<26} "
         f"{standing.time_ms / 1000:7.1f} s  {moves}, {undos}"

@@ -94,7 +94,8 @@ class ResultScreen(ModalScreen[str]):
         view = self.view
         with VerticalScroll():  # on a small terminal the panel takes it whole, its lines wrapped, and scrolls
             yield Static(f"[b]{escape(view.result_headline())}[/]", id="result-headline")
-            yield Static("\n".join(view.standing_lines()), id="result-standings", markup=False)
+            # Under 100 columns a player's whole line would wrap mid-figure in the panel: two lines each then.
+            yield Static("\n".join(view.standing_lines(split=self.app.size.width < 100)), id="result-standings", markup=False)
             yield Static("", id="result-note", markup=False)
             yield Static("\n[b]r[/] rematch    [b]p[/] replay this race    [b]l[/] lobby    [b]q[/] quit", id="result-keys")
 
