@@ -1,5 +1,5 @@
 """Overload degrades, never errs (issue 28.3): a server whose Redis commands queue far behind (its command pool
-squeezed to two connections in a real server process, Redis made slow by a busy script looping beside it) acknowledges every accepted move
+squeezed to two connections in a real server process, Redis holding every command for 4 s by ``CLIENT PAUSE``) acknowledges every accepted move
 late, never ``unavailable`` (then ``out_of_sequence`` for the moves pipelined behind it), while Redis is up; and
 while its commands queue behind the pool it refuses new races and spectators with ``overloaded`` and a retry-after.
 
@@ -26,35 +26,22 @@ from shared.protocol import OVERLOAD_RETRY_SECONDS, RaceSettings
 
 RACES = 16
 MOVES = 4
-BUSY_SCRIPT = """
-local started = redis.call('TIME')
-local began = tonumber(started[1]) * 1000000 + tonumber(started[2])
-while true do
-    local now = redis.call('TIME')
-    if tonumber(now[1]) * 1000000 + tonumber(now[2]) - began >= tonumber(ARGV[1]) then return 1 end
-end
-"""
-"""Keeps Redis busy for ARGV[1] microseconds: every other command waits for it, as on a Redis that is up but slow."""
+PAUSE_MS = 4_000
+"""How long Redis holds every command: below the server's 5 s socket timeout, so a held command is late, not failed."""
+QUEUE_FORMS_S = 1.0
+"""Time for the pipelined moves to reach the server and queue behind the two pooled connections the pause holds."""
 
 
 @contextlib.asynccontextmanager
-async def slowed(redis_url: str, busy_us: int = 600_000) -> AsyncIterator[None]:
-    """Redis runs the busy script back to back while the block runs: each round trip of the server waits up to
-    ``busy_us``, one command per pooled connection per turn, far below the 5 s socket timeout."""
-    client = Redis.from_url(redis_url, socket_timeout=None)
-    stop = asyncio.Event()
-
-    async def loop() -> None:
-        while not stop.is_set():
-            await client.eval(BUSY_SCRIPT, 0, busy_us)
-            await asyncio.sleep(0.002)
-
-    task = asyncio.create_task(loop())
+async def paused(redis_url: str) -> AsyncIterator[None]:
+    """Redis holds every client's commands for :data:`PAUSE_MS` (``CLIENT PAUSE ... ALL``), as a Redis that is up but
+    slow does: nothing the server sends is answered until the pause ends, whatever the machine's speed, so the
+    server's queue for a connection is certain to form. The pause ends by itself."""
+    client = Redis.from_url(redis_url)
     try:
+        await client.execute_command("CLIENT", "PAUSE", PAUSE_MS, "ALL")
         yield
     finally:
-        stop.set()
-        await task
         await client.aclose()
 
 
@@ -81,19 +68,6 @@ async def refusal(request: Awaitable[object]) -> tuple[str, int | None]:
     raise AssertionError("the request was not refused")
 
 
-async def first_overload_refusal(newcomer: RaceClient, moves: asyncio.Future[list[list[int | str]]], seed: int, race_id: str) -> list[tuple[str, int | None]]:
-    """Ask for a new race until the server refuses it as overloaded (while the moves are still queued), then to watch
-    a race: both refusals (AssertionError if the moves were all answered before any overload refusal)."""
-    while True:
-        assert not moves.done(), "the moves were answered before the server ever refused new work as overloaded"
-        try:
-            seated = await newcomer.create(RaceSettings(seed=seed))
-        except ServerError as error:
-            assert error.code == "overloaded", error
-            return [(error.code, error.expected), await refusal(newcomer.watch(race_id))]
-        await newcomer.leave(seated.race.race)  # taken before the queue formed: give its place back, ask again
-
-
 async def test_an_overloaded_server_acknowledges_moves_late_and_refuses_new_races_and_spectators_first(
     redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -105,10 +79,12 @@ async def test_an_overloaded_server_acknowledges_moves_late_and_refuses_new_race
         newcomer = await player(server.url, "Cy")
         newcomer.request_timeout = 300.0
         try:
-            async with slowed(redis_url):
+            async with paused(redis_url):
                 moves = asyncio.gather(*(pipelined(seat, race.race_id, line[:MOVES]) for race in races for seat in (race.ann, race.bob)))
-                refusals = await first_overload_refusal(newcomer, moves, seed, races[0].race_id)
-                outcomes = await moves
+                await asyncio.sleep(QUEUE_FORMS_S)
+                refusals = [await refusal(newcomer.create(RaceSettings(seed=seed))), await refusal(newcomer.watch(races[0].race_id))]
+                assert not moves.done(), "the moves were answered while Redis was paused"
+            outcomes = await moves
             assert refusals == [("overloaded", OVERLOAD_RETRY_SECONDS)] * 2
             assert outcomes == [list(range(1, MOVES + 1))] * (2 * RACES)
         finally:
