@@ -39,7 +39,7 @@ async def paused(redis_url: str) -> AsyncIterator[None]:
     server's queue for a connection is certain to form. The pause ends by itself."""
     client = Redis.from_url(redis_url)
     try:
-        await client.execute_command("CLIENT", "PAUSE", PAUSE_MS, "ALL")
+        await client.client_pause(PAUSE_MS, all=True)
         yield
     finally:
         await client.aclose()
