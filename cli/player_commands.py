@@ -241,7 +241,7 @@ async def _leaderboard(args: argparse.Namespace) -> None:
 def history_line(item: HistoryItem, server: str) -> str:
     """One finished race of a player as a line, with how to replay it."""
     opponent = player_label(item.opponent.name, item.opponent.account, item.opponent.bot)
-    kind = "rated" if item.rated else "casual"
+    kind = ("rated, aborted: not rated" if item.aborted else "rated") if item.rated else "casual"
     replay = f"flowergarden replay --server {server} {item.race}" if item.replay_available else "(record expired)"
     rating = rating_text(item.rating)
     return (

@@ -289,6 +289,7 @@ class PlayerBooks:
                 "moves": seat.moves,
                 "opponent": {"player": opponent.player, "name": opponent.name, "account": opponent.account, "bot": opponent.bot},
                 "rating": None if change is None else json.loads(change),
+                "aborted": aborted,
             }
             bookings.append(
                 SeatBooking(

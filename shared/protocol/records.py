@@ -7,7 +7,16 @@ from dataclasses import dataclass
 from shared.board import Status
 from shared.protocol.base import bounded
 from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
-from shared.protocol.states import AttemptState, Difficulty, LineVerdict, Outcome, RaceStatus, ResultReason, Spectators
+from shared.protocol.states import (
+    AbortReason,
+    AttemptState,
+    Difficulty,
+    LineVerdict,
+    Outcome,
+    RaceStatus,
+    ResultReason,
+    Spectators,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +228,8 @@ class HistoryItem:
     rating: RatingChange | None = None
     replay_available: bool = True
     """False once the race's record expired (casual races are kept for the server's record time)."""
+    aborted: AbortReason | None = None
+    """Why the rated race was aborted, rated for nobody (the result's ``aborted``); None otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 
 import { ServerError, errorText } from "./connection.js";
 import { ENDINGS, ageText, clockText, fill, h } from "./dom.js";
-import { PROFILES, playerLabel, ratingBadge, ratingChangeCell } from "./players.js";
+import { PROFILES, abortedBadge, playerLabel, ratingBadge, ratingChangeCell } from "./players.js";
 
 const PAGE = 20;
 const OUTCOMES = { won: "won", lost: "lost", draw: "draw" };
@@ -60,7 +60,7 @@ class PlayerView {
       h("div", { class: "who" },
         h("span", {}, h("strong", { class: "outcome" }, OUTCOMES[item.outcome] || item.outcome), " vs ", playerLabel(item.opponent)),
         h("span", { class: "settings-text" }, `${item.profile}${item.rated ? " · rated" : ""} · ${item.count}/52 in ${clockText(item.time_ms)} · ${item.moves} move${item.moves === 1 ? "" : "s"} · ${ENDINGS[item.ended] || item.ended}`)),
-      h("div", { class: "meta" }, item.rating ? ratingChangeCell(item.rating) : "casual", " · ", ageText(now - item.finished_at)),
+      h("div", { class: "meta" }, item.rating ? ratingChangeCell(item.rating) : item.aborted ? abortedBadge(item.aborted) : "casual", " · ", ageText(now - item.finished_at)),
       item.replay_available
         ? h("a", { class: "button", href: `/replay/${item.race}`, dataset: { link: "", action: "replay" } }, "Replay")
         : h("span", { class: "hint", title: "casual race records expire after the server's record time" }, "replay expired")));

@@ -56,6 +56,18 @@ export function ratingChangeCell(change) {
   return h("span", { class: `rating-change ${direction}`, dataset: { delta: String(change.delta), after: String(change.after) }, title: `deviation ±${change.deviation}${change.provisional ? ", provisional" : ""}` }, ratingChangeText(change));
 }
 
+/** Why a rated race was aborted, rated for nobody (the result's and a history line's `aborted`), in words. */
+export const ABORT_REASONS = {
+  too_few_moves: "a player made too few moves for the race to count",
+  too_short: "the race ended too soon after its start to count",
+};
+
+/** "aborted: not rated" with the reason in its title and `data-aborted` (the code), or null for a race that counted. */
+export function abortedBadge(reason) {
+  if (!reason) return null;
+  return h("span", { class: "aborted", dataset: { aborted: reason }, title: ABORT_REASONS[reason] || reason }, "aborted: not rated");
+}
+
 export const PROFILES = [["classic", "Classic"], ["foundation-only", "Foundation only"]];
 
 export const BOT_LEVELS = [[1, "1 · beginner"], [2, "2"], [3, "3 · steady"], [4, "4"], [5, "5 · expert"]];

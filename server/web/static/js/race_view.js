@@ -5,7 +5,7 @@ import { BoardView } from "./board_view.js";
 import { ServerError, errorText } from "./connection.js";
 import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText, statusText, timeLimitText } from "./dom.js";
 import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
-import { botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
+import { ABORT_REASONS, abortedBadge, botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
 import { typingInField } from "./keyboard_help.js";
@@ -99,6 +99,7 @@ export function resultTable(state, { replayHint = true } = {}) {
     { class: "result" },
     h("h2", { class: "headline" }, headline),
     h("p", { class: "reason" }, RESULT_REASONS[result.reason] || result.reason, rated ? " · rated race" : null),
+    result.aborted ? h("p", { class: "aborted-line" }, abortedBadge(result.aborted), ` — ${ABORT_REASONS[result.aborted] || result.aborted}; no rating changed.`) : null,
     h(
       "table",
       { class: "result-table" },
