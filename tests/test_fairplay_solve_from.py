@@ -33,9 +33,9 @@ def position_after(actions: list[str]) -> Board:
     return board
 
 
-async def finished_race(server: RaceServer, spectators: Spectators = Spectators.ANYONE) -> Race:
+async def finished_race(url: str, spectators: Spectators = Spectators.ANYONE) -> Race:
     """Ann plays ``ANN_LINE``, Bob two moves of the winning line; both resign."""
-    race = await seated_race(server.url, RaceSettings(seed=SEED, spectators=spectators))
+    race = await seated_race(url, RaceSettings(seed=SEED, spectators=spectators))
     await play(race.ann, race.race_id, ANN_LINE)
     await play(race.bob, race.race_id, WINNING_PREFIX[:2])
     await race.ann.resign(race.race_id)
@@ -74,7 +74,7 @@ async def test_solve_from_is_refused_before_the_result_to_players_and_spectators
 async def test_the_line_from_a_winnable_point_wins_there_and_the_point_after_the_fatal_move_is_proven_lost(
     solving_server: RaceServer,
 ) -> None:
-    race = await finished_race(solving_server)
+    race = await finished_race(solving_server.url)
     try:
         async with players(solving_server.url, "Eve") as (eve,):  # anyone may ask once the race is over
             before = await eve.solve_from(race.race_id, 0, len(WINNING_PREFIX))
@@ -98,7 +98,7 @@ async def test_the_line_from_a_winnable_point_wins_there_and_the_point_after_the
 
 
 async def test_a_race_nobody_may_watch_is_solved_for_its_players_only(solving_server: RaceServer) -> None:
-    race = await finished_race(solving_server, Spectators.NOBODY)
+    race = await finished_race(solving_server.url, Spectators.NOBODY)
     try:
         async with players(solving_server.url, "Eve") as (eve,):
             with refused("no_spectators"):
@@ -109,7 +109,7 @@ async def test_a_race_nobody_may_watch_is_solved_for_its_players_only(solving_se
 
 
 async def test_a_repeated_position_is_answered_from_the_cache(solving_server: RaceServer, redis_url: str) -> None:
-    race = await finished_race(solving_server)
+    race = await finished_race(solving_server.url)
     try:
         first = await race.ann.solve_from(race.race_id, 0, 4)
         async with Redis.from_url(redis_url) as redis:
@@ -126,7 +126,7 @@ async def test_solver_runs_are_limited_per_session_and_per_address_and_cached_an
         await redis.delete(keys.solve_from_key("address", "127.0.0.1"))
     limits = SolveFromLimits(seconds=30, per_session=2, per_address=3)
     async with RaceServer(server_config(redis_url, solve_from=limits)) as server:
-        race = await finished_race(server)
+        race = await finished_race(server.url)
         try:
             await race.ann.solve_from(race.race_id, 0, 0)
             await race.ann.solve_from(race.race_id, 0, 1)
@@ -143,7 +143,7 @@ async def test_solver_runs_are_limited_per_session_and_per_address_and_cached_an
 async def test_analyse_from_prints_the_servers_line_from_a_point_and_solves_a_file_locally(
     solving_server: RaceServer, tmp_path: Path
 ) -> None:
-    race = await finished_race(solving_server)
+    race = await finished_race(solving_server.url)
     await race.close()
     code, output = await run_cli("analyse", race.race_id, "--server", solving_server.url, "--player", "1", "--from", str(len(WINNING_PREFIX)))
     assert code == 0, output
@@ -161,25 +161,25 @@ async def test_analyse_from_prints_the_servers_line_from_a_point_and_solves_a_fi
 
 
 async def test_a_busy_solver_refuses_what_it_cannot_queue_but_still_answers_from_the_cache(solving_server: RaceServer) -> None:
-    race = await finished_race(solving_server)
+    race = await finished_race(solving_server.url)
     analyst = solving_server.analyst
     assert analyst is not None
     try:
         await race.ann.solve_from(race.race_id, 0, 1)
-        analyst._solver_waiting = analyst.solve_limits.max_waiting  # as if that many requests were waiting for the worker
+        analyst.solver_queue.waiting = analyst.solve_limits.max_waiting  # as if that many requests were waiting for the worker
         try:
             with refused("rate_limited"):
                 await race.ann.solve_from(race.race_id, 0, 2)
             assert (await race.ann.solve_from(race.race_id, 0, 1)).cached
         finally:
-            analyst._solver_waiting = 0
+            analyst.solver_queue.waiting = 0
         assert (await race.ann.solve_from(race.race_id, 0, 2)).verdict == "solved"
     finally:
         await race.close()
 
 
 async def test_the_deal_is_one_position_for_both_seats_and_is_solved_once(solving_server: RaceServer) -> None:
-    race = await finished_race(solving_server)
+    race = await finished_race(solving_server.url)
     try:
         first = await race.ann.solve_from(race.race_id, 0, 0)
         other_seat = await race.bob.solve_from(race.race_id, 1, 0)

@@ -4,13 +4,18 @@ before the work it guards, so many requests at once on a real ``flowergarden ser
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections import Counter
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
 
 from conftest import SpawnServers
+from lobby_helpers import wait_until
 from player_helpers import PASSWORD, from_address, new_handle, registered
 from race_helpers import player
+from server_processes import ServerProcess
+from test_fairplay_solve_from import finished_race
 
 from client import RaceClient, ServerError
 from shared.protocol import RaceSettings
@@ -34,6 +39,12 @@ async def outcomes(requests: Sequence[Awaitable[object]]) -> Counter[str]:
         else:
             counted["ok"] += 1
     return counted
+
+
+async def refusals(asked: Sequence[asyncio.Future[object]], code: str, *, at_least: int) -> bool:
+    """Whether at least ``at_least`` of the requests ``asked`` were refused with ``code``."""
+    errors = [future.exception() for future in asked if future.done() and not future.cancelled()]
+    return sum(isinstance(error, ServerError) and error.code == code for error in errors) >= at_least
 
 
 async def closing(clients: Sequence[RaceClient]) -> None:
@@ -120,3 +131,43 @@ async def test_concurrent_creates_from_one_address_open_at_most_its_limit(spawn_
         await elsewhere.create(RaceSettings())
     finally:
         await closing(clients)
+
+
+def solver_workers(server: ServerProcess) -> list[int]:
+    """The process ids of a server's solver workers (``python -m server.services.race_analyst`` children)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == server.process.pid and b"server.services.race_analyst" in command:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_solve_from_flood_of_one_address_never_refuses_another_address(spawn_servers: SpawnServers, tmp_path: Path) -> None:
+    text = "[solve_from]\nseconds = 30.0\nper_session = 0\nper_address = 0\nmax_waiting = 4\nmax_waiting_per_address = 2\n"
+    (server,) = await spawn_servers(1, "--config", config_file(tmp_path, text))
+    race = await finished_race(server.url)
+    flood = [await from_address(server.url, "127.0.0.31", f"Solver{index}") for index in range(6)]
+    other = await from_address(server.url, "127.0.0.32", "Other")
+    try:
+        await other.solve_from(race.race_id, 0, 0)  # starts the process's solver worker
+        (worker,) = solver_workers(server)
+        os.kill(worker, signal.SIGSTOP)  # the worker holds every admitted request until it is continued
+        try:
+            asked = [asyncio.ensure_future(client.solve_from(race.race_id, 0, 1 + index)) for index, client in enumerate(flood)]
+            # At least 2 of the 6 are refused whatever the shares (4 places in all); wait for them to be answered.
+            await wait_until(lambda: refusals(asked, "rate_limited", at_least=2), timeout=30, what="the flood's first refusals")
+            legitimate = asyncio.ensure_future(other.solve_from(race.race_id, 0, 7))  # the flood's address holds 2 places at most
+        finally:
+            os.kill(worker, signal.SIGCONT)
+        assert (await legitimate).verdict == "solved"
+        counted = await outcomes(asked)
+        assert counted == {"ok": 2, "rate_limited": 4}  # 2 places per address
+    finally:
+        await closing([*flood, other, race.ann, race.bob])

@@ -29,6 +29,7 @@ import asyncio
 import json
 import logging
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +71,41 @@ class SolveFromLimits:
     window_seconds: float = 60.0
     max_waiting: int = 8
     """Requests that wait for (or run on) this process's solver worker at once; more are refused ``rate_limited``."""
+    max_waiting_per_address: int = 2
+    """Of those, requests of one client address: a flood from one address holds this many places at most, so the
+    others' requests still find one (0: no share; keep it below ``max_waiting``)."""
+
+
+class SolverQueue:
+    """The places in line for a process's solver worker: at most ``max_waiting`` in all and ``max_waiting_per_address``
+    of one client address. A place is checked and taken in one step (no ``await`` between), before any other work,
+    and given back when its request is answered or refused."""
+
+    def __init__(self, limits: SolveFromLimits) -> None:
+        self.limits = limits
+        self.waiting = 0
+        self.by_address: Counter[str] = Counter()
+
+    def take(self, address: str) -> None:
+        """Take a place for a request of ``address``; ``rate_limited`` when the line, or the address' share, is full."""
+        if self.waiting >= self.limits.max_waiting:
+            raise ServiceError(ErrorCode.RATE_LIMITED, "the solver is busy with other requests: try again in a few seconds", field="type")
+        share = self.limits.max_waiting_per_address
+        if share and self.by_address[address] >= share:
+            raise ServiceError(
+                ErrorCode.RATE_LIMITED,
+                f"at most {share} solve_from requests of one client address wait for the solver at once: try again when one is answered",
+                field="type",
+            )
+        self.waiting += 1
+        self.by_address[address] += 1
+
+    def give_back(self, address: str) -> None:
+        """The request of ``address`` was answered or refused: its place is free."""
+        self.waiting -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +162,7 @@ class RaceAnalyst:
         self._solver = WorkerProcess("server.services.race_analyst")
         """A second worker for ``solve_from``, one request at a time (``_solver_turn``), so none waits behind an analysis."""
         self._solver_turn = asyncio.Lock()
-        self._solver_waiting = 0
+        self.solver_queue = SolverQueue(self.solve_limits)
         self._loop = BackgroundLoop("race analyst")
 
     async def analysis(self, race_id: str, player: str) -> RaceAnalysis | None:
@@ -161,15 +197,17 @@ class RaceAnalyst:
         cached = await self.store.load_solution(race_id, kept_as, actions)
         if cached is not None:
             return PositionLine(Verdict(cached["verdict"]), list(cached["line"]), cached=True)
-        await self._count_solve(player, address)
-        answer = await self._ask_solver(record, line[:actions])
+        self.solver_queue.take(address)  # before any await: requests arriving together cannot all find a place
+        try:
+            await self._count_solve(player, address)
+            answer = await self._ask_solver(record, line[:actions])
+        finally:
+            self.solver_queue.give_back(address)
         await self.store.save_solution(race_id, kept_as, actions, {"verdict": answer.verdict.value, "line": answer.line})
         return answer
 
     async def _count_solve(self, player: str, address: str) -> None:
         limits = self.solve_limits
-        if self._solver_waiting >= limits.max_waiting:  # refused before it is counted
-            raise ServiceError(ErrorCode.RATE_LIMITED, "the solver is busy with other requests: try again in a few seconds", field="type")
         window_ms = round(limits.window_seconds * 1000)
         for kind, who, most in (("player", player, limits.per_session), ("address", address, limits.per_address)):
             if most and await self.store.count_solve(kind, who, window_ms) > most:
@@ -185,12 +223,8 @@ class RaceAnalyst:
             "job": "solve_from", "seed": str(record.deal.seed), "profile": record.settings.profile, "undo": record.settings.undo,
             "redeal_once": record.settings.redeal_once, "actions": actions, "seconds": self.solve_limits.seconds,
         }  # fmt: skip
-        self._solver_waiting += 1
-        try:
-            async with self._solver_turn:
-                raw = await self._solver.ask(json.dumps(request))
-        finally:
-            self._solver_waiting -= 1
+        async with self._solver_turn:
+            raw = await self._solver.ask(json.dumps(request))
         try:
             answer = json.loads(raw)
             return PositionLine(Verdict(answer["verdict"]), [str(move) for move in answer["line"]], cached=False)
