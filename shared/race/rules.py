@@ -70,22 +70,36 @@ def outcome(seats: Sequence[Standing], *, rated: bool, undo: bool) -> Outcome | 
     first, second = seats
     if first.playing and second.playing:
         return None  # every rule below needs an attempt over
-    cleared = [seat.state is AttemptState.CLEARED for seat in seats]
-    if any(cleared):
-        winner = 0 if cleared[0] and (not cleared[1] or first.ended_seq < second.ended_seq) else 1
-        return Outcome(winner, ResultReason.CLEARED)
+    if AttemptState.CLEARED in (first.state, second.state):
+        return _first_to_clear(first, second)
     abandoned = [seat.state is AttemptState.ABANDONED for seat in seats]
     if rated and abandoned[0] != abandoned[1]:
         return Outcome(1 if abandoned[0] else 0, ResultReason.ABANDONED)
     if not first.playing and not second.playing:
-        if first.count != second.count:
-            return Outcome(0 if first.count > second.count else 1, ResultReason.COUNT)
-        if first.count_seq != second.count_seq:
-            return Outcome(0 if first.count_seq < second.count_seq else 1, ResultReason.REACHED_FIRST)
-        return Outcome(None, ResultReason.DRAW)
-    if undo:
-        return None
-    live = 0 if first.playing else 1
+        return _both_over(first, second)
+    return None if undo else _ahead_of_ended(seats)
+
+
+def _first_to_clear(first: Standing, second: Standing) -> Outcome:
+    """Rule 1, once a seat cleared: the first to clear wins."""
+    first_cleared = first.state is AttemptState.CLEARED
+    second_cleared = second.state is AttemptState.CLEARED
+    winner = 0 if first_cleared and (not second_cleared or first.ended_seq < second.ended_seq) else 1
+    return Outcome(winner, ResultReason.CLEARED)
+
+
+def _both_over(first: Standing, second: Standing) -> Outcome:
+    """Rule 2: the higher count wins, then the count reached first, else a draw."""
+    if first.count != second.count:
+        return Outcome(0 if first.count > second.count else 1, ResultReason.COUNT)
+    if first.count_seq != second.count_seq:
+        return Outcome(0 if first.count_seq < second.count_seq else 1, ResultReason.REACHED_FIRST)
+    return Outcome(None, ResultReason.DRAW)
+
+
+def _ahead_of_ended(seats: Sequence[Standing]) -> Outcome | None:
+    """Rule 3, one attempt over and no undo: the running attempt has won if it is already ahead of the ended one."""
+    live = 0 if seats[0].playing else 1
     running, done = seats[live], seats[1 - live]
     if running.count > done.count:
         return Outcome(live, ResultReason.COUNT)
