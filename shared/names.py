@@ -50,17 +50,22 @@ def normalize_name(name: str) -> str:
         raise InvalidName("a name needs at least one visible character")
     if len(cleaned) > MAX_NAME_LENGTH:
         raise InvalidName(f"a name has at most {MAX_NAME_LENGTH} characters")
+    _check_characters(cleaned)
+    return cleaned
+
+
+def _check_characters(cleaned: str) -> None:
+    """:class:`InvalidName` for an invisible or control character, or a combining mark with no base or too many."""
     marks = 0
     for index, char in enumerate(cleaned):
         category = unicodedata.category(char)
         if category in REFUSED_CATEGORIES:
             raise InvalidName(f"a name cannot contain {unicodedata.name(char, f'U+{ord(char):04X}')} (control or invisible characters)")
-        if category.startswith("M"):
-            marks += 1
-            if index == 0 or cleaned[index - 1] == " ":
-                raise InvalidName("a combining mark needs a character before it")
-            if marks > MAX_MARKS_IN_A_ROW:
-                raise InvalidName(f"at most {MAX_MARKS_IN_A_ROW} combining marks in a row")
-        else:
+        if not category.startswith("M"):
             marks = 0
-    return cleaned
+            continue
+        marks += 1
+        if index == 0 or cleaned[index - 1] == " ":
+            raise InvalidName("a combining mark needs a character before it")
+        if marks > MAX_MARKS_IN_A_ROW:
+            raise InvalidName(f"at most {MAX_MARKS_IN_A_ROW} combining marks in a row")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from shared.board import Board, Status
@@ -83,38 +83,14 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
     race = _field(document, "race", dict)
     events: Sequence[Mapping[str, Any]] = _field(document, "events", list)
     rules = rules_of_record(race)
-    for number, event in enumerate(events, start=1):
-        if not isinstance(event, dict) or event.get("seq") != number:
-            raise RecordInvalid(f"events must be numbered 1, 2, 3, ... without gaps (found {event.get('seq') if isinstance(event, dict) else event!r})", number)
+    _check_numbering(events)
     seed = _seed(events)
-    actions: dict[int, list[str]] = {0: [], 1: []}
-    announced: dict[int, list[tuple[int, int, int, str]]] = {0: [], 1: []}
-    standings = [Standing(), Standing()]  # what the result rules see of each seat (shared/race/rules.py)
-    ended: dict[int, str] = {}
-    result: Mapping[str, Any] | None = None
+    fold = _EventFold()
     for event in events:
-        seq, kind = event["seq"], event.get("type")
-        if kind == "move":
-            slot = _slot(event, seq)
-            move_seq = _field(event, "move_seq", int, seq)
-            if move_seq != len(actions[slot]) + 1:
-                raise RecordInvalid(f"player {slot}'s action number {move_seq} out of order", seq)
-            actions[slot].append(_field(event, "move", str, seq))
-            count = _field(event, "count", int, seq)
-            announced[slot].append((seq, count, _field(event, "left", int, seq), _field(event, "status", str, seq)))
-            standings[slot] = standings[slot].counted(count, seq)
-        elif kind == "attempt_ended":
-            slot = _slot(event, seq)
-            ended[slot] = _field(event, "reason", str, seq)
-            standings[slot] = standings[slot].ended(_attempt_end(ended[slot], seq), seq)
-        elif kind == "result":
-            result = event
-    boards = [_replayed(seed, rules, slot, actions[slot], announced[slot]) for slot in (0, 1)]
-    for slot, reason in ended.items():
-        if reason == AttemptState.CLEARED and not boards[slot].is_won():
-            raise RecordInvalid(f"player {slot}'s attempt is said to be cleared, but its moves do not clear the board")
-        if reason == AttemptState.BLOCKED and boards[slot].status() is not Status.BLOCKED:
-            raise RecordInvalid(f"player {slot}'s attempt is said to be blocked, but a legal move is left")
+        fold.add(event)
+    actions, result, standings = fold.actions, fold.result, fold.standings
+    boards = [_replayed(seed, rules, slot, actions[slot], fold.announced[slot]) for slot in (0, 1)]
+    _check_attempt_ends(fold.ended, boards)
     if result is None:
         raise RecordInvalid("the record has no result")
     winner, reason = _checked_result(result, boards, actions, standings, rules=rules, rated=bool(race.get("settings", {}).get("rated")))
@@ -127,6 +103,53 @@ def verify_record(document: Mapping[str, Any]) -> Verdict:
         winner=winner,
         reason=reason,
     )
+
+
+def _check_numbering(events: Sequence[Mapping[str, Any]]) -> None:
+    """RecordInvalid unless the events are numbered 1, 2, 3, ... without gaps."""
+    for number, event in enumerate(events, start=1):
+        if not isinstance(event, dict) or event.get("seq") != number:
+            raise RecordInvalid(f"events must be numbered 1, 2, 3, ... without gaps (found {event.get('seq') if isinstance(event, dict) else event!r})", number)
+
+
+@dataclass(slots=True)
+class _EventFold:
+    """What the record's events say, seat by seat: the actions in order, each move event's announced figures, the
+    result rules' view of each seat, the reasons the attempts ended, and the result event."""
+
+    actions: dict[int, list[str]] = field(default_factory=lambda: {0: [], 1: []})
+    announced: dict[int, list[tuple[int, int, int, str]]] = field(default_factory=lambda: {0: [], 1: []})
+    standings: list[Standing] = field(default_factory=lambda: [Standing(), Standing()])
+    ended: dict[int, str] = field(default_factory=dict)
+    result: Mapping[str, Any] | None = None
+
+    def add(self, event: Mapping[str, Any]) -> None:
+        """Fold one event in (RecordInvalid for a move out of order or a missing field)."""
+        seq, kind = event["seq"], event.get("type")
+        if kind == "move":
+            slot = _slot(event, seq)
+            move_seq = _field(event, "move_seq", int, seq)
+            if move_seq != len(self.actions[slot]) + 1:
+                raise RecordInvalid(f"player {slot}'s action number {move_seq} out of order", seq)
+            self.actions[slot].append(_field(event, "move", str, seq))
+            count = _field(event, "count", int, seq)
+            self.announced[slot].append((seq, count, _field(event, "left", int, seq), _field(event, "status", str, seq)))
+            self.standings[slot] = self.standings[slot].counted(count, seq)
+        elif kind == "attempt_ended":
+            slot = _slot(event, seq)
+            self.ended[slot] = _field(event, "reason", str, seq)
+            self.standings[slot] = self.standings[slot].ended(_attempt_end(self.ended[slot], seq), seq)
+        elif kind == "result":
+            self.result = event
+
+
+def _check_attempt_ends(ended: Mapping[int, str], boards: Sequence[Board]) -> None:
+    """RecordInvalid if an attempt is said to be cleared or blocked and its replayed board is not."""
+    for slot, reason in ended.items():
+        if reason == AttemptState.CLEARED and not boards[slot].is_won():
+            raise RecordInvalid(f"player {slot}'s attempt is said to be cleared, but its moves do not clear the board")
+        if reason == AttemptState.BLOCKED and boards[slot].status() is not Status.BLOCKED:
+            raise RecordInvalid(f"player {slot}'s attempt is said to be blocked, but a legal move is left")
 
 
 def _seed(events: Sequence[Mapping[str, Any]]) -> int:
