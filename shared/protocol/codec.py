@@ -137,39 +137,62 @@ def _checker(hint: Any, limits: Any) -> Check:
     value and leaves everything else to the ``_check_*`` functions, which word the error."""
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
-        (inner,) = [option for option in get_args(hint) if option is not type(None)]
-        inner_check = _checker(inner, limits)
-        if type(None) not in get_args(hint):
-            return inner_check
-        return lambda value, name: None if value is None else inner_check(value, name)
+        return _optional_check(hint, limits)
     if origin is list:
         (item_hint,) = get_args(hint)
         item_check = _checker(item_hint, {})
         return lambda value, name: [item_check(item, f"{name}[{index}]") for index, item in enumerate(_expect(value, list, "a list", name))]
-    if hint is bool:
-        return lambda value, name: value if type(value) is bool else _check_bool(value, name, limits)
-    if hint is int:
-        low, high = limits.get("low"), limits.get("high")
-        return lambda value, name: (
-            value if type(value) is int and (low is None or value >= low) and (high is None or value <= high) else _check_int(value, name, limits)
-        )
-    if hint is float:
-        return lambda value, name: value if type(value) is float else _check_float(value, name, limits)
-    if hint is str:
-        max_len = limits.get("max_len")
-        return lambda value, name: (
-            value if type(value) is str and (max_len is None or 1 <= len(value) <= max_len) else _check_str(value, name, limits)
-        )
+    scalar = _SCALAR_CHECKS.get(hint)
+    if scalar is not None:
+        return scalar(limits)
     if isinstance(hint, type) and issubclass(hint, Enum):
-        members: dict[Any, Enum] = {member.value: member for member in hint}
-        enum = hint
-        return lambda value, name: members[value] if type(value) is str and value in members else _check_enum(value, enum, name)
+        return _enum_check(hint)
     if hint is RaceEvent:
         return lambda value, name: _decode(_expect(value, dict, "a map", name), EVENT_TYPES)
     if isinstance(hint, type) and hasattr(hint, "__dataclass_fields__"):
         nested = hint
         return lambda value, name: from_map(nested, _expect(value, dict, "a map", name), prefix=name + ".")
     raise TypeError(f"unsupported field type {hint!r}")  # a bug in a message declaration
+
+
+def _optional_check(hint: Any, limits: Any) -> Check:
+    """The check of ``X | None`` (nil passes) or of a union whose one non-nil member is ``X``."""
+    (inner,) = [option for option in get_args(hint) if option is not type(None)]
+    inner_check = _checker(inner, limits)
+    if type(None) not in get_args(hint):
+        return inner_check
+    return lambda value, name: None if value is None else inner_check(value, name)
+
+
+def _bool_check(limits: Any) -> Check:
+    return lambda value, name: value if type(value) is bool else _check_bool(value, name, limits)
+
+
+def _int_check(limits: Any) -> Check:
+    low, high = limits.get("low"), limits.get("high")
+    return lambda value, name: (
+        value if type(value) is int and (low is None or value >= low) and (high is None or value <= high) else _check_int(value, name, limits)
+    )
+
+
+def _float_check(limits: Any) -> Check:
+    return lambda value, name: value if type(value) is float else _check_float(value, name, limits)
+
+
+def _str_check(limits: Any) -> Check:
+    max_len = limits.get("max_len")
+    return lambda value, name: (
+        value if type(value) is str and (max_len is None or 1 <= len(value) <= max_len) else _check_str(value, name, limits)
+    )
+
+
+_SCALAR_CHECKS: Final[dict[Any, Callable[[Any], Check]]] = {bool: _bool_check, int: _int_check, float: _float_check, str: _str_check}
+"""The check factory of each scalar field type, given the field's ``bounded`` limits."""
+
+
+def _enum_check(enum: type[Enum]) -> Check:
+    members: dict[Any, Enum] = {member.value: member for member in enum}
+    return lambda value, name: members[value] if type(value) is str and value in members else _check_enum(value, enum, name)
 
 
 def _expect(value: Any, kind: type[T], what: str, name: str) -> T:
