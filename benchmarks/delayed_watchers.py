@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cli.bench_load import rss_bytes, wait_listening
+from benchmarks.load.command import rss_bytes, wait_listening
 from client import RaceClient
 from server.embedded_redis import EmbeddedRedis
 from shared import Board, Rules, move_text

@@ -21,10 +21,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from race_moves import run_race
-
+from benchmarks.race_moves import run_race
 from server.app import RaceServer, ServerConfig
 from server.embedded_cluster import LocalCluster
 from server.services.sessions import SessionLimits

@@ -12,7 +12,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from cli import bench_load
 from cli.engine_commands import add_profile_argument
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, emit_json
 from shared import Board, Profile, Rules, parse_seed
@@ -28,7 +27,7 @@ def register(subparsers: Any) -> None:
     """Add ``bench solver`` and ``bench load``."""
     bench = subparsers.add_parser("bench", help="benchmarks", description="Benchmarks that print figures.")
     kinds = bench.add_subparsers(dest="bench", required=True, metavar="KIND")
-    bench_load.register(kinds)
+    register_load(kinds)
     parser = kinds.add_parser(
         "solver",
         help="solve a range of seeds and report rates, winnability and times",
@@ -49,6 +48,35 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print JSON (with the unsolvable and unknown seeds)")
     parser.set_defaults(handler=run_bench)
+
+
+def register_load(kinds: Any) -> None:
+    """Add ``bench load`` from the checkout's ``benchmarks/load`` package; where the package is not there (an
+    installed copy carries no load generator) the command says so and where to find it."""
+    try:
+        from benchmarks.load import command
+    except ModuleNotFoundError as error:
+        if error.name not in ("benchmarks", "benchmarks.load", "benchmarks.load.command"):
+            raise
+    else:
+        command.register(kinds)
+        return
+    parser = kinds.add_parser(
+        "load", help="load the race server and the floor server (needs a source checkout)",
+        description="The load benchmark lives in the source checkout's benchmarks/load, which is not installed here. "
+        "Run it from a checkout: python3 -m cli bench load --help",
+        prefix_chars="+", add_help=False,  # every option is the missing benchmark's: taken as they come, then refused
+    )
+    parser.add_argument("options", nargs="*", help="the load benchmark's options")
+    parser.set_defaults(handler=_load_not_installed)
+
+
+def _load_not_installed(args: argparse.Namespace) -> int:
+    args.json = "--json" in args.options
+    raise CommandError(
+        "not_installed", "the load benchmark is part of the source checkout (benchmarks/load), not of this installation: "
+        "run python3 -m cli bench load from a checkout",
+    )
 
 
 def seed_range(text: str) -> tuple[int, int]:

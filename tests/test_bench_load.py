@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from server_processes import ROOT
 
-from cli.bench_cpu_budget import CpuBudgetUnavailable, CpuGroup, find_hierarchy
-from cli.bench_load import LATE_GENERATOR_MS, Figures
+from benchmarks.load.command import LATE_GENERATOR_MS, Figures
+from benchmarks.load.cpu_budget import CpuBudgetUnavailable, CpuGroup, find_hierarchy
+from cli.main import main
 
 
 def test_bench_load_drives_the_race_server_and_the_floor_server_and_reports_both_as_json() -> None:
@@ -102,3 +103,14 @@ def test_a_process_that_cannot_enter_its_cpu_group_is_refused_rather_than_run_un
     assert hierarchy.version == 1
     with pytest.raises(CpuBudgetUnavailable, match="refusing to run uncapped"):
         CpuGroup.cap(hierarchy, os.getpid(), 0.4)
+
+
+def test_where_the_benchmarks_are_not_installed_bench_load_says_where_they_are(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("benchmarks", "benchmarks.load", "benchmarks.load.command"):  # an installed copy: none to import
+        monkeypatch.setitem(sys.modules, name, None)
+    assert main(["bench", "load", "--mode", "open", "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["code"] == "not_installed" and "benchmarks/load" in error["message"]
+

@@ -1,7 +1,7 @@
 """``flowergarden bench load``: the race server under load, side by side with the floor server of its stack.
 
 Starts a Redis (embedded, no persistence), the race server (``--processes`` 1 or 2) and, in the same run, the
-floor server (websockets + msgpack + one Lua EVAL per message, ``cli/bench_floor.py``); drives the same load
+floor server (websockets + msgpack + one Lua EVAL per message, ``benchmarks/load/floor.py``); drives the same load
 against each from ``--workers`` separate processes; prints moves/s, ack p50/p90/p99, CPU per move of the server,
 of Redis and of the load generator, and server memory per race, each with the floor's figure and the ratio.
 Everything listens on 127.0.0.1 only; every phase is bounded in time.
@@ -29,12 +29,14 @@ from typing import Any
 
 import redis
 
-from cli.bench_cpu_budget import CpuBudgetUnavailable, CpuGroup, budget_fraction, find_hierarchy
-from cli.bench_workers import WorkOrder, WorkResult, work
+from benchmarks.load.cpu_budget import CpuBudgetUnavailable, CpuGroup, budget_fraction, find_hierarchy
+from benchmarks.load.workers import WorkOrder, WorkResult, work
 from cli.output import EXIT_OK, CommandError, emit_json, help_text
 from cli.serve_command import _non_negative_int, _positive_int
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 
+ROOT = Path(__file__).resolve().parents[2]
+"""The checkout the benchmarks belong to (the servers are started from it)."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 LISTENING = re.compile(r"(?:serving races on ws://[^:\s]+:|floor listening on )(\d+)")
 START_TIMEOUT = 30.0
@@ -182,7 +184,7 @@ class ServerProcess:
 def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -> Iterator[list[ServerProcess]]:
     """``count`` processes of the project server or the floor server, each capped at ``args.cpu_per_process`` of a
     core from its start when given; stopped (and their CPU groups removed) on leaving."""
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     if target == "project" and args.server_checkout is not None:
         root = args.server_checkout.resolve()
     environment = {**os.environ, "PYTHONPATH": str(root)}
@@ -197,7 +199,7 @@ def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -
         if args.mode == "closed":
             environment.update(CLOSED_LOOP_SETTINGS)
     else:
-        command = [sys.executable, "-m", "cli.bench_floor", "--redis", redis_url, "--port", "0"]
+        command = [sys.executable, "-m", "benchmarks.load.floor", "--redis", redis_url, "--port", "0"]
     started: list[subprocess.Popen[str]] = []
     groups: list[CpuGroup] = []
     try:

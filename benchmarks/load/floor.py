@@ -4,7 +4,7 @@ It does the least any server of this stack must do for a move (decode the frame,
 encode and send the reply, and pass the move on to the opponent), so the project's figures can be given as
 ratios against it, measured in the same run on the same machine.
 
-    python3 -m cli.bench_floor --redis URL [--port 0]     prints "floor listening on PORT"
+    python3 -m benchmarks.load.floor --redis URL [--port 0]     prints "floor listening on PORT"
 """
 
 from __future__ import annotations
