@@ -85,29 +85,42 @@ def _proven_lost(board: Board, verdict: Verdict) -> bool:
 def analyse_line(seed: int, rules: Rules, actions: list[str], budget: Budget) -> LineAnalysis:
     """Where the player's line lost the win (see the module docstring); ``budget`` is per solved position."""
     line = line_positions(seed, rules, actions)
-    last = line[-1].board
-    if last.is_won():
+    if line[-1].board.is_won():
         return LineAnalysis(LineVerdict.WON)
-    solves = 0
+    judge = _Judge(line, budget)
+    at_end, end_line = judge(len(line) - 1)
+    if at_end:
+        return LineAnalysis(LineVerdict.STILL_WINNABLE, continuation=[action_text(m) for m in end_line], solves=judge.solves)
+    at_start, start_line = judge(0) if len(line) > 1 else (at_end, end_line)
+    if at_start is False:
+        return LineAnalysis(LineVerdict.DEAL_NOT_WINNABLE, solves=judge.solves)
+    if at_start is None or at_end is None:
+        return LineAnalysis(LineVerdict.UNKNOWN, solves=judge.solves)
+    return _bisect(judge, start_line, actions)
 
-    def judge(index: int) -> tuple[bool | None, list[Move]]:
-        """True: winnable (with a line), False: proven lost, None: undecided."""
-        nonlocal solves
-        solves += 1
-        board = line[index].board
-        result = solve(board, budget)
+
+@dataclass(slots=True)
+class _Judge:
+    """Solves positions of the line, counting the solves: True winnable (with a line), False proven lost, None
+    undecided within the budget."""
+
+    line: list[_LinePosition]
+    budget: Budget
+    solves: int = 0
+
+    def __call__(self, index: int) -> tuple[bool | None, list[Move]]:
+        self.solves += 1
+        board = self.line[index].board
+        result = solve(board, self.budget)
         if result.verdict is Verdict.SOLVED:
             return True, result.moves
         return (False if _proven_lost(board, result.verdict) else None), []
 
-    at_end, end_line = judge(len(line) - 1)
-    if at_end:
-        return LineAnalysis(LineVerdict.STILL_WINNABLE, continuation=[action_text(m) for m in end_line], solves=solves)
-    at_start, start_line = judge(0) if len(line) > 1 else (at_end, end_line)
-    if at_start is False:
-        return LineAnalysis(LineVerdict.DEAL_NOT_WINNABLE, solves=solves)
-    if at_start is None or at_end is None:
-        return LineAnalysis(LineVerdict.UNKNOWN, solves=solves)
+
+def _bisect(judge: _Judge, start_line: list[Move], actions: list[str]) -> LineAnalysis:
+    """Narrow the fatal action down between the winnable start and the lost end of the line, skipping positions the
+    solver leaves undecided (the answer is then a range)."""
+    line = judge.line
     winnable, winnable_line, lost = 0, start_line, len(line) - 1
     undecided: list[int] = []
     while lost - winnable > 1:
@@ -118,7 +131,7 @@ def analyse_line(seed: int, rules: Rules, actions: list[str], budget: Budget) ->
                 first_action=line[winnable + 1].action_index,
                 last_action=line[lost].action_index,
                 continuation=[action_text(m) for m in winnable_line],
-                solves=solves,
+                solves=judge.solves,
             )
         middle = candidates[len(candidates) // 2]
         verdict, found = judge(middle)
@@ -134,8 +147,9 @@ def analyse_line(seed: int, rules: Rules, actions: list[str], budget: Budget) ->
         fatal_action=fatal,
         fatal_move=actions[fatal],
         continuation=[action_text(m) for m in winnable_line],
-        solves=solves,
+        solves=judge.solves,
     )
+
 
 
 def winning_line(seed: int, rules: Rules, budget: Budget) -> tuple[Verdict, list[str]]:
