@@ -51,6 +51,19 @@ from shared.protocol import (
     CancelQuickMatch,
     ChangePassword,
     Create,
+    Daily,
+    DailyArchive,
+    DailyArchiveRequest,
+    DailyAttempt,
+    DailyBoard,
+    DailyBoardRequest,
+    DailyMove,
+    DailyMoved,
+    DailyReplay,
+    DailyReplayRequest,
+    DailyRequest,
+    DailyStart,
+    DailyStop,
     Error,
     GetAnalysis,
     Hello,
@@ -427,6 +440,37 @@ class RaceClient:
     async def stats(self, handle: str | None = None) -> Stats:
         """A player's record and rating per profile (``handle`` None: this session's account)."""
         return await self.request(StatsRequest(id=self._id(), token=self.token, handle=handle), Stats)
+
+    # --- the daily deal (docs/COMMUNITY.md) -----------------------------------------------------
+
+    async def daily(self, day: str | None = None) -> Daily:
+        """A day's daily deal (``day`` None: today): its commitment and, once the day is over, its reveal, leaderboard
+        top and statistics; this session's own attempt and streaks."""
+        return await self.request(DailyRequest(id=self._id(), token=self.token, day=day), Daily)
+
+    async def daily_start(self, day: str | None = None) -> DailyAttempt:
+        """Start or resume an attempt at a day's deal (today's: a registered player's one counted attempt)."""
+        return await self.request(DailyStart(id=self._id(), token=self.token, day=day), DailyAttempt)
+
+    async def daily_move(self, attempt: str, seq: int, move: str) -> DailyMoved:
+        """Play one move of a daily attempt (``seq``: the moves made before it)."""
+        return await self.request(DailyMove(id=self._id(), token=self.token, attempt=attempt, seq=seq, move=move), DailyMoved)
+
+    async def daily_stop(self, attempt: str) -> DailyMoved:
+        """End a daily attempt where it stands."""
+        return await self.request(DailyStop(id=self._id(), token=self.token, attempt=attempt), DailyMoved)
+
+    async def daily_board(self, day: str, *, offset: int = 0, limit: int = 20) -> DailyBoard:
+        """A page of a finished day's leaderboard and its statistics."""
+        return await self.request(DailyBoardRequest(id=self._id(), token=self.token, day=day, offset=offset, limit=limit), DailyBoard)
+
+    async def daily_replay(self, day: str, handle: str | None = None) -> DailyReplay:
+        """A counted attempt of ``day`` with its moves and their times (another's only once the day is over)."""
+        return await self.request(DailyReplayRequest(id=self._id(), token=self.token, day=day, handle=handle), DailyReplay)
+
+    async def daily_archive(self, *, offset: int = 0, limit: int = 31) -> DailyArchive:
+        """The past days, newest first, with this account's own results (its calendar) and streaks."""
+        return await self.request(DailyArchiveRequest(id=self._id(), token=self.token, offset=offset, limit=limit), DailyArchive)
 
     # --- spectating ---------------------------------------------------------------------------
 

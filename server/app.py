@@ -34,6 +34,8 @@ from server.services.accounts import AccountService, LoginLimits
 from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
 from server.services.archiver import Archiver
 from server.services.clock import ServerClock
+from server.services.daily import Clock as DailyClock
+from server.services.daily import DailyRules, DailyService
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
 from server.services.lobby import LobbyLimits, LobbyService
@@ -53,6 +55,7 @@ from server.store import (
     UNDECODABLE_EVENTS,
     AnalysisStore,
     AnyRaceChannels,
+    DailyStore,
     DirectRaceChannels,
     LobbyFeedReader,
     LobbyStore,
@@ -211,6 +214,8 @@ class ServerConfig:
     other processes sharing the Redis)."""
     analysis_budget: AnalysisBudget = field(default_factory=AnalysisBudget)
     """What one race's post-race analysis may spend (docs/FAIRPLAY.md)."""
+    daily: DailyRules = field(default_factory=DailyRules)
+    """The daily deal: the seed pool tier it is drawn from, its profile and an attempt's time limit (docs/COMMUNITY.md)."""
     solve_from: SolveFromLimits = field(default_factory=SolveFromLimits)
     """What ``solve_from`` (a winning line from any point of a finished race) may spend, and how often (docs/FAIRPLAY.md)."""
 
@@ -273,9 +278,12 @@ def raise_open_files_limit() -> int:
 class RaceServer:
     """A running server; ``async with RaceServer(config) as server`` starts and stops it."""
 
-    def __init__(self, config: ServerConfig, *, dead_check: DeadCheck | None = None) -> None:
-        """``dead_check`` replaces the solver's proof of dead positions (for tools and tests)."""
+    def __init__(self, config: ServerConfig, *, dead_check: DeadCheck | None = None, daily_clock: DailyClock | None = None) -> None:
+        """``dead_check`` replaces the solver's proof of dead positions (for tools and tests); ``daily_clock`` the
+        clock of the daily deal's days and attempts (for tests of a day's end; default: Redis' clock)."""
         self.config = config
+        self.daily_clock = daily_clock
+        self.daily: DailyService | None = None
         self.dead_check = dead_check or make_dead_check(config)
         self.redis: RedisClient | None = None
         self.reader_redis: RedisClient | None = None
@@ -421,8 +429,12 @@ class RaceServer:
             enabled=config.analysis,
         )
         self.admin.analysis_backlog = self.analyst.backlog
+        self.daily = DailyService(
+            DailyStore(self.redis, practice_ttl_ms=DAY_SECONDS * 1000), self.seed_pool, config.daily, now_ms=self.daily_clock,
+            dead_check=self.dead_check,
+        )  # fmt: skip
         background = self.background = (
-            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst,
+            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst, self.daily,
             *([self.archiver] if self.archiver is not None else []),
         )  # fmt: skip
         self._stoppers = [service.stop for service in background]
@@ -444,6 +456,7 @@ class RaceServer:
             ),
             bots=BotHost(lambda: self.loopback_url, max_bots=config.max_summoned_bots, pace=config.bot_pace, tls=own_certificate(config.certfile)),
             analyst=self.analyst,
+            daily=self.daily,
         )
         self.bots = dispatcher.bots
         self.transport = Transport(

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from server import metrics
@@ -21,6 +21,7 @@ from server.services import race_journal
 from server.services.accounts import AccountService
 from server.services.analysis import RaceAnalyst
 from server.services.clock import ServerClock
+from server.services.daily import DailyService
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription, always_room
 from server.services.lobby import LobbyService, Owner
@@ -43,6 +44,13 @@ from shared.protocol import (
     CancelQuickMatch,
     ChangePassword,
     Create,
+    DailyArchiveRequest,
+    DailyBoardRequest,
+    DailyMove,
+    DailyReplayRequest,
+    DailyRequest,
+    DailyStart,
+    DailyStop,
     Error,
     ErrorCode,
     GetAnalysis,
@@ -219,8 +227,10 @@ class Dispatcher:
         bots: BotHost,
         door: Door | None = None,
         analyst: RaceAnalyst,
+        daily: DailyService,
     ) -> None:
         self.sessions = sessions
+        self.daily = daily
         self.races = races
         self.hub = hub
         self.presence = presence
@@ -509,6 +519,36 @@ class Dispatcher:
         invite = (await self.races.record(request.race)).invite  # a private race seats its bot by its code too
         await self.bots.summon(session.player, request.race, request.level, invite=invite)
         state.send(Ok(id=request.id, race=request.race))
+
+    # --- the daily deal (server/services/daily.py) -----------------------------------------------------
+
+    @handles(DailyRequest)
+    async def _daily(self, state: ConnectionState, session: Session, request: DailyRequest) -> None:
+        state.send(replace(await self.daily.info(session, request.day), id=request.id))
+
+    @handles(DailyStart)
+    async def _daily_start(self, state: ConnectionState, session: Session, request: DailyStart) -> None:
+        state.send(replace(await self.daily.start(session, request.day), id=request.id))
+
+    @handles(DailyMove)
+    async def _daily_move(self, state: ConnectionState, session: Session, request: DailyMove) -> None:
+        state.send(replace(await self.daily.move(session, request.attempt, request.seq, request.move), id=request.id))
+
+    @handles(DailyStop)
+    async def _daily_stop(self, state: ConnectionState, session: Session, request: DailyStop) -> None:
+        state.send(replace(await self.daily.stop_attempt(session, request.attempt), id=request.id))
+
+    @handles(DailyBoardRequest)
+    async def _daily_board(self, state: ConnectionState, session: Session, request: DailyBoardRequest) -> None:
+        state.send(replace(await self.daily.board(session, request.day, request.offset, request.limit), id=request.id))
+
+    @handles(DailyReplayRequest)
+    async def _daily_replay(self, state: ConnectionState, session: Session, request: DailyReplayRequest) -> None:
+        state.send(replace(await self.daily.replay(session, request.day, request.handle), id=request.id))
+
+    @handles(DailyArchiveRequest)
+    async def _daily_archive(self, state: ConnectionState, session: Session, request: DailyArchiveRequest) -> None:
+        state.send(replace(await self.daily.archive(session, request.offset, request.limit), id=request.id))
 
     # --- helpers ---------------------------------------------------------------------------------------
 

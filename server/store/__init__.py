@@ -2,6 +2,7 @@
 
 from server.store.analysis_store import AnalysisStore
 from server.store.connection import commands_waiting, connect_redis
+from server.store.daily_store import DailyDeal, DailyStore, StoredAttempt
 from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
@@ -52,6 +53,8 @@ __all__ = [
     "ApplyResult",
     "Ban",
     "BanKind",
+    "DailyDeal",
+    "DailyStore",
     "DirectRaceChannels",
     "GuessLimit",
     "Identity",
@@ -90,6 +93,7 @@ __all__ = [
     "StoreError",
     "StoreRefusal",
     "StoreUnavailable",
+    "StoredAttempt",
     "StoredEvent",
     "StoredRating",
     "Subscribed",

@@ -134,6 +134,38 @@ def seed_pool(profile: str, difficulty: str | None = None) -> str:
     return f"{PREFIX}:seeds:{profile}" if difficulty is None else f"{PREFIX}:seeds:{profile}:{difficulty}"
 
 
+# --- the daily deal (one hash tag per day: its scripts touch the day's keys together) ---------------------
+
+DAILY_DAYS = f"{PREFIX}:daily:days"
+"""Sorted set: day (``YYYY-MM-DD``) -> its start (ms), every day that has a deal: the archive."""
+
+
+def daily_deal(day: str) -> str:
+    """Hash of a day's deal: seed, salt, line (JSON), commitment, profile, difficulty, time limit, opens/closes at."""
+    return f"{PREFIX}:{{daily:{day}}}:deal"
+
+
+def daily_attempt(day: str, attempt: str) -> str:
+    """Hash of one attempt at a day's deal: player, handle, counted, started_at, deadline, state, count, moves,
+    ended_at."""
+    return f"{PREFIX}:{{daily:{day}}}:attempt:{attempt}"
+
+
+def daily_moves(day: str, attempt: str) -> str:
+    """List of an attempt's moves, each ``<ms after its start> <move>``."""
+    return f"{PREFIX}:{{daily:{day}}}:moves:{attempt}"
+
+
+def daily_counted(day: str) -> str:
+    """Hash: handle -> attempt id of every counted attempt of the day (the leaderboard's players)."""
+    return f"{PREFIX}:{{daily:{day}}}:counted"
+
+
+def daily_calendar(player: str) -> str:
+    """Set: the days on which an account's counted attempt cleared the deal (its streaks)."""
+    return f"{PREFIX}:daily:cleared:{player}"
+
+
 def analysis_queue() -> str:
     """Sorted set: race id -> when the analysis worker should look at it next (ms); entries leave once analysed."""
     return f"{PREFIX}:analysis:queue"

@@ -145,4 +145,7 @@ class Scripts:
         self.rated_end: AsyncScript = redis.register_script(with_arguments(_source("rated_end")))
         self.book_race: AsyncScript = redis.register_script(with_arguments(_source("book_race")))
         self.analysis_save: AsyncScript = redis.register_script(with_arguments(race_script(common, _source("analysis_save"))))
+        self.daily_open: AsyncScript = redis.register_script(with_arguments(_source("daily_open")))
+        self.daily_start: AsyncScript = redis.register_script(with_arguments(_source("daily_start")))
+        self.daily_move: AsyncScript = redis.register_script(with_arguments(_source("daily_move")))
         self.analysis_claim: AsyncScript = redis.register_script(with_arguments(_source("analysis_claim")))

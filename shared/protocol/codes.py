@@ -36,6 +36,11 @@ MAX_HANDLE_LEN: Final = 20
 MAX_PASSWORD_LEN: Final = 128
 MAX_LEADERBOARD_PAGE: Final = 100
 MAX_HISTORY_PAGE: Final = 50
+MAX_DAY_LEN: Final = 10
+"""A daily deal's day, ``YYYY-MM-DD`` (UTC)."""
+MAX_ATTEMPT_ID_LEN: Final = 48
+MAX_DAILY_PAGE: Final = 100
+"""Most lines one ``daily_board`` or ``daily_archive`` reply carries."""
 OVERLOAD_RETRY_SECONDS: Final = 5
 """The retry-after an ``overloaded`` refusal carries (in ``expected``)."""
 
@@ -138,6 +143,16 @@ class ErrorCode(StrEnum):
     DELAY_NOT_ACCEPTED = "delay_not_accepted"
     """A private race's spectator delay is below the server's minimum and the joiner did not accept it:
     ``expected`` is the race's delay in seconds; join again with ``accept_delay`` set to it."""
+    DAILY_NOT_OVER = "daily_not_over"
+    """The day of that daily deal is not over: its leaderboard, its statistics and everybody's attempts but your own
+    stay hidden until it is (``expected``: the server time, ms, at which it ends)."""
+    DAILY_ATTEMPT_USED = "daily_attempt_used"
+    """``daily_start`` of today's deal by a registered player whose one counted attempt has ended (play a past day
+    of the archive instead, uncounted)."""
+    UNKNOWN_DAY = "unknown_day"
+    """No daily deal for that day: before the first, in the future, or not a ``YYYY-MM-DD`` day."""
+    UNKNOWN_ATTEMPT = "unknown_attempt"
+    """No attempt of this session has that id (``daily_move``, ``daily_stop``), or no such attempt to replay."""
 
 
 AnyErrorCode = ErrorCode | IllegalMoveCode | NotationErrorCode

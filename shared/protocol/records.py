@@ -283,3 +283,51 @@ class RaceAnalysis:
     """The solver's time budget per position analysed (ms)."""
     computed_at: int
     """Server time (ms) at which the analysis was stored."""
+
+
+# --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DailyResult:
+    """How one attempt at a daily deal stands or ended."""
+
+    state: AttemptState
+    """``playing``, or how it ended: ``cleared``, ``blocked``, ``dead``, ``resigned`` (stopped) or ``time_limit``."""
+    count: int
+    """Cards on the foundations."""
+    moves: int
+    time_ms: int
+    """From the attempt's start to its end (0 while it runs)."""
+    counted: bool
+    """The day's one counted attempt of a registered player (on the leaderboard); False for a guest's or a replay's."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyEntry:
+    """One line of a day's leaderboard (shown only once the day is over)."""
+
+    rank: int
+    handle: str
+    result: DailyResult
+
+
+@dataclass(frozen=True, slots=True)
+class DailyStats:
+    """A finished day's statistics over its counted attempts."""
+
+    players: int
+    cleared: int
+    clear_minutes: list[int]
+    """How many clears took 0–1 min, 1–2 min, … (index: whole minutes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDay:
+    """One past day of the archive, with the asker's own counted attempt of it (the personal calendar)."""
+
+    day: str
+    difficulty: Difficulty | None
+    players: int
+    cleared: int
+    own: DailyResult | None = None

@@ -11,6 +11,10 @@ from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
 from shared.protocol.records import (
     BoardView,
+    DailyDay,
+    DailyEntry,
+    DailyResult,
+    DailyStats,
     DealLayout,
     HistoryItem,
     LeaderboardEntry,
@@ -19,7 +23,7 @@ from shared.protocol.records import (
     RaceInfo,
     RatingInfo,
 )
-from shared.protocol.states import RaceStatus
+from shared.protocol.states import Difficulty, RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +284,114 @@ class Stats(Message):
     handle: str
     bot: bool
     profiles: list[ProfileStats]
+
+
+# --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Daily(Message):
+    """Reply to ``daily``: one day's deal. The seed, salt and solver's line, the top of the leaderboard and the
+    statistics are nil (empty) until the day is over; the commitment is published from the day's start."""
+
+    TYPE: ClassVar[str] = "daily_info"
+    id: int
+    day: str
+    profile: str
+    difficulty: Difficulty | None
+    time_limit: int
+    """Seconds an attempt may last (it ends at the day's end at the latest)."""
+    commitment: str
+    """SHA-256 (hex) committing to the deal, as a race's (docs/PROTOCOL.md "Fair deals")."""
+    opens_at: int
+    closes_at: int
+    """Server time (ms) at which the day ends: the reveal."""
+    over: bool
+    seed: int | None = None
+    salt: str | None = None
+    proving_line: list[str] | None = None
+    """The solver's winning line, which the commitment includes."""
+    own: DailyResult | None = None
+    """The asker's counted attempt of that day (a guest's attempt of today's deal, uncounted)."""
+    streak: int = 0
+    """Days in a row, up to today or yesterday, with a counted clear (registered players)."""
+    best_streak: int = 0
+    top: list[DailyEntry] | None = None
+    """The first lines of the leaderboard, once the day is over."""
+    stats: DailyStats | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyAttempt(Message):
+    """Reply to ``daily_start``: the attempt, the deal's layout (never its seed before the day is over) and what
+    was played so far (a resumed attempt)."""
+
+    TYPE: ClassVar[str] = "daily_attempt"
+    id: int
+    attempt: str
+    day: str
+    counted: bool
+    columns: list[list[str]]
+    bouquet: list[str]
+    started_at: int
+    deadline: int
+    """Server time (ms) at which the attempt ends by itself: its time limit or the day's end."""
+    moves: list[str]
+    result: DailyResult
+
+
+@dataclass(frozen=True, slots=True)
+class DailyMoved(Message):
+    """Reply to ``daily_move`` and ``daily_stop``: the attempt after the move (``result.state`` tells if it ended)."""
+
+    TYPE: ClassVar[str] = "daily_moved"
+    id: int
+    attempt: str
+    seq: int
+    """Moves made so far."""
+    result: DailyResult
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoard(Message):
+    """Reply to ``daily_board``: lines ``offset+1`` to ``offset+limit`` of a finished day's leaderboard."""
+
+    TYPE: ClassVar[str] = "daily_board_page"
+    id: int
+    day: str
+    entries: list[DailyEntry]
+    total: int
+    stats: DailyStats
+    own: DailyEntry | None = None
+    """The asker's own line (nil: no counted attempt that day)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyReplay(Message):
+    """Reply to ``daily_replay``: an attempt's layout and moves with their times (ms from its start)."""
+
+    TYPE: ClassVar[str] = "daily_replay_page"
+    id: int
+    day: str
+    handle: str | None
+    columns: list[list[str]]
+    bouquet: list[str]
+    moves: list[str]
+    times: list[int]
+    """When each move was made, ms after the attempt's start."""
+    result: DailyResult
+
+
+@dataclass(frozen=True, slots=True)
+class DailyArchive(Message):
+    """Reply to ``daily_archive``: past days, newest first, and the asker's streaks."""
+
+    TYPE: ClassVar[str] = "daily_days"
+    id: int
+    days: list[DailyDay]
+    total: int
+    streak: int = 0
+    best_streak: int = 0
 
 
 REPLY_TYPES: Final[dict[str, type[Message]]] = message_types(globals(), Message)

@@ -7,6 +7,9 @@ from typing import ClassVar, Final
 
 from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded, message_types
 from shared.protocol.codes import (
+    MAX_ATTEMPT_ID_LEN,
+    MAX_DAILY_PAGE,
+    MAX_DAY_LEN,
     MAX_HANDLE_LEN,
     MAX_HISTORY_PAGE,
     MAX_INVITE_LEN,
@@ -278,6 +281,77 @@ class SolveFrom(RaceRequest):
     """Whose line: the seat (0 the creator, 1 the joiner)."""
     actions: int = bounded(low=0, high=MAX_LINE_ACTIONS)
     """The position after this many of the player's actions (0: the deal), undos and a redeal included."""
+
+
+# --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DailyRequest(SessionRequest):
+    """A day's daily deal: its commitment and times; once the day is over its seed, the solver's line, the top of
+    its leaderboard and its statistics; and the asker's own attempt and streak."""
+
+    TYPE: ClassVar[str] = "daily"
+    day: str | None = bounded(max_len=MAX_DAY_LEN, default=None)
+    """``YYYY-MM-DD`` (UTC); nil: today."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyStart(SessionRequest):
+    """Start (or resume) an attempt at a day's deal: today's is a registered player's one counted attempt (a guest's
+    is uncounted); a past day's is always uncounted and may be played again and again."""
+
+    TYPE: ClassVar[str] = "daily_start"
+    day: str | None = bounded(max_len=MAX_DAY_LEN, default=None)
+    """``YYYY-MM-DD``; nil: today."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyMove(SessionRequest):
+    """One move of a daily attempt (undo and the redeal are off)."""
+
+    TYPE: ClassVar[str] = "daily_move"
+    attempt: str = bounded(max_len=MAX_ATTEMPT_ID_LEN)
+    seq: int = bounded(low=0, high=MAX_LINE_ACTIONS)
+    """The number of moves made before this one (a resent move is answered ``out_of_sequence``)."""
+    move: str = bounded(max_len=MAX_MOVE_TEXT_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyStop(SessionRequest):
+    """End a daily attempt where it stands (``resigned``): its foundation count is its result."""
+
+    TYPE: ClassVar[str] = "daily_stop"
+    attempt: str = bounded(max_len=MAX_ATTEMPT_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyBoardRequest(SessionRequest):
+    """A finished day's leaderboard, page by page, with its statistics (``daily_not_over`` before its end)."""
+
+    TYPE: ClassVar[str] = "daily_board"
+    day: str = bounded(max_len=MAX_DAY_LEN)
+    offset: int = bounded(low=0, high=2**31, default=0)
+    limit: int = bounded(low=1, high=MAX_DAILY_PAGE, default=20)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyReplayRequest(SessionRequest):
+    """One counted attempt of a day, move by move with its times: anyone's once the day is over, one's own before."""
+
+    TYPE: ClassVar[str] = "daily_replay"
+    day: str = bounded(max_len=MAX_DAY_LEN)
+    handle: str | None = bounded(max_len=MAX_HANDLE_LEN, default=None)
+    """Whose; nil: this session's own."""
+
+
+@dataclass(frozen=True, slots=True)
+class DailyArchiveRequest(SessionRequest):
+    """The past days, newest first, each with the asker's own counted attempt (the calendar) and its streaks."""
+
+    TYPE: ClassVar[str] = "daily_archive"
+    offset: int = bounded(low=0, high=2**31, default=0)
+    limit: int = bounded(low=1, high=MAX_DAILY_PAGE, default=31)
 
 
 REQUEST_TYPES: Final[dict[str, type[Request]]] = message_types(globals(), Request)
