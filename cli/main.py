@@ -12,6 +12,7 @@ from cli import (
     account_commands,
     admin_command,
     bot_command,
+    daily_command,
     db_command,
     engine_commands,
     fairplay_commands,
@@ -27,7 +28,7 @@ from client.words import set_language
 
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
-    player_commands, account_commands, bot_command, fairplay_commands, db_command,
+    player_commands, account_commands, bot_command, fairplay_commands, db_command, daily_command,
 )  # fmt: skip
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 

@@ -3,49 +3,20 @@ anybody else's attempt visible before the day ends, then the reveal, the leaderb
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import AsyncIterator
-
-import pytest_asyncio
+from daily_helpers import TestClock, daily_server
 from lobby_helpers import refused
 from player_helpers import new_handle, registered
-from race_helpers import player, server_config
+from race_helpers import player
 from winning_lines import winning_deal
 
 from server.app import RaceServer
-from server.store import PooledSeed, SeedPoolStore, deal_texts, keys
+from server.store import deal_texts
 from shared import Profile
 from shared.commitment import line_digest, verify_commitment
 from shared.daily import DAY_MS, day_of, day_start
 from shared.protocol import AttemptState, Difficulty
 
-
-class TestClock:
-    """The daily deal's clock, moved by the test."""
-
-    __test__ = False
-
-    def __init__(self, now: int) -> None:
-        self.now = now
-
-    async def now_ms(self) -> int:
-        return self.now
-
-
-@pytest_asyncio.fixture
-async def daily_server(single_redis_url: str) -> AsyncIterator[tuple[RaceServer, TestClock]]:
-    """A server whose daily clock stands at 10:00 UTC of a day of its own (the suite shares one Redis), with the
-    winnable deal of tests/winning_lines.py twice in the medium pool (once with its line, once without)."""
-    day = day_start("2200-01-01") + secrets.randbelow(300_000) * DAY_MS
-    clock = TestClock(day + 10 * 3600_000)
-    async with RaceServer(server_config(single_redis_url), daily_clock=clock.now_ms) as server:
-        assert server.redis is not None
-        await server.redis.delete(keys.seed_pool("classic", Difficulty.MEDIUM.value))
-        seed, line = winning_deal()
-        pool = SeedPoolStore(server.redis)
-        for pooled in (PooledSeed(seed, Difficulty.MEDIUM, line), PooledSeed(seed, Difficulty.MEDIUM, ())):
-            await pool.add("classic", pooled, 5, tiered=True)
-        yield server, clock
+__all__ = ["daily_server"]  # the fixture
 
 
 async def test_two_accounts_play_the_day_once_each_and_nothing_shows_until_the_day_ends(daily_server: tuple[RaceServer, TestClock]) -> None:
