@@ -38,7 +38,9 @@ def set_appendfsync(cluster: LocalCluster, value: str) -> None:
 
 async def measure(cluster: LocalCluster, durability: Durability, races: int, actions: int) -> tuple[float, list[float]]:
     # Every client comes from 127.0.0.1: no per-address limits (as benchmarks/race_moves.py).
-    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000, max_connections_per_address=0, max_unidentified_per_address=0)
+    limits = TransportLimits(
+        rate_per_second=1e6, burst=1_000_000, max_connections_per_address=0, max_unidentified_per_address=0, max_handshakes_per_address=0
+    )
     config = ServerConfig(
         redis_url="", redis_cluster_url=cluster.url, durability=durability, port=0, countdown_seconds=0.05, limits=limits,
         seed_pool_target=0, sessions=SessionLimits(max_new_per_address=0),

@@ -59,7 +59,9 @@ async def run_race(url: str, index: int, actions: int, latencies: list[float]) -
 
 async def measure(redis_url: str, races: int, actions: int) -> None:
     # Every client comes from 127.0.0.1: no per-address limits.
-    limits = TransportLimits(rate_per_second=1e6, burst=1_000_000, max_connections_per_address=0, max_unidentified_per_address=0)
+    limits = TransportLimits(
+        rate_per_second=1e6, burst=1_000_000, max_connections_per_address=0, max_unidentified_per_address=0, max_handshakes_per_address=0
+    )
     # No seed-pool filler: its solver worker would take a core from the measured server and clients.
     config = ServerConfig(
         redis_url=redis_url,

@@ -107,6 +107,7 @@ FLAG_KEYS = {
     "max_open_races_per_address": "lobby.max_open_per_address",
     "max_connections_per_address": "limits.max_connections_per_address",
     "max_unidentified_per_address": "limits.max_unidentified_per_address",
+    "max_handshakes_per_address": "limits.max_handshakes_per_address",
     "max_new_sessions_per_address": "sessions.max_new_per_address",
     "drain_timeout": "limits.drain_timeout",
     "rated_record_days": "rated_record_ttl_seconds",
@@ -235,6 +236,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--max-unidentified-per-address", type=_non_negative_int, metavar="N",
         help="of those, connections that have not said hello yet (default 8; 0: no limit)",
+    )
+    parser.add_argument(
+        "--max-handshakes-per-address", type=_non_negative_int, metavar="N",
+        help="connections from one peer address still in their opening handshake (default 16; more get HTTP 429; 0: no limit)",
     )
     parser.add_argument(
         "--max-new-sessions-per-address", type=_non_negative_int, metavar="N",

@@ -33,6 +33,10 @@ class PeerResolver:
     def __init__(self, trusted_proxies: Iterable[str] = ()) -> None:
         self.trusted = parse_networks(trusted_proxies)
 
+    def is_trusted(self, address: str) -> bool:
+        """Whether ``address`` (a socket's peer IP) is one of the trusted proxies."""
+        return self._trusted(address)
+
     def _trusted(self, address: str) -> bool:
         try:
             ip = ipaddress.ip_address(address)

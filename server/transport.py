@@ -1,6 +1,8 @@
 """The WebSocket edge: frames in and out, limits, rate limiting, bounded outgoing buffers, the health check.
 
-Everything a hostile or broken client can do ends here: oversized frames
+Everything a hostile or broken client can do ends here: too many connections of one address not through their
+handshake yet (HTTP 429) and a process short of file descriptors (HTTP 503), both answered the moment the connection
+is accepted (:class:`Door`); oversized frames
 (closed by websockets with 1009), text or malformed frames (``bad_frame``),
 floods (``rate_limited``, then close 1008), silence before ``hello`` (1008),
 too many connections from one address (1008), and not reading (its outgoing
@@ -13,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import json
 import logging
+import resource
 import socket
 import time
 from collections import Counter
@@ -32,7 +36,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 from websockets.protocol import State
 
-from server import edge_journal, metrics, version
+from server import edge_journal, logs, metrics, version
 from server.dispatch import ConnectionState, Dispatcher
 from server.metrics import Role
 from server.peers import PeerResolver
@@ -79,6 +83,16 @@ class TransportLimits:
     """Open connections from one client address on one server process; more are closed with 1008 (0: no limit)."""
     max_unidentified_per_address: int = 8
     """Of those, connections that have not said ``hello`` yet; more are closed with 1008 (0: no limit)."""
+    max_handshakes_per_address: int = 16
+    """Connections from one peer address not through their opening handshake yet (a WebSocket handshake or a plain
+    HTTP request not answered yet; websockets gives each 10 s); more are answered HTTP 429 at once (0: no limit).
+    Counted by the socket's peer, before any header is read: a trusted proxy's connections are not counted; with
+    TLS served by the process, from the end of the TLS handshake."""
+    descriptor_reserve: int = 128
+    """File descriptors kept for the process's own work (Redis and database connections, files): a connection
+    accepted when fewer than this are left under the limit is answered HTTP 503 at once (0: never)."""
+    handshake_timeout: float = 10.0
+    """Seconds a connection has from its accept to the end of its opening handshake (TLS included); then it is closed."""
     hello_timeout: float = 10.0
     allowed_origins: tuple[str, ...] = ()
     """Origins (``https://play.example.org``) whose pages may open a WebSocket besides the page's own (the handshake's
@@ -395,22 +409,182 @@ class BatchingConnection(ServerConnection):
             self.transport.close()
 
 
+REFUSAL_LINGER_SECONDS = 1.0
+"""How long a connection refused at the door has to read its answer and close: its request is read and dropped
+meanwhile, so that closing sends no reset, which would lose the answer on the client's side."""
+MAX_LINGERING = 32
+"""Refused connections given that time at once (and at most a quarter of ``descriptor_reserve``); more are closed
+right after their answer, so that a flood of refused connections cannot hold descriptors itself."""
+
+ACCEPT_OUT_OF_DESCRIPTORS = "socket.accept() out of system resource"
+"""asyncio's message (with a traceback) when an accept fails for want of a descriptor; it then stops accepting for 1 s."""
+
+
+def soft_open_files_limit() -> int:
+    """The process's soft descriptor limit now (server/app.py raises it to the hard one at start)."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+class Door:
+    """The first check of every accepted connection, before websockets reads a byte of it: the descriptors left, and
+    how many connections of the peer's address are not through their opening handshake yet.
+
+    Each connection holds a descriptor from its accept; one that never finishes its request (a half-sent handshake)
+    holds it until websockets' open timeout (10 s). The kernel gives a new socket the lowest free descriptor, so an
+    accepted socket numbered N says that descriptors 0 to N are all in use: past the limit less
+    ``descriptor_reserve`` the connection is answered 503 (and nothing else is spent on it), which keeps the reserve
+    for Redis, files and the connections already served, instead of accepts that fail with a traceback each. A
+    shortage is logged once when it starts (``descriptors_short``) and once when it ends (``descriptors_recovered``,
+    with how many were refused), never once per connection."""
+
+    def __init__(self, limits: TransportLimits, peers: PeerResolver, open_files_limit: Callable[[], int] = soft_open_files_limit) -> None:
+        self.limits = limits
+        self.peers = peers
+        self.open_files_limit = open_files_limit
+        self.pending: Counter[str] = Counter()
+        """Connections of each peer address admitted and not through their handshake yet."""
+        self.short = False
+        """True from a connection refused for want of descriptors until one is admitted again."""
+        self.refused_short = 0
+        self.lingering = 0
+        """Refused connections waiting for their client to close (at most :data:`MAX_LINGERING`)."""
+
+    def may_linger(self) -> bool:
+        """Take a place for a refused connection to linger, if one is free (:meth:`lingered` gives it back)."""
+        reserve = self.limits.descriptor_reserve
+        if self.lingering >= (min(MAX_LINGERING, reserve // 4) if reserve else MAX_LINGERING):
+            return False
+        self.lingering += 1
+        return True
+
+    def lingered(self) -> None:
+        """A lingering refused connection closed."""
+        self.lingering -= 1
+
+    def admit(self, transport: asyncio.BaseTransport) -> tuple[str | None, Response | None]:
+        """Admit a connection just accepted: the address it is counted under until :meth:`through` (None: not
+        counted), or the answer that refuses it."""
+        sock = transport.get_extra_info("socket")
+        if sock is not None and self._short_of_descriptors(sock.fileno()):
+            metrics.handshake_refused("out_of_descriptors")
+            message = "this server is out of connections for now; try again in a few seconds (or another server)"
+            return None, Transport.http(HTTPStatus.SERVICE_UNAVAILABLE, {"error": "out_of_descriptors", "message": message}, retry_after=5)
+        peer = transport.get_extra_info("peername")
+        ip = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if not ip or self.peers.is_trusted(ip):
+            return None, None
+        address, most = address_of(ip), self.limits.max_handshakes_per_address
+        if most and self.pending[address] >= most:
+            metrics.handshake_refused("too_many_handshakes")
+            message = f"too many connections from your address are still in their opening handshake (at most {most})"
+            return None, Transport.http(HTTPStatus.TOO_MANY_REQUESTS, {"error": "too_many_handshakes", "message": message}, retry_after=1)
+        self.pending[address] += 1
+        return address, None
+
+    def through(self, address: str) -> None:
+        """A connection counted under ``address`` finished its handshake (or closed before)."""
+        self.pending[address] -= 1
+        if self.pending[address] <= 0:
+            del self.pending[address]
+
+    def out_of_descriptors(self, where: str) -> None:
+        """An accept failed for want of a descriptor (``where``: ``accept``): counted in the shortage under way, or
+        the one line that starts one."""
+        metrics.handshake_refused("out_of_descriptors")
+        self.refused_short += 1
+        if not self.short:
+            self.short = True
+            logs.warning("descriptors_short", where=where, limit=self.open_files_limit(), reserve=self.limits.descriptor_reserve)
+
+    def _short_of_descriptors(self, descriptor: int) -> bool:
+        reserve = self.limits.descriptor_reserve
+        if not reserve:
+            return False
+        limit = self.open_files_limit()
+        if descriptor + 1 > limit - reserve:
+            self.refused_short += 1
+            if not self.short:
+                self.short = True
+                logs.warning("descriptors_short", where="handshake", in_use=descriptor + 1, limit=limit, reserve=reserve)
+            return True
+        if self.short:
+            self.short = False
+            logs.event("descriptors_recovered", refused=self.refused_short, in_use=descriptor + 1, limit=limit)
+            self.refused_short = 0
+        return False
+
+
 class HttpAwareConnection(BatchingConnection):
-    """A connection that answers ``405`` itself to an HTTP request whose method is not GET.
+    """A connection that passes the :class:`Door` first, and answers ``405`` itself to an HTTP request whose method is
+    not GET.
 
     websockets reads no request body, so it drops a request that has one (a POST with a body) without any answer;
-    the method is known from the request line, before anything else is parsed.
+    the method is known from the request line, before anything else is parsed. A connection the door refuses never
+    reaches websockets: it gets its answer, its request is read and dropped, and it is closed within
+    :data:`REFUSAL_LINGER_SECONDS`.
     """
 
     MAX_REQUEST_LINE = 8192
+    DOOR: Door | None = None
+    """The door of the transport this connection class serves (:func:`connection_class`)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._request_line: bytes | None = b""
         """What arrived before the request line was complete; None once it was checked."""
+        self._door_address: str | None = None
+        """The address this connection is counted under at the door until its handshake is through."""
+        self._refused = False
+        """Whether the door refused the connection (then websockets never sees it)."""
+        self._linger: asyncio.TimerHandle | None = None
+        """The timer that closes a refused connection that lingers."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        """Pass the door, or answer its refusal and close."""
+        door = self.DOOR
+        if door is None:
+            super().connection_made(transport)
+            return
+        self._door_address, refusal = door.admit(transport)
+        if refusal is None:
+            super().connection_made(transport)
+            return
+        assert isinstance(transport, asyncio.WriteTransport)
+        self._refused = True
+        transport.write(refusal.serialize())
+        if not door.may_linger():
+            transport.close()
+            return
+        if transport.can_write_eof():
+            with contextlib.suppress(Exception):  # write_eof() does not document what it raises
+                transport.write_eof()
+        self._linger = asyncio.get_running_loop().call_later(REFUSAL_LINGER_SECONDS, transport.abort)
+
+    def handshake_through(self) -> None:
+        """The opening handshake is done: the connection no longer counts at the door."""
+        if self._door_address is not None and self.DOOR is not None:
+            self.DOOR.through(self._door_address)
+        self._door_address = None
+
+    def eof_received(self) -> None:
+        """The client closed its side; a refused connection is closed then (asyncio closes it on a None answer)."""
+        if not self._refused:
+            super().eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Closed: a connection refused at the door was never websockets'; one still in its handshake leaves the door."""
+        if self._refused:
+            if self._linger is not None and self.DOOR is not None:
+                self._linger.cancel()
+                self.DOOR.lingered()
+            return
+        self.handshake_through()
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         """Check the method of the request line before websockets sees the request."""
+        if self._refused:
+            return  # the request of a refused connection: read and dropped
         if self._request_line is None:
             super().data_received(data)
             return
@@ -428,6 +602,32 @@ class HttpAwareConnection(BatchingConnection):
         super().data_received(head)
 
 
+def watch_accept_failures(loop: asyncio.AbstractEventLoop, door: Door) -> None:
+    """Make an accept that fails for want of a descriptor count at ``door`` (one line per shortage) instead of
+    asyncio's traceback each time; every other report goes where it went before."""
+    previous = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if context.get("message") == ACCEPT_OUT_OF_DESCRIPTORS and isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE):
+            door.out_of_descriptors("accept")
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
+def connection_class(door: Door) -> type[HttpAwareConnection]:
+    """The connection class of a transport: :class:`HttpAwareConnection` passing ``door``."""
+
+    class DoorConnection(HttpAwareConnection):
+        DOOR = door
+
+    return DoorConnection
+
+
 DIRECT = PeerResolver()
 """No trusted proxies: the socket's peer is the client."""
 
@@ -438,7 +638,12 @@ def client_address(connection: ServerConnection, peers: PeerResolver | None = No
     the connection does not hold its request yet."""
     if headers is None and connection.request is not None:
         headers = connection.request.headers
-    ip = (peers or DIRECT).client_ip(connection.remote_address, headers)
+    return address_of((peers or DIRECT).client_ip(connection.remote_address, headers))
+
+
+def address_of(ip: str) -> str:
+    """A client IP as the per-address limits count it: itself, an IPv4-mapped IPv6 one as IPv4, any other IPv6 one
+    by its /64 network."""
     if not ip:
         return "unknown"
     try:
@@ -530,6 +735,7 @@ class Transport:
         self.peers = peers or DIRECT
         self.stats = TransportStats()
         self.addresses = AddressBook(limits)
+        self.door = Door(limits, self.peers)
         self.server: Server | None = None
         self.shutting_down = False
         """Set once the server shuts down: closing connections then keep their open races for a takeover elsewhere."""
@@ -543,14 +749,16 @@ class Transport:
             host,
             port,
             max_size=self.limits.max_frame_bytes,
+            open_timeout=self.limits.handshake_timeout,
             max_queue=16,
             compression=None,
             ping_interval=None,  # one Keepalive task for all connections instead
             process_request=self._process_request,
             server_header="flowergarden",
-            create_connection=HttpAwareConnection,
+            create_connection=connection_class(self.door),
             ssl=ssl,
         )
+        watch_accept_failures(asyncio.get_running_loop(), self.door)
         self._keepalive = asyncio.create_task(Keepalive(lambda: [live.connection for live in self._live]).run(), name="keepalive pings")
         return self.server
 
@@ -614,12 +822,14 @@ class Transport:
         return None
 
     @staticmethod
-    def http(status: HTTPStatus, document: dict[str, str], *, allow: str | None = None) -> Response:
+    def http(status: HTTPStatus, document: dict[str, str], *, allow: str | None = None, retry_after: int | None = None) -> Response:
         """A plain HTTP response with a JSON body, closing the connection."""
         body = (json.dumps(document) + "\n").encode()
         headers = Headers([("Content-Type", "application/json"), ("Content-Length", str(len(body))), ("Connection", "close")])
         if allow is not None:
             headers["Allow"] = allow
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
         return Response(status.value, status.phrase, headers, body)
 
     async def _next_frame(self, connection: ServerConnection, state: ConnectionState) -> str | bytes:
@@ -631,6 +841,8 @@ class Transport:
             return await connection.recv()
 
     async def _handle(self, connection: ServerConnection) -> None:
+        if isinstance(connection, HttpAwareConnection):
+            connection.handshake_through()
         if self.shutting_down:  # opened just as the shutdown began
             await connection.close(CloseCode.GOING_AWAY, SHUTDOWN_REASON)
             return

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -91,12 +93,14 @@ stay fast; every client of the suite comes from 127.0.0.1, so the per-address se
 class ServerProcess:
     """One server process; its output goes to a file (read it with :meth:`output`)."""
 
-    def __init__(self, redis_url: str, log_path: Path, flags: Sequence[str] = ()) -> None:
+    def __init__(self, redis_url: str, log_path: Path, flags: Sequence[str] = (), *, open_files: int | None = None) -> None:
+        """``open_files``: the process's descriptor limit, soft and hard (it cannot raise it past that)."""
         self.port = 0  # the process picks a free port and prints it (:meth:`ready` reads it)
         self.log_path = log_path
         self._log = log_path.open("w")
         self.process = flowergarden(
-            "serve", *store_flags(redis_url), "--port", "0", *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log
+            "serve", *store_flags(redis_url), "--port", "0", *FAST_FLAGS, *flags, stdin=subprocess.DEVNULL, stdout=self._log,
+            preexec_fn=None if open_files is None else functools.partial(resource.setrlimit, resource.RLIMIT_NOFILE, (open_files, open_files)),
         )
 
     @property

@@ -4,11 +4,14 @@ that stops reading, and a race in progress that carries on meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 
+import pytest
 from lobby_helpers import refused, wait_until
 from race_helpers import player, seated_race, server_config
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
@@ -74,6 +77,42 @@ async def client_from(url: str, port: int, source: str, name: str) -> RaceClient
     client = RaceClient(await connect(url, sock=sock, compression=None), url=url)
     await client.hello(name)
     return client
+
+
+async def half_sent(port: int, source: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection from loopback ``source`` that sends the start of a WebSocket handshake and no more."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n")
+    await writer.drain()
+    return reader, writer
+
+
+async def test_half_sent_handshakes_past_the_per_address_cap_are_answered_429_while_other_addresses_connect(redis_url: str) -> None:
+    limits = TransportLimits(max_handshakes_per_address=3, handshake_timeout=120)  # none times out during the test
+    async with RaceServer(server_config(redis_url, limits=limits)) as server:
+        assert server.transport is not None
+        door = server.transport.door
+        held = [await half_sent(server.port, "127.0.0.41") for _ in range(3)]
+        reader, writer = await half_sent(server.port, "127.0.0.41")  # accepted after the three: one too many
+        answer = await asyncio.wait_for(reader.read(), 10)  # the answer, then the server's end of the stream
+        writer.close()
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 429 ") and b"\r\nRetry-After: 1" in head, answer
+        assert json.loads(body)["error"] == "too_many_handshakes"
+        with pytest.raises(InvalidStatus) as refusal:  # a WebSocket client of that address gets the same answer
+            await connect(server.url, local_addr=("127.0.0.41", 0))
+        assert refusal.value.response.status_code == 429
+        other = await client_from(server.url, server.port, "127.0.0.42", "Other")  # another address is not affected
+        try:
+            held.pop()[1].close()  # a half-sent handshake that goes frees its place
+            await wait_until(lambda: asyncio.sleep(0, door.pending["127.0.0.41"] < 3), what="the closed handshake to leave the door")
+            back = await client_from(server.url, server.port, "127.0.0.41", "Back")
+            await back.close()
+            assert door.pending["127.0.0.41"] == 2  # a finished handshake no longer counts
+        finally:
+            await other.close()
+            for _, held_writer in held:
+                held_writer.close()
 
 
 async def test_a_flood_of_races_from_one_address_cannot_fill_the_lobby_and_others_still_create(redis_url: str) -> None:

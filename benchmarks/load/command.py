@@ -42,6 +42,7 @@ LISTENING = re.compile(r"(?:serving races on ws://[^:\s]+:|floor listening on )(
 START_TIMEOUT = 30.0
 LOAD_SETTINGS = {
     "FLOWERGARDEN_LIMITS_MAX_CONNECTIONS_PER_ADDRESS": "0", "FLOWERGARDEN_LIMITS_MAX_UNIDENTIFIED_PER_ADDRESS": "0",
+    "FLOWERGARDEN_LIMITS_MAX_HANDSHAKES_PER_ADDRESS": "0",
     "FLOWERGARDEN_SESSIONS_MAX_NEW_PER_ADDRESS": "0", "FLOWERGARDEN_LOBBY_MAX_OPEN_PER_ADDRESS": "0",
 }  # fmt: skip
 """Every load connection comes from 127.0.0.1: the race server's per-address limits are lifted for the load
