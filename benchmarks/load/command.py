@@ -1,9 +1,12 @@
 """``flowergarden bench load``: the race server under load, side by side with the floor server of its stack.
 
 Starts a Redis (embedded, no persistence), the race server (``--processes`` 1 or 2) and, in the same run, the
-floor server (websockets + msgpack + one Lua EVAL per message, ``benchmarks/load/floor.py``); drives the same load
-against each from ``--workers`` separate processes; prints moves/s, ack p50/p90/p99, CPU per move of the server,
-of Redis and of the load generator, and server memory per race, each with the floor's figure and the ratio.
+floor server (websockets + msgpack + one Lua EVAL per message, ``benchmarks/load/floor.py``) twice: with redis-py's
+pooled client, and pipelined (its scripts over the race server's own one-connection RESP pipeline, the honest lower
+bound); drives the same load against each from ``--workers`` separate processes; prints moves/s, ack p50/p90/p99,
+CPU per move of the server, of Redis and of the load generator, and server memory per race, each with the floors'
+figures and the ratios. ``--curve`` runs the open loop at several race counts and reports each side's knee.
+A run whose load generator was late or whose machine was busy says so and is not used.
 Everything listens on 127.0.0.1 only; every phase is bounded in time.
 """
 
@@ -52,8 +55,28 @@ CLOSED_LOOP_SETTINGS = {"FLOWERGARDEN_LIMITS_RATE_PER_SECOND": "100000", "FLOWER
 BUDGET_USED = 0.9
 """Under ``--cpu-per-process``, a server that used less of its budget than this was not held back by its quota: the
 run does not show what a core of that speed per process gives."""
+PIPELINED = "pipelined floor"
+"""The floor server whose scripts go through the race server's own pipeline (one connection, raw RESP)."""
+CURVE = (250, 500, 750, 1000, 1500, 2000)
+"""``--curve``'s race counts by default (issue 28)."""
+KNEE_MS = 100.0
+"""A race count is held while the ack p99 stays within this (and every offered action was answered)."""
+BUSY_CORES = 0.5
+"""A run during which processes other than Redis, the servers and the load generator used more than this many
+cores on average measured the machine's other work as much as the server: it is marked as not usable."""
 SERVER_OUTPUT: dict[int, list[str]] = {}
 """The last lines each server process printed (shown when a run had errors)."""
+
+
+def race_counts(text: str) -> tuple[int, ...]:
+    """argparse type of ``--curve``: ascending positive race counts, comma-separated."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"race counts separated by commas, like 250,500, not {text!r}") from None
+    if not counts or min(counts) < 1 or list(counts) != sorted(set(counts)):
+        raise argparse.ArgumentTypeError(f"ascending positive race counts, not {text!r}")
+    return counts
 
 
 def register(kinds: Any) -> None:
@@ -66,16 +89,23 @@ def register(kinds: Any) -> None:
         epilog=(
             "modes:\n"
             "  closed  every player alternates a legal move and undo as fast as acks return (--connections players)\n"
-            "  open    --races races, each player one action every --interval s, plus --spectators watchers\n"
+            "  open    --races races, each player one action every --interval s on its own schedule (never waiting for\n"
+            "          an ack), plus --spectators watchers\n"
             "  burst   --races races set up at once (create, join, started); counts requests answered twice and\n"
             "          races that never started\n\n"
-            "On a shared machine report the ratios, not the absolute figures."
+            "A run is not usable when the load generator was late (send lateness p99 > 50 ms) or other processes used\n"
+            "more than half a core of the machine during it: the report says so. On a shared machine report the\n"
+            "ratios within one run, not the absolute figures."
         ),
     )
     parser.add_argument("--mode", choices=["closed", "open", "burst"], default="closed", help="default %(default)s")
     parser.add_argument("--connections", type=_positive_int, default=20, metavar="N", help="closed loop: players (default %(default)s)")
     parser.add_argument("--races", type=_positive_int, default=100, metavar="R", help="open loop and burst: races (default %(default)s)")
     parser.add_argument("--spectators", type=_non_negative_int, default=0, metavar="S", help="open loop: watchers (default 0)")
+    parser.add_argument(
+        "--spectators-per-race", type=_non_negative_int, metavar="N",
+        help="open loop: N watchers for every race (instead of --spectators; with --curve they grow with the races)",
+    )
     parser.add_argument(
         "--spectator-delay", type=float, default=None, metavar="SECONDS",
         help="the race server's spectator delay for the load (default: the server's, 60 s, under which spectators receive "
@@ -103,7 +133,13 @@ def register(kinds: Any) -> None:
     )
     parser.add_argument("--rounds", type=_positive_int, default=2, metavar="N", help="--compare-processes: rounds (default %(default)s)")
     parser.add_argument("--workers", type=_positive_int, default=2, metavar="N", help="load generator processes (default 2)")
-    parser.add_argument("--no-floor", action="store_true", help="skip the floor server (no ratios)")
+    parser.add_argument("--no-floor", action="store_true", help="skip both floor servers (no ratios)")
+    parser.add_argument(
+        "--curve", type=race_counts, metavar="R,R,...", nargs="?", const=CURVE,
+        help="open loop: run every race count of the list (default " + ",".join(map(str, CURVE)) + ") against the "
+        "race server and both floors and report each one's knee, the first count whose ack p99 passes "
+        f"{KNEE_MS:g} ms or that leaves actions unanswered (--races is ignored)",
+    )
     parser.add_argument(
         "--server-checkout", type=Path, metavar="DIR",
         help="run the race server from another checkout of the project (e.g. an export of an older commit, to "
@@ -201,6 +237,8 @@ def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -
             environment.update(CLOSED_LOOP_SETTINGS)
     else:
         command = [sys.executable, "-m", "benchmarks.load.floor", "--redis", redis_url, "--port", "0"]
+        if target == PIPELINED:
+            command.append("--pipelined")
     started: list[subprocess.Popen[str]] = []
     groups: list[CpuGroup] = []
     try:
@@ -269,6 +307,9 @@ class Figures:
     """Project: moves the spectators received during the run (each spectator receives each move of its race)."""
     spectator_lag_p50_ms: float = math.nan
     spectator_lag_p99_ms: float = math.nan
+    other_cores: float = math.nan
+    """Cores the machine spent on average during the measured window on anything but these servers, Redis and the
+    load generator (from /proc/stat): past :data:`BUSY_CORES` the machine was busy."""
     send_late_p99_ms: float = math.nan
     """Open loop: the load generator's own lateness (p99 of how late it woke to send an action); past
     :data:`LATE_GENERATOR_MS` the run measured the generator, not the server, and says so."""
@@ -277,6 +318,21 @@ class Figures:
     def generator_late(self) -> bool:
         """Whether the load generator was itself late (its figures are not to be used)."""
         return self.send_late_p99_ms > LATE_GENERATOR_MS
+
+    @property
+    def machine_busy(self) -> bool:
+        """Whether other work on the machine took more than :data:`BUSY_CORES` during the window."""
+        return self.other_cores > BUSY_CORES
+
+    @property
+    def usable(self) -> bool:
+        """Whether the run measured the server: its generator kept its schedule and the machine was not busy."""
+        return not self.generator_late and not self.machine_busy
+
+    @property
+    def held(self) -> bool:
+        """Open loop: whether the server kept up (ack p99 within :data:`KNEE_MS`, every offered action answered)."""
+        return self.moves >= self.offered and not self.p99_ms > KNEE_MS and not math.isnan(self.p99_ms)
 
     @property
     def moves_per_second(self) -> float:
@@ -305,11 +361,21 @@ class WindowEnd:
     server_cpu: float
     redis_cpu: float
     rss: int
+    machine_cpu: float
+    at: float
+    """time.monotonic() of the sample."""
 
     @classmethod
     def sample(cls, pids: Sequence[int], client: redis.Redis) -> WindowEnd:
-        """Read the server processes' CPU and memory and Redis' CPU now."""
-        return cls(sum(cpu_seconds(pid) for pid in pids), redis_cpu(client), sum(rss_bytes(pid) for pid in pids))
+        """Read the server processes' CPU and memory, Redis' CPU and the whole machine's now."""
+        return cls(sum(cpu_seconds(pid) for pid in pids), redis_cpu(client), sum(rss_bytes(pid) for pid in pids), machine_cpu(), time.monotonic())
+
+
+def machine_cpu() -> float:
+    """CPU seconds every process of the machine has used so far (the busy fields of /proc/stat's ``cpu`` line)."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
 
 
 def split(total: int, parts: int) -> list[int]:
@@ -340,7 +406,7 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         first = 0
         workers = []
         for races, watching, idling in zip(race_counts, spectators, idle, strict=True):
-            order = WorkOrder(target, urls, args.mode, races, watching, args.seconds, args.interval, first_race=first, idle_races=idling)
+            order = WorkOrder("project" if target == "project" else "floor", urls, args.mode, races, watching, args.seconds, args.interval, first_race=first, idle_races=idling)
             first += races
             worker = context.Process(target=work, args=(order, barrier, start_time, results), daemon=True)
             worker.start()
@@ -353,6 +419,7 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         client.config_resetstat()
         cpu_before = sum(cpu_seconds(pid) for pid in pids)
         redis_before = redis_cpu(client)
+        machine_before, before_at = machine_cpu(), time.monotonic()
         throttling_before = [group.throttling() for group in groups]
         start_time.value = time.time() + 0.3
         barrier.wait()
@@ -392,7 +459,9 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         p99_ms=percentile(latencies, 0.99),
         server_cpu=window_end.server_cpu - cpu_before,
         redis_cpu=window_end.redis_cpu - redis_before,
-        load_cpu=sum(result.cpu_seconds for result in collected),
+        load_cpu=(load_cpu := sum(result.cpu_seconds for result in collected)),
+        other_cores=max(0.0, window_end.machine_cpu - machine_before - (window_end.server_cpu - cpu_before)
+                        - (window_end.redis_cpu - redis_before) - load_cpu) / max(1e-3, window_end.at - before_at),
         rss_per_race_kib=(window_end.rss - rss_before) / 1024 / max(1, sum(race_counts)),
         spectator_moves=len(lags := [value for result in collected for value in result.spectator_lag_ms]),
         spectator_lag_p50_ms=percentile(lags, 0.5),
@@ -479,53 +548,77 @@ def _ratio(project: float, floor: float) -> float:
     return project / floor if floor and not math.isnan(floor) and not math.isnan(project) else math.nan
 
 
-def rows(project: Figures, floor: Figures | None) -> list[tuple[str, float, float, float]]:
-    """(figure, project, floor, ratio) rows of the report."""
-    def pair(name: str, value: Any) -> tuple[str, float, float, float]:
+Row = tuple[str, float, float, float, float, float]
+"""(figure, project, floor, project / floor, pipelined floor, project / pipelined floor)."""
+
+
+def rows(project: Figures, floor: Figures | None, pipelined: Figures | None = None) -> list[Row]:
+    """The rows of the report: each figure of the project beside the floors' and the ratios."""
+    def row(name: str, value: Any) -> Row:
         mine = float(value(project))
         theirs = float(value(floor)) if floor is not None else math.nan
-        return name, mine, theirs, _ratio(mine, theirs)
+        lowest = float(value(pipelined)) if pipelined is not None else math.nan
+        return name, mine, theirs, _ratio(mine, theirs), lowest, _ratio(mine, lowest)
 
     return [
-        pair("moves/s", lambda f: f.moves_per_second),
-        pair("ack p50 ms", lambda f: f.p50_ms),
-        pair("ack p90 ms", lambda f: f.p90_ms),
-        pair("ack p99 ms", lambda f: f.p99_ms),
-        pair("server CPU % of a core", lambda f: f.server_cpu / f.seconds * 100 if f.seconds else math.nan),
-        pair("server CPU us/move", lambda f: f.per_move_us(f.server_cpu)),
-        pair("Redis CPU us/move", lambda f: f.per_move_us(f.redis_cpu)),
-        pair("load generator CPU us/move", lambda f: f.per_move_us(f.load_cpu)),
-        pair("Redis CPU % of a core", lambda f: _percent_of_core(f.redis_cpu, f)),
-        pair("load gen. CPU % of a core", lambda f: _percent_of_core(f.load_cpu, f)),
-        pair("server RSS KiB/race", lambda f: f.rss_per_race_kib),
+        row("moves/s", lambda f: f.moves_per_second),
+        row("ack p50 ms", lambda f: f.p50_ms),
+        row("ack p90 ms", lambda f: f.p90_ms),
+        row("ack p99 ms", lambda f: f.p99_ms),
+        row("server CPU % of a core", lambda f: f.server_cpu / f.seconds * 100 if f.seconds else math.nan),
+        row("server CPU us/move", lambda f: f.per_move_us(f.server_cpu)),
+        row("Redis CPU us/move", lambda f: f.per_move_us(f.redis_cpu)),
+        row("load generator CPU us/move", lambda f: f.per_move_us(f.load_cpu)),
+        row("Redis CPU % of a core", lambda f: _percent_of_core(f.redis_cpu, f)),
+        row("load gen. CPU % of a core", lambda f: _percent_of_core(f.load_cpu, f)),
+        row("server RSS KiB/race", lambda f: f.rss_per_race_kib),
+        row("spectator lag p99 ms", lambda f: f.spectator_lag_p99_ms),
     ]
 
 
+Run = dict[str, Figures]
+"""One measured point: the figures of each target (``project``, ``floor``, :data:`PIPELINED`) that ran."""
+
+
 def run_bench_load(args: argparse.Namespace) -> int:
-    """Run the load against the project server, then the floor server, and print the comparison (with
-    ``--compare-processes``: each with 1 and with 2 processes, over rounds, and the scaling ratios)."""
+    """Run the load against the project server, then the floor servers, and print the comparison (with
+    ``--compare-processes``: each with 1 and with 2 processes, over rounds, and the scaling ratios; with ``--curve``:
+    at each race count, and the knees)."""
     if not 0 < args.seconds <= 120 or not 0.05 <= args.interval <= 60:
         raise CommandError("bad_argument", "--seconds must be in (0, 120] and --interval in [0.05, 60]")
     if args.compare_processes and args.mode == "burst":
         raise CommandError("bad_argument", "--compare-processes measures moves/s: use it with --mode closed or open")
+    if args.curve and (args.mode != "open" or args.compare_processes):
+        raise CommandError("bad_argument", "--curve is a scaling curve of the open loop: use it with --mode open alone")
     args.cpu_hierarchy = None
     if args.cpu_per_process is not None:
         try:  # before anything starts: a budget that cannot be applied must not become an uncapped run
             args.cpu_hierarchy = find_hierarchy()
         except CpuBudgetUnavailable as error:
             raise CommandError("no_cpu_budget", str(error)) from None
+    if args.curve:
+        points = _measure_all(args, [(args.processes, races) for races in args.curve])
+        return _report_curve(args, points)
     counts = [(1, 2) if index % 2 == 0 else (2, 1) for index in range(args.rounds)] if args.compare_processes else [(args.processes,)]
-    runs = _measure_all(args, [count for round_counts in counts for count in round_counts])
+    runs = _measure_all(args, [(count, args.races) for round_counts in counts for count in round_counts])
     if args.compare_processes:
         return _report_scaling(args, runs)
-    _, project, floor = runs[0]
-    return _report(args, project, floor)
+    _, run = runs[0]
+    return _report(args, run)
 
 
-def _measure_all(args: argparse.Namespace, counts: Sequence[int]) -> list[tuple[int, Figures, Figures | None]]:
-    """One embedded Redis; per entry of ``counts``, the project's and then the floor's run with that many processes."""
+def _targets(args: argparse.Namespace) -> list[str]:
+    """The servers each point runs: the project, then (unless ``--no-floor``) the floor and, but for the process
+    comparison, the pipelined floor."""
+    if args.no_floor:
+        return ["project"]
+    return ["project", "floor"] if args.compare_processes else ["project", "floor", PIPELINED]
+
+
+def _measure_all(args: argparse.Namespace, points: Sequence[tuple[int, int]]) -> list[tuple[int, Run]]:
+    """One embedded Redis; per (processes, races) of ``points``, each target's run (Redis emptied before each)."""
     progress = not args.json
-    runs: list[tuple[int, Figures, Figures | None]] = []
+    runs: list[tuple[int, Run]] = []
     with tempfile.TemporaryDirectory(prefix="fg-bench-") as folder:
         store = EmbeddedRedis(Path(folder), persistent=False)
         try:
@@ -533,20 +626,21 @@ def _measure_all(args: argparse.Namespace, counts: Sequence[int]) -> list[tuple[
         except RedisUnavailable as error:
             raise CommandError("no_redis", str(error)) from None
         try:
-            for count in counts:
+            for count, races in points:
                 one = copy.copy(args)
-                one.processes = count
-                project = measure("project", one, store.url, progress)
-                floor = None if args.no_floor else measure("floor", one, store.url, progress)
-                runs.append((count, project, floor))
+                one.processes, one.races = count, races
+                if args.spectators_per_race is not None:
+                    one.spectators = args.spectators_per_race * races
+                runs.append((count, {target: measure(target, one, store.url, progress) for target in _targets(args)}))
         finally:
             store.stop()
     return runs
 
 
-def _report(args: argparse.Namespace, project: Figures, floor: Figures | None) -> int:
-    """Print (or emit as JSON) one run's figures beside the floor's."""
-    report = rows(project, floor)
+def _report(args: argparse.Namespace, run: Run) -> int:
+    """Print (or emit as JSON) one run's figures beside the floors'."""
+    project, floor, pipelined = run["project"], run.get("floor"), run.get(PIPELINED)
+    report = rows(project, floor, pipelined)
     shape = _shape(args)
     profile = profile_summary(args.profile) if args.profile and args.profile.exists() else []
     if args.json:
@@ -554,38 +648,93 @@ def _report(args: argparse.Namespace, project: Figures, floor: Figures | None) -
             "profile": [{"function": name, "inclusive_percent": inclusive, "self_percent": own} for name, inclusive, own in profile],
             "mode": args.mode, "shape": shape, "processes": args.processes, "workers": args.workers, "seconds": args.seconds,
             "cpu_per_process": args.cpu_per_process, "cpu_budget_by": args.cpu_hierarchy and args.cpu_hierarchy.label,
-            "project": _figures_json(project), "floor": None if floor is None else _figures_json(floor),
-            "rows": [{"figure": name, "project": _finite(mine), "floor": _finite(theirs), "ratio": _finite(ratio)} for name, mine, theirs, ratio in report],
+            "project": _figures_json(project), "floor": floor and _figures_json(floor),
+            "pipelined_floor": pipelined and _figures_json(pipelined),
+            "rows": [{"figure": name, "project": _finite(mine), "floor": _finite(theirs), "ratio": _finite(ratio),
+                      "pipelined_floor": _finite(lowest), "ratio_pipelined": _finite(ratio_lowest)}
+                     for name, mine, theirs, ratio, lowest, ratio_lowest in report],
         })  # fmt: skip
         return EXIT_OK
     print(f"{shape}; {args.processes} server process(es){_budget_text(args)}, {args.workers} load workers, {args.seconds:g} s measured")
-    print(f"{'figure':<28}{'project':>12}{'floor':>12}{'ratio':>8}")
-    for name, mine, theirs, ratio in report:
-        print(f"{name:<28}{_number(mine):>12}{_number(theirs):>12}{_number(ratio, 2):>8}")
-    for figures in filter(None, (project, floor)):
-        extra = []
-        if figures.offered:
-            extra.append(f"{figures.moves} of {figures.offered} offered actions acknowledged ({figures.moves / figures.offered:.1%})")
-        if figures.refusals:
-            extra.append("refusals " + ", ".join(f"{code} {count}" for code, count in sorted(figures.refusals.items())))
-        if figures.setup_errors:
-            extra.append(f"{len(figures.setup_errors)} set-up errors, e.g. {figures.setup_errors[0]}")
-        if args.mode == "burst" and figures.target == "project":
-            extra.append(f"{figures.started_races} of {figures.races} races started; {figures.unsolicited} requests answered twice")
-        if figures.cpu_budget is not None:
-            extra.append(_budget_use(figures))
-        extra.extend(_what_users_see(figures))
-        top = sorted(figures.commandstats.items(), key=lambda item: -item[1])[:3]
-        extra.append("Redis us/call: " + ", ".join(f"{name} {value:.1f}" for name, value in top))
-        busiest = sorted(figures.command_totals.items(), key=lambda item: -item[1][1])[:4]
-        extra.append("Redis calls/s (us/s): " + ", ".join(f"{name} {calls / figures.seconds:,.0f} ({usec / figures.seconds:,.0f})" for name, (calls, usec) in busiest))
-        print(f"{figures.target}: " + "; ".join(extra))
-        if (figures.refusals or figures.setup_errors) and figures.server_output:
-            print(f"{figures.target} server said last:\n  " + "  ".join(figures.server_output[-5:]), end="")
+    print(f"{'figure':<28}{'project':>12}{'floor':>12}{'ratio':>8}{'pipelined':>12}{'ratio':>8}")
+    for name, mine, theirs, ratio, lowest, ratio_lowest in report:
+        print(f"{name:<28}{_number(mine):>12}{_number(theirs):>12}{_number(ratio, 2):>8}{_number(lowest):>12}{_number(ratio_lowest, 2):>8}")
+    for figures in run.values():
+        _print_notes(args, figures)
     if profile:
         print(f"race server profile (py-spy, {args.profile}): % of samples in the function or below / in itself")
         for name, inclusive, own in profile:
             print(f"  {inclusive:5.1f} % {own:5.1f} %  {name}")
+    return EXIT_OK
+
+
+def _print_notes(args: argparse.Namespace, figures: Figures) -> None:
+    """One target's counts, refusals, what its users saw, Redis' busiest commands, and its last words on errors."""
+    extra = []
+    if figures.offered:
+        extra.append(f"{figures.moves} of {figures.offered} offered actions acknowledged ({figures.moves / figures.offered:.1%})")
+    if figures.refusals:
+        extra.append("refusals " + ", ".join(f"{code} {count}" for code, count in sorted(figures.refusals.items())))
+    if figures.setup_errors:
+        extra.append(f"{len(figures.setup_errors)} set-up errors, e.g. {figures.setup_errors[0]}")
+    if args.mode == "burst" and figures.target == "project":
+        extra.append(f"{figures.started_races} of {figures.races} races started; {figures.unsolicited} requests answered twice")
+    if figures.cpu_budget is not None:
+        extra.append(_budget_use(figures))
+    extra.extend(_what_users_see(figures))
+    top = sorted(figures.commandstats.items(), key=lambda item: -item[1])[:3]
+    extra.append("Redis us/call: " + ", ".join(f"{name} {value:.1f}" for name, value in top))
+    busiest = sorted(figures.command_totals.items(), key=lambda item: -item[1][1])[:4]
+    extra.append("Redis calls/s (us/s): " + ", ".join(f"{name} {calls / figures.seconds:,.0f} ({usec / figures.seconds:,.0f})" for name, (calls, usec) in busiest))
+    print(f"{figures.target}: " + "; ".join(extra))
+    if (figures.refusals or figures.setup_errors) and figures.server_output:
+        print(f"{figures.target} server said last:\n  " + "  ".join(figures.server_output[-5:]), end="")
+
+
+def knee(points: Sequence[Figures]) -> tuple[int | None, int | None, bool]:
+    """Where one target's curve bends, from its points in ascending race counts: (the largest count held before
+    the first one not held, that first count not held, whether every point up to it was usable). A count is
+    held when :attr:`Figures.held`; (None, None, ...) when the curve never bends within the counts run."""
+    last_held = None
+    for figures in points:
+        if not figures.held:
+            return last_held, figures.races, all(point.usable for point in points if point.races <= figures.races)
+        last_held = figures.races
+    return last_held, None, all(point.usable for point in points)
+
+
+def _knee_text(points: Sequence[Figures]) -> str:
+    held, failed, usable = knee(points)
+    caveat = "" if usable else " (NOT USABLE: a point up to it was busy or its generator late)"
+    if failed is None:
+        return f"held every count run, up to {held}{caveat}"
+    return (f"knee between {held} and {failed} races{caveat}" if held is not None else f"not held at {failed} races already{caveat}")
+
+
+def _report_curve(args: argparse.Namespace, points: Sequence[tuple[int, Run]]) -> int:
+    """Print (or emit as JSON) each point of ``--curve`` and each target's knee."""
+    targets = _targets(args)
+    curves = {target: [run[target] for _, run in points] for target in targets}
+    if args.json:
+        emit_json({
+            "mode": "curve", "shape": _shape(args), "processes": args.processes, "workers": args.workers, "seconds": args.seconds,
+            "knee_ms": KNEE_MS, "points": [{target: _figures_json(figures) for target, figures in run.items()} for _, run in points],
+            "knees": {target: dict(zip(("held", "not_held", "usable"), knee(curve), strict=True)) for target, curve in curves.items()},
+        })  # fmt: skip
+        return EXIT_OK
+    watchers = f"{args.spectators_per_race} spectator(s) per race" if args.spectators_per_race is not None else f"{args.spectators} spectators"
+    print(f"scaling curve, open loop at one action per {args.interval:g} s per player, {watchers}; {args.processes} server process(es), {args.workers} load workers, {args.seconds:g} s measured each")
+    print(f"{'races':>6}  {'target':<16}{'acked':>8}{'p99 ms':>9}{'lag p99':>9}{'us/move':>9}{'Redis us':>9}{'late p99':>9}{'other':>7}  usable")
+    for _, run in points:
+        for figures in run.values():
+            acked = figures.moves / figures.offered if figures.offered else math.nan
+            print(f"{figures.races:>6}  {figures.target:<16}{_number(acked * 100):>7}%{_number(figures.p99_ms):>9}{_number(figures.spectator_lag_p99_ms):>9}"
+                  f"{_number(figures.per_move_us(figures.server_cpu)):>9}{_number(figures.per_move_us(figures.redis_cpu)):>9}"
+                  f"{_number(figures.send_late_p99_ms):>9}{_number(figures.other_cores):>7}  {'yes' if figures.usable else 'NO'}")  # fmt: skip
+    for target, curve in curves.items():
+        print(f"{target}: {_knee_text(curve)}")
+    print(f"(held: ack p99 <= {KNEE_MS:g} ms and every action answered; other: cores used by other processes; usable: "
+          f"generator on time and other <= {BUSY_CORES:g})")
     return EXIT_OK
 
 
@@ -596,6 +745,11 @@ def _what_users_see(figures: Figures) -> list[str]:
         notes.append(
             f"spectators received {figures.spectator_moves} moves, lag p50 {figures.spectator_lag_p50_ms:.1f} ms,"
             f" p99 {figures.spectator_lag_p99_ms:.1f} ms"
+        )
+    if figures.machine_busy:
+        notes.append(
+            f"THE MACHINE WAS BUSY (other processes used {figures.other_cores:.2f} cores > {BUSY_CORES:g}):"
+            " not a usable run; only ratios within it mean anything"
         )
     if figures.generator_late:
         notes.append(
@@ -631,34 +785,34 @@ def _budget_use(figures: Figures) -> str:
     return f"server used {used:.0%} of its CPU budget, quota ran out in {throttled:.0%} of 100 ms periods{note}"
 
 
-def scaling(runs: Sequence[tuple[int, Figures, Figures | None]], target: str) -> list[float]:
+def scaling(runs: Sequence[tuple[int, Run]], target: str) -> list[float]:
     """Per round, moves/s with 2 processes over moves/s with 1 (runs in pairs, as run_bench_load makes them)."""
     ratios = []
     for first, second in zip(runs[0::2], runs[1::2], strict=True):
-        pair = {count: project if target == "project" else floor for count, project, floor in (first, second)}
+        pair = {count: run.get(target) for count, run in (first, second)}
         one, two = pair[1], pair[2]
         if one is not None and two is not None:
             ratios.append(_ratio(two.moves_per_second, one.moves_per_second))
     return ratios
 
 
-def _report_scaling(args: argparse.Namespace, runs: Sequence[tuple[int, Figures, Figures | None]]) -> int:
+def _report_scaling(args: argparse.Namespace, runs: Sequence[tuple[int, Run]]) -> int:
     """Print (or emit as JSON) every run of ``--compare-processes`` and the scaling ratios."""
     ratios = {target: scaling(runs, target) for target in ("project", "floor")}
     if args.json:
         emit_json({
             "mode": args.mode, "shape": _shape(args), "compare_processes": True, "rounds": args.rounds, "workers": args.workers,
             "seconds": args.seconds, "cpu_per_process": args.cpu_per_process, "cpu_budget_by": args.cpu_hierarchy and args.cpu_hierarchy.label,
-            "runs": [{"processes": count, "project": _figures_json(project), "floor": None if floor is None else _figures_json(floor)}
-                     for count, project, floor in runs],
+            "runs": [{"processes": count, "project": _figures_json(run["project"]), "floor": (floor := run.get("floor")) and _figures_json(floor)}
+                     for count, run in runs],
             "scaling": {target: [_finite(ratio) for ratio in values] for target, values in ratios.items()},
         })  # fmt: skip
         return EXIT_OK
     print(f"{_shape(args)}; 1 against 2 server processes{_budget_text(args)}, {args.rounds} rounds, {args.workers} load workers, {args.seconds:g} s measured each")
     header = f"{'run':<5}{'target':<9}{'procs':>6}{'moves/s':>10}{'p99 ms':>9}{'server %':>10}{'us/move':>9}{'Redis %':>9}{'load %':>8}"
     print(header + ("  budget" if args.cpu_per_process is not None else ""))
-    for number, (count, project, floor) in enumerate(runs, 1):
-        for figures in filter(None, (project, floor)):
+    for number, (count, run) in enumerate(runs, 1):
+        for figures in run.values():
             line = (f"{number:<5}{figures.target:<9}{count:>6}{_number(figures.moves_per_second, 0):>10}{_number(figures.p99_ms):>9}"
                     f"{_number(_percent_of_core(figures.server_cpu, figures)):>10}{_number(figures.per_move_us(figures.server_cpu)):>9}"
                     f"{_number(_percent_of_core(figures.redis_cpu, figures)):>9}{_number(_percent_of_core(figures.load_cpu, figures)):>8}")  # fmt: skip
@@ -686,6 +840,8 @@ def _figures_json(figures: Figures) -> dict[str, Any]:
         "processes": figures.processes, "cpu_budget": figures.cpu_budget,
         "quota_periods": {"total": figures.periods, "throttled": figures.throttled_periods},
         "send_late_p99_ms": _finite(figures.send_late_p99_ms), "generator_late": figures.generator_late,
+        "other_cores": _finite(figures.other_cores),
+        "machine_busy": figures.machine_busy, "usable": figures.usable, "held": figures.held,
         "spectator_moves": figures.spectator_moves,
         "spectator_lag_ms": {"p50": _finite(figures.spectator_lag_p50_ms), "p99": _finite(figures.spectator_lag_p99_ms)},
     }  # fmt: skip

@@ -4,7 +4,11 @@ It does the least any server of this stack must do for a move (decode the frame,
 encode and send the reply, and pass the move on to the opponent), so the project's figures can be given as
 ratios against it, measured in the same run on the same machine.
 
-    python3 -m benchmarks.load.floor --redis URL [--port 0]     prints "floor listening on PORT"
+    python3 -m benchmarks.load.floor --redis URL [--port 0] [--pipelined]     prints "floor listening on PORT"
+
+With ``--pipelined`` its scripts go through the race server's own Redis pipeline (``server/store/script_pipeline.py``:
+raw RESP over one connection, every script of a loop turn in one write) instead of redis-py's pooled client: the
+honest lower bound for a server that pipelines as the project does.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import msgpack
 from redis.asyncio import BlockingConnectionPool, Redis
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
+from server.store.script_pipeline import ScriptPipeline
+
 FLOOR_SCRIPT = "return redis.call('RPUSH', KEYS[1], ARGV[1])"
 """Append the move to the race's list: the least the race server's move script must do."""
 
@@ -26,9 +32,12 @@ class FloorServer:
     """Answers ``{"type": "move", "id", "race", "move"}`` with ``{"type": "moved", "id", "seq"}`` and passes the move
     on to the race's other connections (``{"type": "join", "race"}`` adds one) without waiting for them."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, pipelined: bool = False) -> None:
         self.redis = redis
         self.script = redis.register_script(FLOOR_SCRIPT)
+        self.pipeline = ScriptPipeline.for_client(redis) if pipelined else None
+        if pipelined and self.pipeline is None:
+            raise SystemExit("--pipelined needs one Redis over TCP or a unix socket")
         self.races: dict[str, list[ServerConnection]] = {}
 
     async def handle(self, connection: ServerConnection) -> None:
@@ -45,7 +54,11 @@ class FloorServer:
                     self.races.setdefault(race, []).append(connection)
                     await connection.send(msgpack.packb({"type": "joined", "id": message.get("id")}))
                     continue
-                seq = await self.script(keys=[f"floor:{{{race}}}:moves"], args=[message.get("move", "")])
+                keys, args = [f"floor:{{{race}}}:moves"], [message.get("move", "")]
+                if self.pipeline is not None:
+                    seq = await self.pipeline.run_script(self.script, keys, args)
+                else:
+                    seq = await self.script(keys=keys, args=args)
                 await connection.send(msgpack.packb({"type": "moved", "id": message.get("id"), "seq": seq}))
                 event = msgpack.packb({"type": "progress", "race": race, "seq": seq})
                 broadcast([other for other in self.races.get(race, ()) if other is not connection], event)
@@ -54,11 +67,11 @@ class FloorServer:
                 self.races[joined].remove(connection)
 
 
-async def run(redis_url: str, host: str, port: int) -> None:
+async def run(redis_url: str, host: str, port: int, pipelined: bool = False) -> None:
     """Listen until SIGTERM or SIGINT."""
     # A blocking pool, as the race server's: redis-py's default pool raises past 100 connections.
     redis = Redis(connection_pool=BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=10))
-    floor = FloorServer(redis)
+    floor = FloorServer(redis, pipelined)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for number in (signal.SIGINT, signal.SIGTERM):
@@ -67,6 +80,8 @@ async def run(redis_url: str, host: str, port: int) -> None:
         bound = next(iter(server.sockets)).getsockname()[1]
         print(f"floor listening on {bound}", flush=True)
         await stop.wait()
+    if floor.pipeline is not None:
+        await floor.pipeline.close()
     await redis.aclose()
 
 
@@ -76,8 +91,9 @@ def main() -> None:
     parser.add_argument("--redis", required=True, help="redis://host:port/db")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--pipelined", action="store_true", help="scripts over the race server's one-connection RESP pipeline")
     args = parser.parse_args()
-    asyncio.run(run(args.redis, args.host, args.port))
+    asyncio.run(run(args.redis, args.host, args.port, args.pipelined))
 
 
 if __name__ == "__main__":

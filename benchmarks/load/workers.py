@@ -23,6 +23,9 @@ from websockets.exceptions import ConnectionClosed
 
 from shared import Board, Rules, move_text
 
+PIPELINE_GRACE = 10.0
+"""Open loop: how long after the window the generator waits for the acknowledgements of actions in flight."""
+
 
 @dataclass(frozen=True, slots=True)
 class WorkOrder:
@@ -63,8 +66,8 @@ class WorkResult:
     """Project: for each move a spectator received, how long after the server stamped it (``at``, Redis' clock, the
     same machine's) it arrived."""
     send_lateness_ms: list[float] = field(default_factory=list)
-    """Open loop: how late the generator woke for each action it had to wait for (its own lateness, not the server's:
-    an action due while the previous one is still unanswered is not counted here)."""
+    """Open loop: how late the generator sent each action against its schedule (its own lateness, not the
+    server's: actions never wait for acknowledgements)."""
 
 
 class LeanClient:
@@ -141,6 +144,9 @@ class Seat:
     race: str
     move: str
     seq: int = 0
+    """The race's action count as the last reply said (the next action's ``seq`` in the closed loop)."""
+    sent: int = 0
+    """Open loop: the ``seq`` of the next action to send (actions in flight are counted already)."""
 
 
 async def project_race(order: WorkOrder, index: int, result: WorkResult) -> list[Seat]:
@@ -201,15 +207,15 @@ async def spectator(order: WorkOrder, race: str, result: WorkResult) -> LeanClie
     return client
 
 
-async def one_move(seat: Seat, result: WorkResult, measured: bool) -> None:
-    """Send the next action (the opening move or ``undo``) and wait for its acknowledgement."""
-    text = seat.move if seat.seq % 2 == 0 else "undo"
+async def one_move(seat: Seat, result: WorkResult, measured: bool, seq: int | None = None) -> None:
+    """Send an action (the opening move or ``undo``, by the parity of its ``seq``: the seat's next by default, or
+    the one given when actions are pipelined) and wait for its acknowledgement."""
+    seq = seat.seq if seq is None else seq
+    text = seat.move if seq % 2 == 0 else "undo"
     sent = time.perf_counter()
-    reply = await seat.client.request(
-        {"type": "move", "race": seat.race, "seq": seat.seq, "move_id": uuid.uuid4().hex, "move": text}
-    )
+    reply = await seat.client.request({"type": "move", "race": seat.race, "seq": seq, "move_id": uuid.uuid4().hex, "move": text})
     if reply.get("type") == "moved":
-        seat.seq = int(reply["seq"])
+        seat.seq = max(seat.seq, int(reply["seq"]))
         if measured:
             result.moves += 1
             result.latencies_ms.append((time.perf_counter() - sent) * 1000)
@@ -218,6 +224,7 @@ async def one_move(seat: Seat, result: WorkResult, measured: bool) -> None:
         result.refusals[code] = result.refusals.get(code, 0) + 1
         if code == "out_of_sequence" and reply.get("expected") is not None:
             seat.seq = int(reply["expected"])
+            seat.sent = min(seat.sent, seat.seq)  # later actions continue from where the race is
 
 
 async def closed_loop(seat: Seat, order: WorkOrder, result: WorkResult) -> None:
@@ -228,18 +235,39 @@ async def closed_loop(seat: Seat, order: WorkOrder, result: WorkResult) -> None:
 
 
 async def open_loop(seat: Seat, order: WorkOrder, result: WorkResult) -> None:
-    """One action every ``interval`` (random phase); an action answered late delays the next, which is still
-    counted as offered at its time (so a server that cannot keep up shows fewer moves than offered)."""
+    """One action every ``interval`` (random phase), each sent on its schedule without waiting for the previous
+    one's acknowledgement (a player does not wait for the server to think of the next move: a server that falls
+    behind gets a queue, as it would from people). Every action is offered; the ones still unanswered
+    ``PIPELINE_GRACE`` seconds after the window count as not acknowledged."""
     next_at = order.start_at + random.uniform(0, order.interval)
     end = order.start_at + order.seconds
+    seat.sent = seat.seq
+    pending: set[asyncio.Task[None]] = set()
     while next_at < end:
         if (wait := next_at - time.time()) > 0:
             await asyncio.sleep(wait)
-            result.send_lateness_ms.append(max(0.0, time.time() - next_at) * 1000)
-        while next_at < min(time.time(), end) + 1e-9:
-            result.offered += 1
-            next_at += order.interval
-        await one_move(seat, result, measured=True)
+        result.send_lateness_ms.append(max(0.0, time.time() - next_at) * 1000)
+        result.offered += 1
+        next_at += order.interval
+        task = asyncio.create_task(_pipelined(seat, result, seat.sent))
+        seat.sent += 1
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+    if pending:
+        _, late = await asyncio.wait(pending, timeout=PIPELINE_GRACE)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
+        if late:
+            result.refusals["unanswered"] = result.refusals.get("unanswered", 0) + len(late)
+
+
+async def _pipelined(seat: Seat, result: WorkResult, seq: int) -> None:
+    """One pipelined action; a failure (a lost connection) is counted by its type, as the loops' own are."""
+    try:
+        await one_move(seat, result, measured=True, seq=seq)
+    except (ConnectionError, TimeoutError) as error:
+        result.refusals[type(error).__name__] = result.refusals.get(type(error).__name__, 0) + 1
 
 
 async def run_order(order: WorkOrder, ready: Callable[[], float]) -> WorkResult:
