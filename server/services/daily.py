@@ -257,7 +257,7 @@ class DailyService:
         columns, bouquet = deal_texts(deal.seed)
         return DailyAttempt(
             id=0, attempt=attempt_id(deal.day, key), day=deal.day, counted=counted, columns=columns, bouquet=bouquet,
-            started_at=attempt.facts.started_at, deadline=attempt.facts.deadline, moves=list(attempt.moves), result=result,
+            started_at=attempt.facts.started_at, deadline=attempt.facts.deadline, moves=list(attempt.moves), result=result, now=now,
         )  # fmt: skip
 
     async def move(self, session: Session, attempt: str, seq: int, text: str) -> DailyMoved:

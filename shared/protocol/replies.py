@@ -338,6 +338,8 @@ class DailyAttempt(Message):
     """Server time (ms) at which the attempt ends by itself: its time limit or the day's end."""
     moves: list[str]
     result: DailyResult
+    now: int
+    """Server time (ms) of this reply: the clock ``started_at`` and ``deadline`` are on (count the time left from it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -183,6 +183,35 @@ export class Connection {
     return this.request({ type: "logout" });
   }
 
+  // The daily deal (docs/COMMUNITY.md): day null is today.
+  daily(day = null) {
+    return this.request({ type: "daily", day });
+  }
+
+  dailyStart(day = null) {
+    return this.request({ type: "daily_start", day });
+  }
+
+  dailyMove(attempt, seq, move) {
+    return this.request({ type: "daily_move", attempt, seq, move });
+  }
+
+  dailyStop(attempt) {
+    return this.request({ type: "daily_stop", attempt });
+  }
+
+  dailyBoard(day, limit = 20, offset = 0) {
+    return this.request({ type: "daily_board", day, offset, limit });
+  }
+
+  dailyReplay(day, handle = null) {
+    return this.request({ type: "daily_replay", day, handle });
+  }
+
+  dailyArchive(limit = 31, offset = 0) {
+    return this.request({ type: "daily_archive", offset, limit });
+  }
+
   leaderboard(profile = "classic", limit = 20, offset = 0) {
     return this.request({ type: "leaderboard", profile, limit, offset });
   }

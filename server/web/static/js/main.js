@@ -25,6 +25,7 @@ const ROUTES = [
   [/^\/rules$/, async () => (await import("./rules_view.js")).mountRules, () => ({})],
   [/^\/account$/, async () => (await import("./account_view.js")).mountAccount, () => ({})],
   [/^\/leaderboard$/, async () => (await import("./leaderboard_view.js")).mountLeaderboard, () => ({ profile: new URLSearchParams(location.search).get("profile") || "classic" })],
+  [/^\/daily$/, async () => (await import("./daily_view.js")).mountDaily, () => ({ day: new URLSearchParams(location.search).get("day") })],
   [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
 ];
 
@@ -115,7 +116,7 @@ class App {
   /** The top bar: who this session is (handle and classic rating, or a guest's name) and the account links. */
   showWho() {
     const session = this.conn.session;
-    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, "How to play"), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, "Leaderboard")];
+    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, "How to play"), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, "Leaderboard"), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, "Daily deal")];
     if (session.account) {
       fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
         this.myRating === undefined ? null : ratingBadge(this.myRating), " ",

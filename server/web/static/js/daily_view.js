@@ -1,0 +1,206 @@
+// The daily deal (/daily, /daily?day=YYYY-MM-DD; docs/COMMUNITY.md): one deal a UTC day for everybody. The page
+// shows the day's commitment, the player's own attempt and streak, and plays the attempt (solo, against its clock,
+// undo off: the server checks every move). Once the day is over: its seed, the solver's line, the leaderboard, the
+// statistics and everybody's replay at its recorded pace; the archive of past days, each playable again uncounted.
+
+import { errorText } from "./connection.js";
+import { clockText, fill, h } from "./dom.js";
+import { BoardView } from "./board_view.js";
+import { Board, moveText, parseMove } from "./engine.js";
+
+const STATES = {
+  playing: "playing",
+  cleared: "cleared",
+  blocked: "no move left",
+  dead: "no card can reach a foundation any more",
+  resigned: "stopped",
+  time_limit: "time up",
+};
+
+export function mountDaily(root, app, params) {
+  const view = new DailyView(root, app, params.day || null);
+  view.start();
+  return view;
+}
+
+/** An attempt's result in words ("cleared: 52/52 in 88 moves, 241.0 s"). */
+export function resultText(result) {
+  const counted = result.counted ? "counted" : "uncounted";
+  if (result.state === "playing") return `playing, ${result.count}/52 after ${result.moves} moves (${counted})`;
+  return `${STATES[result.state] || result.state}: ${result.count}/52 in ${result.moves} moves, ${(result.time_ms / 1000).toFixed(1)} s (${counted})`;
+}
+
+class DailyView {
+  constructor(root, app, day) {
+    this.root = root;
+    this.app = app;
+    this.conn = app.conn;
+    this.day = day;
+    this.timer = null;
+    this.replayTimer = null;
+  }
+
+  unmount() {
+    clearInterval(this.timer);
+    clearTimeout(this.replayTimer);
+  }
+
+  async start() {
+    this.unmount();
+    document.title = "Daily deal · Flower Garden Race";
+    fill(this.root, h("p", { class: "loading" }, "Loading the daily deal…"));
+    let info;
+    let archive = null;
+    try {
+      info = await this.conn.daily(this.day);
+      if (!this.day) archive = await this.conn.dailyArchive(14);
+    } catch (error) {
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, "No daily deal"), h("p", { class: "error-text", role: "alert" }, errorText(error))));
+      return;
+    }
+    this.info = info;
+    const tier = info.difficulty || "any tier";
+    const own = info.own
+      ? h("p", { class: "own-attempt", dataset: { state: info.own.state } }, "Your attempt: ", resultText(info.own))
+      : h("p", { class: "own-attempt" }, this.conn.session.account ? "You have not played this deal yet." : "As a guest your attempts are not counted: log in to be on the leaderboard.");
+    const playable = !info.own || info.own.state === "playing" || info.over || !info.own.counted;
+    const play = playable
+      ? h("button", { class: "primary", dataset: { action: "daily-play" }, onclick: () => this.play() }, info.over ? "Play this day again (uncounted)" : info.own ? "Resume" : "Play")
+      : null;
+    fill(this.root, h("section", { class: "panel daily-page", dataset: { day: info.day, over: String(info.over) } },
+      h("h1", {}, `Daily deal of ${info.day}`),
+      h("p", {}, `${info.profile}, ${tier}, ${Math.round(info.time_limit / 60)} minutes per attempt, undo off. `,
+        this.conn.session.account ? `Streak: ${info.streak} (best ${info.best_streak}).` : ""),
+      h("p", { class: "commitment" }, "Commitment: ", h("code", {}, info.commitment)),
+      own,
+      h("div", { class: "actions" }, play),
+      h("div", { class: "daily-play" }),
+      info.over ? this.reveal(info) : h("p", { class: "hint" }, "The seed, the leaderboard and everybody's attempts open when the day ends (00:00 UTC)."),
+      archive ? this.archive(archive) : h("p", {}, h("a", { href: "/daily", dataset: { link: "" } }, "Today's deal"))));
+  }
+
+  reveal(info) {
+    const stats = info.stats;
+    const share = stats.players ? Math.round((100 * stats.cleared) / stats.players) : 0;
+    const bars = stats.clear_minutes.map((count, minute) => (count ? `${minute}–${minute + 1} min: ${count}` : null)).filter(Boolean).join(", ");
+    const rows = (info.top || []).map((entry) =>
+      h("tr", { dataset: { rank: String(entry.rank), handle: entry.handle } },
+        h("td", {}, String(entry.rank)), h("td", {}, entry.handle), h("td", {}, resultText(entry.result)),
+        h("td", {}, h("button", { dataset: { action: "daily-replay" }, onclick: () => this.replay(entry.handle) }, "Replay"))));
+    return h("div", { class: "daily-reveal" },
+      h("p", {}, `Seed ${info.seed}, salt `, h("code", {}, info.salt), "."),
+      h("p", { class: "stats" }, `${stats.players} played, ${stats.cleared} cleared (${share}%)${bars ? `; clears ${bars}` : ""}.`),
+      h("table", { class: "leaderboard daily-board" },
+        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Result"), h("th", {}, ""))),
+        h("tbody", {}, rows)),
+      h("details", {}, h("summary", {}, "The solver's line"), h("p", {}, (info.proving_line || []).join(" "))),
+      h("div", { class: "daily-replay" }));
+  }
+
+  archive(archive) {
+    const items = archive.days.map((day) =>
+      h("li", { dataset: { day: day.day } }, h("a", { href: `/daily?day=${day.day}`, dataset: { link: "" } }, day.day),
+        ` — ${day.players} played, ${day.cleared} cleared; you: ${day.own ? resultText(day.own) : "–"}`));
+    return h("div", { class: "daily-archive" }, h("h2", {}, "Past days"),
+      items.length ? h("ul", {}, items) : h("p", { class: "empty" }, "No past day yet."));
+  }
+
+  async play() {
+    let attempt;
+    try {
+      attempt = await this.conn.dailyStart(this.day);
+    } catch (error) {
+      return this.say(errorText(error));
+    }
+    this.attempt = attempt;
+    this.clockOffset = attempt.now - Date.now(); // the attempt's clock, as the reply gives it
+    const button = this.root.querySelector("[data-action=daily-play]");
+    if (button) button.hidden = true;
+    this.board = new Board({ columns: attempt.columns, bouquet: attempt.bouquet }, { profile: this.info.profile });
+    for (const move of attempt.moves) this.board.play(parseMove(move));
+    const holder = this.root.querySelector(".daily-play");
+    const table = h("div", { class: "table" });
+    this.clock = h("p", { class: "clock", "aria-live": "off" });
+    this.status = h("p", { class: "daily-status", role: "status" });
+    fill(holder, this.clock, this.status, table,
+      h("div", { class: "actions" }, h("button", { dataset: { action: "daily-stop" }, onclick: () => this.stop() }, "Stop here")));
+    this.view = new BoardView(table, { interactive: true, label: "your board", onMove: (move) => this.move(move) });
+    this.result = attempt.result;
+    this.render();
+    this.timer = setInterval(() => this.tick(), 250);
+  }
+
+  tick() {
+    const left = this.attempt.deadline - (Date.now() + this.clockOffset);
+    this.clock.textContent = `Time left ${clockText(left)}`;
+    if (left <= 0 && this.result.state === "playing") this.stop();
+  }
+
+  render() {
+    const live = this.result.state === "playing";
+    this.view.render(this.board, this.pending || null, live);
+    this.status.dataset.state = this.result.state;
+    this.status.textContent = live ? `${this.board.count} / 52` : `Attempt over: ${resultText(this.result)}`;
+    if (!live) clearInterval(this.timer);
+  }
+
+  async move(move) {
+    if (this.pending || this.result.state !== "playing") return;
+    this.pending = move.card;
+    this.render();
+    try {
+      const reply = await this.conn.dailyMove(this.attempt.attempt, this.board.actions, moveText(move));
+      this.board.play(move);
+      this.result = reply.result;
+    } catch (error) {
+      this.say(errorText(error));
+    } finally {
+      this.pending = null;
+      this.render();
+    }
+  }
+
+  async stop() {
+    try {
+      this.result = (await this.conn.dailyStop(this.attempt.attempt)).result;
+    } catch (error) {
+      this.say(errorText(error));
+    }
+    this.render();
+  }
+
+  /** A counted attempt of the finished day, move by move at the pace it was played. */
+  async replay(handle) {
+    clearTimeout(this.replayTimer);
+    let replay;
+    try {
+      replay = await this.conn.dailyReplay(this.info.day, handle);
+    } catch (error) {
+      return this.say(errorText(error));
+    }
+    const holder = this.root.querySelector(".daily-replay");
+    const table = h("div", { class: "table" });
+    const caption = h("p", { class: "replay-caption" });
+    fill(holder, h("h2", {}, `${replay.handle}'s attempt`), caption, table);
+    const view = new BoardView(table, { interactive: false, label: `board of ${replay.handle}` });
+    const board = new Board({ columns: replay.columns, bouquet: replay.bouquet }, { profile: this.info.profile });
+    let next = 0;
+    const step = () => {
+      view.render(board, null, false);
+      caption.textContent = `${next} / ${replay.moves.length} moves${next === replay.moves.length ? ` — ${resultText(replay.result)}` : ""}`;
+      if (next >= replay.moves.length) return;
+      const wait = replay.times[next] - (next ? replay.times[next - 1] : 0);
+      this.replayTimer = setTimeout(() => {
+        board.play(parseMove(replay.moves[next]));
+        next += 1;
+        step();
+      }, Math.min(wait, 3000));
+    };
+    step();
+  }
+
+  say(text) {
+    const status = this.root.querySelector(".daily-status") || this.root.querySelector(".own-attempt");
+    if (status) status.textContent = text;
+  }
+}
