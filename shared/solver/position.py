@@ -120,41 +120,49 @@ class Expander:
 
     def play_forced(self, found: list[int], cols: list[bytes], virtual: list[int], moves: list[RawMove]) -> None:
         """Play every safe foundation move (docs/SOLVER.md, "Safe foundation moves") in place, recording them."""
-        builds = self.builds
-        progress = True
-        while progress:
-            progress = False
-            lowest = min(found)
-            for index in range(6):
-                column = cols[index]
-                while column:
-                    token = column[-1]
-                    if token >= VIRTUAL:
-                        break
-                    rank = token % 13 + 1
-                    suit = token // 13
-                    if found[suit] != rank - 1 or (builds and (rank > lowest + self._margin or virtual[rank - 1])):
-                        break
-                    column = column[:-1]
-                    found[suit] = rank
-                    moves.append((token, index, FOUNDATION_DST))
-                    lowest = min(found)
-                    progress = True
-                cols[index] = column
-            for rank in range(1, 14 if not builds else min(lowest + 1, 13) + 1):
-                if builds and virtual[rank]:
-                    continue
-                for suit in self.pool_suits[rank]:
-                    if found[suit] == rank - 1:
-                        found[suit] = rank
-                        moves.append((suit * 13 + rank - 1, BOUQUET_SRC, FOUNDATION_DST))
-                        progress = True
-            if progress:
-                lowest = min(found)
+        while self._lift_columns(found, cols, virtual, moves) | self._lift_bouquet(found, virtual, moves):
+            pass
         if self.anonymous:
             for index, column in enumerate(cols):
                 if len(column) == 1 and column[0] < VIRTUAL:
                     cols[index] = TOKEN_BYTE[VIRTUAL + column[0] % 13]
+
+    def _lift_columns(self, found: list[int], cols: list[bytes], virtual: list[int], moves: list[RawMove]) -> bool:
+        """Send up every safe column top, column after column; whether any went up."""
+        builds = self.builds
+        lowest = min(found)
+        progress = False
+        for index in range(6):
+            column = cols[index]
+            while column:
+                token = column[-1]
+                if token >= VIRTUAL:
+                    break
+                rank = token % 13 + 1
+                suit = token // 13
+                if found[suit] != rank - 1 or (builds and (rank > lowest + self._margin or virtual[rank - 1])):
+                    break
+                column = column[:-1]
+                found[suit] = rank
+                moves.append((token, index, FOUNDATION_DST))
+                lowest = min(found)
+                progress = True
+            cols[index] = column
+        return progress
+
+    def _lift_bouquet(self, found: list[int], virtual: list[int], moves: list[RawMove]) -> bool:
+        """Send up every safe bouquet card, rank by rank; whether any went up."""
+        builds = self.builds
+        progress = False
+        for rank in range(1, 14 if not builds else min(min(found) + 1, 13) + 1):
+            if builds and virtual[rank]:
+                continue
+            for suit in self.pool_suits[rank]:
+                if found[suit] == rank - 1:
+                    found[suit] = rank
+                    moves.append((suit * 13 + rank - 1, BOUQUET_SRC, FOUNDATION_DST))
+                    progress = True
+        return progress
 
     # --- children ----------------------------------------------------------------------
 
@@ -174,38 +182,46 @@ class Expander:
         children: list[Child] = []
         forcing = self.foundation_moves
         for step in steps:
-            child_found = list(found)
-            child_cols = list(cols)
-            child_virtual = virtual
-            lifted = False
-            for token, source, target in step:
-                if source == BOUQUET_SRC:
-                    if token >= VIRTUAL:
-                        if child_virtual is virtual:
-                            child_virtual = list(virtual)
-                        child_virtual[token - VIRTUAL + 1] += 1
-                else:
-                    top = child_cols[source][-1]
-                    child_cols[source] = child_cols[source][:-1]
-                    if top >= VIRTUAL and target == FOUNDATION_DST:
-                        child_virtual = list(virtual)
-                        child_virtual[top - VIRTUAL + 1] -= 1
-                if target == FOUNDATION_DST:
-                    child_found[token // 13] += 1
-                    lifted = True
-                elif token < VIRTUAL and self.anonymous:
-                    if child_virtual is virtual:
-                        child_virtual = list(virtual)
-                    child_virtual[token % 13 + 1] += 1
-                    child_cols[target] = child_cols[target] + TOKEN_BYTE[VIRTUAL + token % 13]
-                else:
-                    child_cols[target] = child_cols[target] + TOKEN_BYTE[token]
+            child_found, child_cols, child_virtual, lifted = self._after(step, found, cols, virtual)
             if forcing and (lifted or self.anonymous or self._exposes_forced(step, child_found, child_cols, child_virtual)):
                 moves = list(step)
                 self.play_forced(child_found, child_cols, list(child_virtual), moves)
                 step = tuple(moves)
             children.append((bytes(child_found) + SEPARATOR_BYTE.join(sorted(child_cols)), step))
         return children
+
+    def _after(
+        self, step: tuple[RawMove, ...], found: list[int], cols: list[bytes], virtual: list[int]
+    ) -> tuple[list[int], list[bytes], list[int], bool]:
+        """The foundations, columns and virtual counts after ``step`` (new lists; ``virtual`` itself when the step
+        leaves it alone), and whether a card went up."""
+        child_found = list(found)
+        child_cols = list(cols)
+        child_virtual = virtual
+        lifted = False
+        for token, source, target in step:
+            if source == BOUQUET_SRC:
+                if token >= VIRTUAL:
+                    if child_virtual is virtual:
+                        child_virtual = list(virtual)
+                    child_virtual[token - VIRTUAL + 1] += 1
+            else:
+                top = child_cols[source][-1]
+                child_cols[source] = child_cols[source][:-1]
+                if top >= VIRTUAL and target == FOUNDATION_DST:
+                    child_virtual = list(virtual)
+                    child_virtual[top - VIRTUAL + 1] -= 1
+            if target == FOUNDATION_DST:
+                child_found[token // 13] += 1
+                lifted = True
+            elif token < VIRTUAL and self.anonymous:
+                if child_virtual is virtual:
+                    child_virtual = list(virtual)
+                child_virtual[token % 13 + 1] += 1
+                child_cols[target] = child_cols[target] + TOKEN_BYTE[VIRTUAL + token % 13]
+            else:
+                child_cols[target] = child_cols[target] + TOKEN_BYTE[token]
+        return child_found, child_cols, child_virtual, lifted
 
     def _exposes_forced(self, step: tuple[RawMove, ...], found: list[int], cols: list[bytes], virtual: list[int]) -> bool:
         """Whether a step without foundation moves uncovered a card that must go up (only its sources can have)."""
@@ -254,14 +270,20 @@ class Expander:
                 steps.append(((token, source, target),))
             if first_empty >= 0 and len(column) > 1:
                 steps.append(((token, source, first_empty),))
-            height = rank
-            bridge: tuple[RawMove, ...] = ()
-            while height < 13 and free[height + 1] > 0:
-                height += 1
-                bridge = ((VIRTUAL + height - 1, BOUQUET_SRC, -1),) + bridge
-                for target in targets[height + 1]:
-                    if target != source:
-                        steps.append(tuple((bridged, BOUQUET_SRC, target) for bridged, _, _ in bridge) + ((token, source, target),))
+            self._bridge_steps(token, source, rank, targets, free, steps)
+
+    @staticmethod
+    def _bridge_steps(token: int, source: int, rank: int, targets: list[list[int]], free: list[int], steps: list[tuple[RawMove, ...]]) -> None:
+        """Steps that put free bouquet cards of the ranks above ``rank`` on a column as a bridge, then the column top
+        ``token`` on the bridge."""
+        height = rank
+        bridge: tuple[RawMove, ...] = ()
+        while height < 13 and free[height + 1] > 0:
+            height += 1
+            bridge = ((VIRTUAL + height - 1, BOUQUET_SRC, -1),) + bridge
+            for target in targets[height + 1]:
+                if target != source:
+                    steps.append(tuple((bridged, BOUQUET_SRC, target) for bridged, _, _ in bridge) + ((token, source, target),))
 
     # --- scoring --------------------------------------------------------------------------
 
