@@ -66,6 +66,8 @@ from shared.protocol import (
     DailyStop,
     Error,
     GetAnalysis,
+    GhostRace,
+    GhostSource,
     Hello,
     History,
     HistoryRequest,
@@ -440,6 +442,14 @@ class RaceClient:
     async def stats(self, handle: str | None = None) -> Stats:
         """A player's record and rating per profile (``handle`` None: this session's account)."""
         return await self.request(StatsRequest(id=self._id(), token=self.token, handle=handle), Stats)
+
+    async def ghost_race(
+        self, source: GhostSource, *, day: str | None = None, handle: str | None = None, race: str | None = None, slot: int = 0
+    ) -> Seated:
+        """Race a ghost: a recorded attempt (a finished day's by ``handle``, or seat ``slot`` of a finished ``race``)
+        replayed at its pace in seat 1 of a new private, unrated race; the countdown starts at once."""
+        request = GhostRace(id=self._id(), token=self.token, source=source, day=day, handle=handle, race=race, slot=slot)
+        return await self.request(request, Seated)
 
     # --- the daily deal (docs/COMMUNITY.md) -----------------------------------------------------
 

@@ -38,6 +38,7 @@ from server.services.daily import Clock as DailyClock
 from server.services.daily import DailyRules, DailyService
 from server.services.dealer import Dealer
 from server.services.event_hub import EventHub
+from server.services.ghost import GhostService
 from server.services.lobby import LobbyLimits, LobbyService
 from server.services.lobby_feed import LobbyFeed
 from server.services.player_views import PlayerViews
@@ -457,6 +458,7 @@ class RaceServer:
             bots=BotHost(lambda: self.loopback_url, max_bots=config.max_summoned_bots, pace=config.bot_pace, tls=own_certificate(config.certfile)),
             analyst=self.analyst,
             daily=self.daily,
+            ghosts=GhostService(self.races, store, self.lobby, self.daily),
         )
         self.bots = dispatcher.bots
         self.transport = Transport(

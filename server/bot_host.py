@@ -21,12 +21,13 @@ import logging
 import random
 import secrets
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from websockets.exceptions import InvalidHandshake
 
 from client import RaceClient, ServerError
+from client.ghost_player import GhostPlayer
 from client.practice_bot import LEVELS, BotBrain, PracticeBot
 from client.race_view import rules_of
 from server.services.errors import ServiceError
@@ -147,6 +148,44 @@ class BotHost:
             log.exception("summoned bot failed in race %s", seated.race.race)
         finally:
             await self._done(client, account)
+
+    async def send_ghost(self, requester: str, invite: str, name: str, moves: Sequence[str], times: Sequence[int], end_ms: int) -> None:
+        """Seat a ghost named ``name`` in the private ghost race of ``invite`` (opened by ``requester``) that plays
+        ``moves`` at ``times`` (server/services/ghost.py); returns once it sits in the race. It counts as one of the
+        requester's (one at a time) and the process's summoned bots."""
+        if requester in self._starting or requester in self._playing.values():
+            raise ServiceError(ErrorCode.RATE_LIMITED, "a practice bot or ghost you called is still playing: one at a time", field="source")
+        if len(self._starting) + len(self._playing) >= self.max_bots:
+            raise ServiceError(ErrorCode.RATE_LIMITED, f"this server runs {self.max_bots} practice bots and ghosts already; try again later")
+        self._starting.add(requester)
+        client: RaceClient | None = None
+        try:
+            client = await RaceClient.connect(self._url(), tls=self._tls)
+            await client.hello(name)
+            seated = await client.join_invite(invite, accept_delay=0)
+        except (ServerError, OSError, InvalidHandshake, TimeoutError) as error:
+            if client is not None:
+                await client.close()
+            log.warning("a ghost could not join its race: %r", error)
+            raise ServiceError(ErrorCode.UNAVAILABLE, "this server cannot start the ghost right now") from error
+        finally:
+            self._starting.discard(requester)
+        ghost = GhostPlayer(client, moves, times, end_ms)
+        task = asyncio.create_task(self._haunt(client, ghost, seated), name=f"ghost in {seated.race.race}")
+        self._playing[task] = requester
+        task.add_done_callback(self._playing.pop)
+
+    @staticmethod
+    async def _haunt(client: RaceClient, ghost: GhostPlayer, seated: Seated) -> None:
+        try:
+            async with asyncio.timeout(6 * 3600):
+                await ghost.play(seated.race.race, seated.slot)
+        except (ServerError, ConnectionError, TimeoutError) as error:
+            log.info("ghost stopped in race %s: %s", seated.race.race, error)
+        except Exception:
+            log.exception("ghost failed in race %s", seated.race.race)
+        finally:
+            await client.close()
 
     @property
     def playing(self) -> int:

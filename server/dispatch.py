@@ -24,6 +24,7 @@ from server.services.clock import ServerClock
 from server.services.daily import DailyService
 from server.services.errors import ServiceError
 from server.services.event_hub import EventHub, Subscription, always_room
+from server.services.ghost import GhostService
 from server.services.lobby import LobbyService, Owner
 from server.services.lobby_feed import LobbyFeed, LobbyWatcher
 from server.services.player_views import PlayerViews
@@ -54,6 +55,7 @@ from shared.protocol import (
     Error,
     ErrorCode,
     GetAnalysis,
+    GhostRace,
     Hello,
     History,
     HistoryRequest,
@@ -228,9 +230,11 @@ class Dispatcher:
         door: Door | None = None,
         analyst: RaceAnalyst,
         daily: DailyService,
+        ghosts: GhostService,
     ) -> None:
         self.sessions = sessions
         self.daily = daily
+        self.ghosts = ghosts
         self.races = races
         self.hub = hub
         self.presence = presence
@@ -519,6 +523,18 @@ class Dispatcher:
         invite = (await self.races.record(request.race)).invite  # a private race seats its bot by its code too
         await self.bots.summon(session.player, request.race, request.level, invite=invite)
         state.send(Ok(id=request.id, race=request.race))
+
+    @handles(GhostRace)
+    async def _ghost_race(self, state: ConnectionState, session: Session, request: GhostRace) -> None:
+        """Open a ghost race (server/services/ghost.py) and seat its ghost (server/bot_host.py)."""
+        opened = await self.ghosts.open(session, request, state.owner)
+        line = opened.line
+        try:
+            await self.bots.send_ghost(session.player, opened.invite, line.name, line.moves, line.times, line.end_ms)
+        except ServiceError:
+            await self.lobby.lobby.leave(opened.seated.info.race, session.player, state.owner)
+            raise
+        await self._seat(state, request.id, opened.seated)
 
     # --- the daily deal (server/services/daily.py) -----------------------------------------------------
 

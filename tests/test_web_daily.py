@@ -1,6 +1,7 @@
 """The /daily page in a real headless Chromium, with a daily clock the test sets: a guest plays today's deal by
 clicking (uncounted) and stops; nothing of a registered player's cleared attempt shows before the day ends; then
-the page reveals the seed, the leaderboard and the statistics and replays that attempt at its pace.
+the page reveals the seed, the leaderboard and the statistics, replays that attempt at its pace and races it as a
+ghost.
 
 Screenshots land in tmp/artifacts/web/ (daily-*.png).
 """
@@ -61,6 +62,10 @@ async def test_a_guest_plays_the_daily_deal_and_sees_the_day_revealed_after_its_
         await expect(page.locator(".replay-caption")).to_contain_text(f"{len(line)} / {len(line)} moves — cleared")
         await expect(page.locator(".daily-replay [data-pile=f] [data-card]")).to_have_count(4)
         await shot(page, "daily-revealed")
+        await row.locator("[data-action=daily-ghost]").click()  # race that attempt as a ghost
+        await expect(page.locator(".race-settings")).to_contain_text(f"ghost race: daily {day} {handle}")
+        await expect(page.locator(".result .headline")).to_be_visible(timeout=30_000)  # the ghost clears at its pace
+        await shot(page, "daily-ghost-race")
 
 
 async def todays_deal(server: RaceServer) -> Daily:

@@ -94,6 +94,8 @@ class Dealer:
     async def deal(self, settings: RaceSettings, *, origin: str) -> NewRace:
         """A new race for ``settings``: its seed fixed, random, or popped from the pool (``seed_pool_empty``)."""
         checked_profile(settings, self.seeds)
+        if settings.ghost is not None and origin != "ghost":
+            raise ServiceError(ErrorCode.BAD_FIELD, "only a ghost_race sets ghost", field="settings.ghost")
         chosen = SettingsInForce.chosen(settings, spectators=spectators_of(settings, origin))
         return NewRace(chosen, await self._new_deal(chosen, settings.seed), seed_fixed=settings.seed is not None, origin=origin)
 

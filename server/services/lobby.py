@@ -147,13 +147,14 @@ class LobbyService:
 
     # --- requests ----------------------------------------------------------------------------------
 
-    async def create(self, who: Identity, settings: RaceSettings, owner: Owner) -> SeatedRace:
-        """Open a race with ``who`` in seat 0: listed in the lobby, or private with an invite code."""
+    async def create(self, who: Identity, settings: RaceSettings, owner: Owner, *, origin: str = "create") -> SeatedRace:
+        """Open a race with ``who`` in seat 0: listed in the lobby, or private with an invite code (``origin``:
+        ``create``, or ``ghost`` for a ghost race, server/services/ghost.py)."""
         check_rated(settings, who)
         if settings.rated and self.races.books is not None:
             await self.races.books.refuse_if_playing_rated(who.player)
         async with self.place(owner):
-            race = await self.dealer.deal(settings, origin="create")
+            race = await self.dealer.deal(settings, origin=origin)
             race_id = new_race_id()
             try:
                 if race.settings.private:

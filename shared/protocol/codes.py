@@ -36,6 +36,8 @@ MAX_HANDLE_LEN: Final = 20
 MAX_PASSWORD_LEN: Final = 128
 MAX_LEADERBOARD_PAGE: Final = 100
 MAX_HISTORY_PAGE: Final = 50
+MAX_GHOST_LABEL_LEN: Final = 64
+"""A ghost race's label (``settings.ghost``)."""
 MAX_DAY_LEN: Final = 10
 """A daily deal's day, ``YYYY-MM-DD`` (UTC)."""
 MAX_ATTEMPT_ID_LEN: Final = 48

@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 from shared.board import Status
 from shared.protocol.base import bounded
-from shared.protocol.codes import MAX_GRACE_SECONDS, MAX_SEED, MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS
+from shared.protocol.codes import (
+    MAX_GHOST_LABEL_LEN,
+    MAX_GRACE_SECONDS,
+    MAX_SEED,
+    MAX_SPECTATOR_DELAY_SECONDS,
+    MAX_TIME_LIMIT_SECONDS,
+)
 from shared.protocol.states import (
     AbortReason,
     AttemptState,
@@ -46,6 +52,9 @@ class RaceSettings:
     """Both players' ratings change with the result: registered accounts only, a server-chosen deal, no undo."""
     difficulty: Difficulty | None = None
     """With ``solvable_only``: deal a proven seed of this tier (``easy``, ``medium`` or ``hard``); None: any."""
+    ghost: str | None = bounded(max_len=MAX_GHOST_LABEL_LEN, default=None)
+    """A ghost race (``ghost_race``): whose recorded attempt the second seat replays, e.g. ``daily 2026-12-01 Ann``.
+    Set by the server only (a ``create`` or ``quick_match`` that sets it is ``bad_field``); never rated."""
 
 
 @dataclass(frozen=True, slots=True)

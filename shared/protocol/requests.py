@@ -19,11 +19,13 @@ from shared.protocol.codes import (
     MAX_MOVE_TEXT_LEN,
     MAX_NAME_LEN,
     MAX_PASSWORD_LEN,
+    MAX_RACE_ID_LEN,
     MAX_REPLAY_PAGE,
     MAX_SPECTATOR_DELAY_SECONDS,
     MAX_TOKEN_LEN,
 )
 from shared.protocol.records import RaceSettings
+from shared.protocol.states import GhostSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +283,23 @@ class SolveFrom(RaceRequest):
     """Whose line: the seat (0 the creator, 1 the joiner)."""
     actions: int = bounded(low=0, high=MAX_LINE_ACTIONS)
     """The position after this many of the player's actions (0: the deal), undos and a redeal included."""
+
+
+@dataclass(frozen=True, slots=True)
+class GhostRace(SessionRequest):
+    """Race a ghost: a recorded attempt replayed at its pace in the second seat of a new private, never rated race on
+    the same deal (docs/COMMUNITY.md "Ghost races"); replied ``seated``, the countdown starts at once."""
+
+    TYPE: ClassVar[str] = "ghost_race"
+    source: GhostSource = GhostSource.DAILY
+    day: str | None = bounded(max_len=MAX_DAY_LEN, default=None)
+    """``daily``: the day (over)."""
+    handle: str | None = bounded(max_len=MAX_HANDLE_LEN, default=None)
+    """``daily``: whose counted attempt; nil: one's own."""
+    race: str | None = bounded(max_len=MAX_RACE_ID_LEN, default=None)
+    """``race``: the finished race."""
+    slot: int = bounded(low=0, high=1, default=0)
+    """``race``: whose line (its seat)."""
 
 
 # --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------

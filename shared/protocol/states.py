@@ -53,6 +53,15 @@ class AttemptState(StrEnum):
     """The race was decided while this attempt still ran."""
 
 
+class GhostSource(StrEnum):
+    """Where the recorded attempt a ghost race replays comes from (``ghost_race``)."""
+
+    DAILY = "daily"
+    """A counted attempt of a finished day of the daily deal (by handle: one's own, a friend's, a leaderboard's)."""
+    RACE = "race"
+    """One player's line of a finished race (by race id and seat: one's own best, a friend's from their history)."""
+
+
 class ResultReason(StrEnum):
     """Why the ``result`` names its winner (docs/PROTOCOL.md "Result")."""
 

@@ -35,6 +35,8 @@ class SettingsInForce:
     """How far spectators lag behind; None: the server's default (before the race service resolved it)."""
     grace_ms: int | None = None
     """How long a disconnected player keeps its seat; None: the server's default."""
+    ghost: str | None = None
+    """A ghost race's label: whose recorded attempt seat 1 replays (set by the server's ``ghost_race`` only)."""
 
     @classmethod
     def chosen(cls, request: RaceSettings, *, spectators: Spectators) -> SettingsInForce:

@@ -183,6 +183,11 @@ export class Connection {
     return this.request({ type: "logout" });
   }
 
+  /** Race a ghost (docs/COMMUNITY.md "Ghost races"): source "daily" (day, handle) or "race" (race, slot). */
+  ghostRace(source, { day = null, handle = null, race = null, slot = 0 } = {}) {
+    return this.request({ type: "ghost_race", source, day, handle, race, slot });
+  }
+
   // The daily deal (docs/COMMUNITY.md): day null is today.
   daily(day = null) {
     return this.request({ type: "daily", day });

@@ -1,7 +1,8 @@
 // The daily deal (/daily, /daily?day=YYYY-MM-DD; docs/COMMUNITY.md): one deal a UTC day for everybody. The page
 // shows the day's commitment, the player's own attempt and streak, and plays the attempt (solo, against its clock,
 // undo off: the server checks every move). Once the day is over: its seed, the solver's line, the leaderboard, the
-// statistics and everybody's replay at its recorded pace; the archive of past days, each playable again uncounted.
+// statistics and everybody's replay at its recorded pace or raced as a ghost; the archive of past days, each
+// playable again uncounted.
 
 import { errorText } from "./connection.js";
 import { clockText, fill, h } from "./dom.js";
@@ -86,7 +87,8 @@ class DailyView {
     const rows = (info.top || []).map((entry) =>
       h("tr", { dataset: { rank: String(entry.rank), handle: entry.handle } },
         h("td", {}, String(entry.rank)), h("td", {}, entry.handle), h("td", {}, resultText(entry.result)),
-        h("td", {}, h("button", { dataset: { action: "daily-replay" }, onclick: () => this.replay(entry.handle) }, "Replay"))));
+        h("td", {}, h("button", { dataset: { action: "daily-replay" }, onclick: () => this.replay(entry.handle) }, "Replay"), " ",
+          h("button", { dataset: { action: "daily-ghost" }, onclick: () => this.ghost(entry.handle) }, "Race this ghost"))));
     return h("div", { class: "daily-reveal" },
       h("p", {}, `Seed ${info.seed}, salt `, h("code", {}, info.salt), "."),
       h("p", { class: "stats" }, `${stats.players} played, ${stats.cleared} cleared (${share}%)${bars ? `; clears ${bars}` : ""}.`),
@@ -197,6 +199,16 @@ class DailyView {
       }, Math.min(wait, 3000));
     };
     step();
+  }
+
+  /** A ghost race against a finished day's attempt: the race page, with the ghost in the opponent's seat. */
+  async ghost(handle) {
+    try {
+      const seated = await this.conn.ghostRace("daily", { day: this.info.day, handle });
+      this.app.navigate(`/race/${seated.race.race}`, { seated });
+    } catch (error) {
+      this.say(errorText(error));
+    }
   }
 
   say(text) {

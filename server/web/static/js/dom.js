@@ -58,9 +58,10 @@ export function ageText(ms) {
   return `${Math.round(seconds / 3600)} h ago`;
 }
 
-/** The settings of a race in a few words: "classic · undo · time limit 5:00 · solvable". */
+/** The settings of a race in a few words: "classic · undo · time limit 5:00 · solvable" (a ghost race's label first). */
 export function settingsText(settings) {
   const parts = [settings.profile === "foundation-only" ? "foundation-only" : "classic"];
+  if (settings.ghost) parts.unshift(`ghost race: ${settings.ghost}`); // never rated; seat 2 replays a recorded attempt
   if (settings.rated) parts.push("rated");
   if (settings.undo) parts.push("undo");
   if (settings.redeal_once) parts.push("redeal");
