@@ -166,6 +166,22 @@ def daily_calendar(player: str) -> str:
     return f"{PREFIX}:daily:cleared:{player}"
 
 
+# --- arena tournaments (one hash tag per arena: its scripts touch its keys together) ---------------------------
+
+
+def arena_keys(arena: str) -> dict[str, str]:
+    """The keys of one arena: ``meta`` (hash: name, start_at, end_at), ``players`` (hash: player -> JSON handle and
+    rating), ``free`` (sorted set: player -> since when free, ms), ``busy`` (hash: player -> race id), ``paused``
+    (set), ``scores`` (sorted set: player -> score), ``booked`` (hash: race id -> 1)."""
+    tag = f"{PREFIX}:{{arena:{arena}}}"
+    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked")}
+
+
+def arena_games(arena: str, player: str) -> str:
+    """List of one player's finished races in an arena (JSON each), oldest first."""
+    return f"{PREFIX}:{{arena:{arena}}}:games:{player}"
+
+
 def analysis_queue() -> str:
     """Sorted set: race id -> when the analysis worker should look at it next (ms); entries leave once analysed."""
     return f"{PREFIX}:analysis:queue"
