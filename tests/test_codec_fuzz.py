@@ -8,6 +8,7 @@ from typing import Any
 import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from shared.protocol import ERROR_CODES, REQUEST_TYPES, ErrorCode, ProtocolError, Request, decode_request, decode_server_message
 
@@ -28,19 +29,19 @@ def outcome(frame: bytes) -> Request | ErrorCode:
         return error.code
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=200))
 def test_any_bytes_decode_to_a_request_or_a_documented_error(frame: bytes) -> None:
     outcome(frame)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(values)
 def test_any_msgpack_value_decodes_to_a_request_or_a_documented_error(value: Any) -> None:
     outcome(msgpack.packb(value, use_bin_type=True))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.sampled_from(sorted(REQUEST_TYPES)), st.dictionaries(field_names, values, max_size=8))
 def test_any_fields_under_a_known_type_decode_to_that_request_or_bad_field(kind: str, fields: dict[str, Any]) -> None:
     result = outcome(msgpack.packb({**fields, "type": kind}, use_bin_type=True))
@@ -48,7 +49,7 @@ def test_any_fields_under_a_known_type_decode_to_that_request_or_bad_field(kind:
     assert result in (ErrorCode.BAD_FIELD, ErrorCode.BAD_FRAME) or isinstance(result, Request)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=200))
 def test_any_bytes_from_a_server_decode_to_a_message_or_a_protocol_error(frame: bytes) -> None:
     try:

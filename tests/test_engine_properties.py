@@ -9,6 +9,7 @@ import json
 from engine_positions import EVERY_MOVE, random_play, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tiers import examples
 
 from shared import (
     Board,
@@ -26,7 +27,7 @@ from shared import (
 )
 from shared.cards import DECK_SIZE, FULL_DECK
 
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 seeds = st.integers(min_value=0, max_value=2**64 - 1)
@@ -93,7 +94,7 @@ def test_each_undo_restores_the_position_before_the_move_and_counts_once(board: 
     assert board.check_undo() is not None
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(boards(), st.tuples(seeds, st.integers(min_value=0, max_value=30)))
 def test_legal_moves_are_exactly_the_moves_that_check_move_accepts(board: Board, play: tuple[int, int]) -> None:
     for step, _ in enumerate(itertools.chain([None], random_play(board, play))):
@@ -132,7 +133,7 @@ def test_every_action_played_round_trips_through_text_and_bytes(board: Board, pl
         assert decode_action(encode_action(action)) == action
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=24) | st.sampled_from(["5D b>3", "10♥ 4>f", "kc 6>1", "undo"]).map(lambda text: text + " "))
 def test_reading_any_text_gives_an_action_or_a_notation_error(text: str) -> None:
     try:
@@ -142,7 +143,7 @@ def test_reading_any_text_gives_an_action_or_a_notation_error(text: str) -> None
     assert parse_action(action.value if isinstance(action, Special) else move_text(action)) == action
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=8))
 def test_reading_any_text_as_a_card_gives_a_card_or_bad_card(text: str) -> None:
     try:
@@ -160,7 +161,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(sorted(Board.deal(0).to_json())), json_values)
 def test_from_json_refuses_any_spoiled_field_with_a_notation_error_only(field: str, value: object) -> None:
     document = {**Board.deal(0).to_json(), field: value}
@@ -174,7 +175,7 @@ def test_move_parsing_agrees_with_the_exhaustive_move_list() -> None:
     assert {parse_move(move_text(candidate)) for candidate in EVERY_MOVE} == set(EVERY_MOVE)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards(), plays)
 def test_has_legal_move_agrees_with_the_full_list_of_legal_moves(board: Board, play: tuple[int, int]) -> None:
     assert board.has_legal_move() == bool(board.legal_moves())

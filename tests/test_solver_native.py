@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from solver_brute_force import random_board
+from tiers import examples
 
 from shared import Board, Profile, Rules
 from shared.solver import Budget, hint, is_dead, solve
@@ -60,7 +61,7 @@ def test_foundation_only_deals_get_the_same_answers() -> None:
         assert_same_answers(Board.deal(seed, Rules(Profile.FOUNDATION_ONLY)), 2_000)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32), st.integers(6, 24), st.sampled_from([Profile.CLASSIC, Profile.CLASSIC, Profile.FOUNDATION_ONLY]))
 def test_random_positions_get_the_same_answers(seed: int, left: int, profile: Profile) -> None:
     board = random_board(random.Random(seed), left, Rules(profile), bouquet_at_most=4, buried_low=0.5)

@@ -15,6 +15,7 @@ from engine_positions import position, snapshot
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from solver_brute_force import foundation_move_reachable, has_foundation_move, random_board, winnable
+from tiers import examples
 
 from shared import Board, Move, Profile, Rules
 from shared.solver import Budget, Liveness, Verdict, hint, is_dead, solve
@@ -26,7 +27,7 @@ from shared.solver.search import Goal, Limits
 
 BUDGET = Budget(nodes=200_000)
 FOUNDATION_ONLY = Rules(Profile.FOUNDATION_ONLY)
-PROPERTY = settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+PROPERTY = settings(max_examples=examples(70), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 QUICK_SEEDS = (7, 10, 15, 20)
 """Deals the solver wins within a few hundred positions; their lines seed the mid-game positions below."""
 
@@ -147,13 +148,13 @@ def test_random_small_positions_agree_with_exhaustive_search(board: Board) -> No
     check_against_brute_force(board)
 
 
-@settings(PROPERTY, max_examples=40)
+@settings(PROPERTY, max_examples=examples(40))
 @given(tight_positions())
 def test_tight_classic_positions_agree_with_exhaustive_search(board: Board) -> None:
     check_against_brute_force(board)
 
 
-@settings(PROPERTY, max_examples=60)
+@settings(PROPERTY, max_examples=examples(60))
 @given(st.one_of(tight_positions(), small_positions()))
 def test_the_relaxed_game_is_exhausted_only_where_exhaustive_search_finds_no_win(board: Board) -> None:
     expected_win = winnable(board)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import socket
+from pathlib import Path
+from types import ModuleType
 
 import pytest
-from tiers import TIERS, UnitGuard
+from hypothesis import settings
+from tiers import FAST_PROFILE, TIERS, UnitGuard, examples
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def tiers_of(request: pytest.FixtureRequest) -> list[str]:
@@ -35,3 +41,48 @@ def test_the_unit_guard_records_a_process_and_a_network_connection_but_not_a_loc
         tcp.close()
         pipe.close()
     assert guard.seen == ["started a process: ['true']", "connected to ('127.0.0.1', 6379)"]
+
+
+def test_property_tests_run_their_examples_as_written_by_default_and_a_fifth_under_the_fast_profile() -> None:
+    fast = settings.default == settings.get_profile(FAST_PROFILE)
+    loaded = FAST_PROFILE if fast else "default"
+    try:
+        settings.load_profile("default")
+        assert [examples(n) for n in (5, 60, 300)] == [5, 60, 300]
+        settings.load_profile(FAST_PROFILE)
+        assert [examples(n) for n in (5, 40, 60, 300)] == [5, 10, 12, 60]
+    finally:
+        settings.load_profile(loaded)
+
+
+def dev_script() -> ModuleType:
+    """``dev.py`` loaded as a module (it is a script beside the packages, not one of them)."""
+    spec = importlib.util.spec_from_file_location("dev_script", ROOT / "dev.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_dev_py_keeps_bytecode_under_the_venv_where_the_environment_asks_for_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = dev_script()
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    environment = dev.checks_environment()
+    assert "PYTHONDONTWRITEBYTECODE" not in environment
+    assert environment["PYTHONPYCACHEPREFIX"] == str(ROOT / ".venv" / "pycache")
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE")
+    assert "PYTHONPYCACHEPREFIX" not in dev.checks_environment()  # bytecode beside the sources, as Python does
+
+
+def test_dev_py_runs_the_fast_tier_under_the_fast_hypothesis_profile(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = dev_script()
+    commands: list[list[str]] = []
+
+    def run(command: list[str]) -> int:
+        commands.append(command)
+        return 0
+
+    monkeypatch.setattr(dev, "run", run)
+    assert dev.fast_tests(["-q"]) == 0
+    assert commands[-1][1:] == ["-m", "pytest", "-m", "unit", f"--hypothesis-profile={FAST_PROFILE}", "-q"]

