@@ -14,6 +14,7 @@ import os
 import re
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +26,13 @@ from server.admin_signing import sign
 from server.app import ServerConfig
 from server.embedded_redis import running_url
 from server.record_signing import public_hex
-from server.store import AnalysisStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, connect_redis, keys
+from server.store import AnalysisStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, keys, open_client
 from shared.protocol import RaceStatus
 
 EPILOG = """\
 The tool talks to Redis, never to the public port: give the servers' Redis with --redis, REDIS_URL or the
-redis_url of --config FILE; without them it uses the embedded Redis of a server running on the data folder
+redis_url of --config FILE (a Redis Cluster: --redis-cluster URL[,URL...], REDIS_CLUSTER_URL or
+redis_cluster_url); without them it uses the embedded Redis of a server running on the data folder
 (data_dir, default var/redis: run it where `flowergarden serve` / `python3 dev.py serve` was started). Commands that change something are signed with the operator secret
 (FLOWERGARDEN_OPERATOR_SECRET, or operator_secret in the config file): the servers obey only commands signed
 with their own secret, at most a minute old. Each live process replies; the tool waits for all of them
@@ -129,8 +131,11 @@ def _common_options(parser: argparse.ArgumentParser, *, given_here_only: bool = 
     parser.add_argument("--redis", metavar="URL", default=default(None),
                         help="the servers' Redis (default REDIS_URL, --config's redis_url, or the embedded Redis of a server "
                         "started from this folder: its data_dir)")
+    parser.add_argument("--redis-cluster", metavar="URL[,URL...]", default=default(None),
+                        help="the servers' Redis Cluster instead: node URLs, comma-separated, any reachable one is enough "
+                        "(default REDIS_CLUSTER_URL or --config's redis_cluster_url)")
     parser.add_argument("--config", type=Path, metavar="FILE", default=default(None),
-                        help="a server config file to take redis_url, data_dir and operator_secret from")
+                        help="a server config file to take redis_url (or redis_cluster_url), data_dir and operator_secret from")
     parser.add_argument("--as", dest="operator", default=default(_login()), help=f"your name in the audit trail (default {_login()})")
     parser.add_argument("--wait-replies", type=float, default=default(5.0), metavar="SECONDS",
                         help="how long to wait for the processes' replies (default 5)")
@@ -186,21 +191,44 @@ class Admin:
 def run_admin(args: argparse.Namespace) -> int:
     """Run one admin action."""
     settings = _settings(args)
-    redis_url = args.redis or settings.redis_url or running_url(Path(settings.data_dir))
-    if not redis_url:
-        raise CommandError(
-            "no_redis",
-            "give the servers' Redis: --redis URL, REDIS_URL or redis_url in --config (no server with an embedded Redis "
-            f"holds the data folder {settings.data_dir} here: run the command in the folder the server was started in, "
-            "or give a --config whose data_dir names its folder)",
-        )
+    store = _store_of(args, settings)
     try:
-        return asyncio.run(_run(args, redis_url, settings.operator_secret))
+        return asyncio.run(_run(args, store, settings.operator_secret))
     except StoreError as error:
         raise CommandError(  # not a usage error: the command was understood, Redis did not answer (exit 1)
             "redis_unreachable",
-            f"cannot reach the servers' Redis at {redis_url} ({error}): is it running? Name it with --redis, REDIS_URL or --config",
+            f"cannot reach the servers' Redis at {store.url} ({error}): is it running? Name it with --redis, REDIS_URL, "
+            "--redis-cluster, REDIS_CLUSTER_URL or --config",
         ) from None
+
+
+@dataclass(frozen=True)
+class StoreAddress:
+    """Where the servers keep their state: one Redis, or (``cluster``) a Redis Cluster's node URLs."""
+
+    url: str
+    cluster: bool
+
+
+def _store_of(args: argparse.Namespace, settings: ServerConfig) -> StoreAddress:
+    """The Redis named on the command line (which wins over the environment and the config file), else the
+    settings' Redis or Redis Cluster, else the embedded Redis of a server started on the data folder."""
+    if args.redis and args.redis_cluster:
+        raise CommandError("bad_usage", "give --redis or --redis-cluster, not both", exit_code=EXIT_USAGE)
+    if args.redis or args.redis_cluster:
+        return StoreAddress(args.redis or args.redis_cluster, cluster=bool(args.redis_cluster))
+    if settings.redis_url or settings.redis_cluster_url:
+        return StoreAddress(settings.redis_url or settings.redis_cluster_url, cluster=bool(settings.redis_cluster_url))
+    embedded = running_url(Path(settings.data_dir))
+    if not embedded:
+        raise CommandError(
+            "no_redis",
+            "give the servers' Redis: --redis URL, REDIS_URL or redis_url in --config, or their Redis Cluster: "
+            "--redis-cluster URL[,URL...], REDIS_CLUSTER_URL or redis_cluster_url (no server with an embedded Redis "
+            f"holds the data folder {settings.data_dir} here: run the command in the folder the server was started in, "
+            "or give a --config whose data_dir names its folder)",
+        )
+    return StoreAddress(embedded, cluster=False)
 
 
 def _settings(args: argparse.Namespace) -> ServerConfig:
@@ -210,8 +238,8 @@ def _settings(args: argparse.Namespace) -> ServerConfig:
         raise CommandError("bad_config", str(error), exit_code=EXIT_USAGE) from None
 
 
-async def _run(args: argparse.Namespace, redis_url: str, secret: str | None) -> int:
-    redis = connect_redis(redis_url, max_connections=4)
+async def _run(args: argparse.Namespace, store: StoreAddress, secret: str | None) -> int:
+    redis = await open_client(store.url, cluster=store.cluster, max_connections=4)
     races = RaceStore(redis)
     try:
         admin = Admin(OpsStore(redis), races, secret, args.operator, args.wait_replies)

@@ -1,7 +1,8 @@
 """``flowergarden admin`` end to end: the real command-line tool against running servers on the test Redis.
 
 Close a race (both players see the reason), kick, ban (the connection is closed, the reconnect refused), notice,
-list, audit; drain (races finish, the process exits, nothing is lost) with a real server process.
+list, audit; drain (races finish, the process exits, nothing is lost) with a real server process. Those run on one
+Redis and on the suite's Redis Cluster (``--redis-cluster``), where the servers of docker-compose.cluster.yml are.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from conftest import SpawnServers
+from conftest import ON_BOTH_STORES, SpawnServers
 from ops_helpers import http_base, http_get
 from race_helpers import play, player, seated_race, server_config
-from server_processes import ROOT
+from server_processes import ROOT, ClusterUrl, store_flags
 from websockets.exceptions import InvalidStatus
 from winning_lines import winning_deal
 
@@ -29,6 +30,7 @@ from server import version
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis
 from server.store import OpsStore, RaceStore, connect_redis
+from server.store.connection import connect_cluster
 from shared.protocol import Notice, RaceClosed, RaceResult, RaceSettings, ServerShutdown
 
 SECRET = "operator-secret-for-tests"
@@ -40,7 +42,7 @@ async def admin(redis_url: str, *args: str, secret: str | None = SECRET) -> subp
     environment["PYTHONPATH"] = str(ROOT)
     if secret is not None:
         environment["FLOWERGARDEN_OPERATOR_SECRET"] = secret
-    command = [sys.executable, "-m", "cli", "admin", "--redis", redis_url, "--as", "tester", "--wait-replies", "4", *args]
+    command = [sys.executable, "-m", "cli", "admin", *store_flags(redis_url), "--as", "tester", "--wait-replies", "4", *args]
     return await asyncio.to_thread(subprocess.run, command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60)
 
 
@@ -67,6 +69,7 @@ async def next_of(client: RaceClient, kind: type, timeout: float = 10.0) -> obje
                 raise item
 
 
+@ON_BOTH_STORES
 async def test_closing_a_race_shows_both_players_the_reason_and_is_audited(redis_url: str, operated: RaceServer) -> None:
     seed, line = winning_deal()
     race = await seated_race(operated.url, RaceSettings(seed=seed))
@@ -90,6 +93,7 @@ async def test_closing_a_race_shows_both_players_the_reason_and_is_audited(redis
     await race.close()
 
 
+@ON_BOTH_STORES
 async def test_a_banned_player_is_disconnected_and_its_reconnect_refused(redis_url: str, operated: RaceServer) -> None:
     ann = await player(operated.url, "Ann")
     assert ann.session is not None
@@ -128,6 +132,7 @@ async def test_a_banned_address_is_refused_before_the_handshake(redis_url: str, 
     await client.close()
 
 
+@ON_BOTH_STORES
 async def test_a_notice_reaches_every_client_and_kick_closes_one_connection(redis_url: str, operated: RaceServer) -> None:
     ann, bob = await player(operated.url, "Ann"), await player(operated.url, "Bob")
     sent = await admin(redis_url, "notice", "restart in 5 minutes")
@@ -158,6 +163,7 @@ async def test_a_command_signed_with_another_secret_is_refused_and_audited(redis
     await ann.close()
 
 
+@ON_BOTH_STORES
 async def test_a_drain_lets_the_race_finish_refuses_newcomers_then_the_process_exits(
     redis_url: str, spawn_servers: SpawnServers, tmp_path: Path
 ) -> None:
@@ -191,7 +197,7 @@ async def test_a_drain_lets_the_race_finish_refuses_newcomers_then_the_process_e
     assert "draining (stops within 60 s)" in drained.stdout and "drained: the process(es) exited" in drained.stdout
     assert "drained, stopping" in server.output()
 
-    redis = connect_redis(redis_url, max_connections=2)
+    redis = connect_cluster(redis_url, max_connections=2) if isinstance(redis_url, ClusterUrl) else connect_redis(redis_url, max_connections=2)
     try:
         store = RaceStore(redis)
         record = await store.load_race(race.race_id)
@@ -220,6 +226,20 @@ async def test_every_admin_option_may_follow_the_action_as_docs_operations_shows
     assert before.returncode == 0, before.stderr
     assert any(item["address"].endswith(f":{operated.port}") for item in json.loads(after.stdout))
     assert json.loads(after.stdout) == json.loads(before.stdout)
+
+
+@pytest.mark.parametrize("store_kind", ["cluster"], indirect=True)
+async def test_admin_takes_the_redis_cluster_from_redis_cluster_url_as_in_the_cluster_compose_file(
+    operated: RaceServer, redis_url: str, tmp_path: Path
+) -> None:
+    """docker-compose.cluster.yml gives the servers REDIS_CLUSTER_URL: ``docker compose exec server-1 flowergarden admin
+    ...`` finds the cluster from it, as the server did."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(("FLOWERGARDEN_", "REDIS_"))}
+    environment.update(PYTHONPATH=str(ROOT), REDIS_CLUSTER_URL=redis_url)
+    command = [sys.executable, "-m", "cli", "admin", "--json", "processes"]
+    found = await asyncio.to_thread(subprocess.run, command, cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=60)
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert any(item["address"].endswith(f":{operated.port}") for item in json.loads(found.stdout))
 
 
 async def test_admin_with_an_unreachable_redis_exits_1_in_one_line_and_a_bad_config_file_is_a_usage_error(tmp_path: Path) -> None:

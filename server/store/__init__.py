@@ -2,7 +2,7 @@
 
 from server.store.analysis_store import AnalysisStore
 from server.store.arena_store import ArenaStore
-from server.store.connection import commands_waiting, connect_redis
+from server.store.connection import commands_waiting, connect_redis, open_client
 from server.store.daily_store import DailyDeal, DailyStore, StoredAttempt
 from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
@@ -103,6 +103,7 @@ __all__ = [
     "commands_waiting",
     "connect_redis",
     "deal_texts",
+    "open_client",
     "presence_member",
     "rating_of",
     "sharded_channels_supported",

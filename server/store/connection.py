@@ -22,9 +22,10 @@ from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 
 from server import metrics
+from server.store.errors import StoreUnavailable
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -161,6 +162,21 @@ def connect_cluster(urls: str | Sequence[str], *, max_connections: int = 64, soc
         socket_timeout=socket_timeout,
         socket_connect_timeout=5,
     )
+
+
+async def open_client(url: str, *, cluster: bool, max_connections: int) -> RedisClient:
+    """A client of one Redis (``url``) or of a Redis Cluster (``url``: its nodes, comma-separated) for a tool that
+    runs a few commands (``flowergarden admin``): a Cluster client knows its slot map before the first command, as the
+    server's does, since reading a node's clock (:func:`time_ms_at`) needs it. StoreUnavailable if no node answers."""
+    if not cluster:
+        return connect_redis(url, max_connections=max_connections)
+    client = connect_cluster(url, max_connections=max_connections)
+    try:
+        await client.initialize()
+    except (RedisError, OSError) as error:
+        await client.aclose()
+        raise StoreUnavailable(f"{type(error).__name__}: {error}") from error
+    return client
 
 
 async def time_ms_at(client: RedisClient, key: str) -> int:
