@@ -48,6 +48,13 @@ from shared.protocol import (
     PROTOCOL_VERSION,
     AccountReply,
     AnalysisReport,
+    ArenaCreate,
+    ArenaJoin,
+    ArenaPaired,
+    ArenaPause,
+    ArenaReply,
+    ArenaStandings,
+    ArenaStandingsRequest,
     CancelQuickMatch,
     ChangePassword,
     Create,
@@ -173,7 +180,7 @@ class Resumed:
     """The lobby list again, if the client watched the lobby (:attr:`RaceClient.lobby` is replaced by it)."""
 
 
-Incoming = RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Notice
+Incoming = RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Notice | ArenaPaired | ArenaStandings
 """What :meth:`RaceClient.events` yields."""
 
 
@@ -443,6 +450,22 @@ class RaceClient:
         """A player's record and rating per profile (``handle`` None: this session's account)."""
         return await self.request(StatsRequest(id=self._id(), token=self.token, handle=handle), Stats)
 
+    async def arena_create(self, name: str, *, minutes: int = 20, time_limit: int = 300) -> ArenaReply:
+        """Open an arena tournament that starts now (a registered player's)."""
+        return await self.request(ArenaCreate(id=self._id(), token=self.token, name=name, minutes=minutes, time_limit=time_limit), ArenaReply)
+
+    async def arena_join(self, arena: str) -> ArenaReply:
+        """Join an arena (or come back after a pause): ``arena_paired`` and ``arena_standings`` follow as events."""
+        return await self.request(ArenaJoin(id=self._id(), token=self.token, arena=arena), ArenaReply)
+
+    async def arena_pause(self, arena: str) -> Ok:
+        """Stop being paired in an arena."""
+        return await self.request(ArenaPause(id=self._id(), token=self.token, arena=arena), Ok)
+
+    async def arena_standings(self, arena: str) -> ArenaReply:
+        """An arena and its standings."""
+        return await self.request(ArenaStandingsRequest(id=self._id(), token=self.token, arena=arena), ArenaReply)
+
     async def ghost_race(
         self, source: GhostSource, *, day: str | None = None, handle: str | None = None, race: str | None = None, slot: int = 0
     ) -> Seated:
@@ -671,7 +694,7 @@ class RaceClient:
                     self._events.put_nowait(message)
                 elif isinstance(message, Error):
                     self._events.put_nowait(Unsolicited(message))
-                elif isinstance(message, ServerShutdown | Notice):
+                elif isinstance(message, ServerShutdown | Notice | ArenaPaired | ArenaStandings):
                     self._events.put_nowait(message)
         except ConnectionClosed:
             pass

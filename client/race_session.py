@@ -14,7 +14,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field, replace
 
-from client.race_client import RaceClient, Resumed, ServerError, Unsolicited
+from client.race_client import Incoming, RaceClient, Resumed, ServerError, Unsolicited
 from client.race_view import RaceView, player_label
 from client.refusals import refusal_words
 from client.sessions import SavedRace, SessionStore
@@ -25,7 +25,6 @@ from shared.protocol import (
     OPEN_STATUSES,
     OVER_STATUSES,
     Error,
-    LobbyEvent,
     Moved,
     Notice,
     Queued,
@@ -242,7 +241,7 @@ class RaceSession:
 
     # --- what arrives ----------------------------------------------------------------------
 
-    async def handle(self, item: RaceEvent | LobbyEvent | Unsolicited | ServerShutdown | Notice | Resumed) -> str | None:
+    async def handle(self, item: Incoming | Resumed) -> str | None:
         """Apply one item of :meth:`RaceClient.follow`; the sentence to show, if any."""
         view = self.view
         if view is None:

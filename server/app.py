@@ -33,6 +33,7 @@ from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
 from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
 from server.services.archiver import Archiver
+from server.services.arena import ArenaRaces, ArenaService
 from server.services.clock import ServerClock
 from server.services.daily import Clock as DailyClock
 from server.services.daily import DailyRules, DailyService
@@ -56,6 +57,7 @@ from server.store import (
     UNDECODABLE_EVENTS,
     AnalysisStore,
     AnyRaceChannels,
+    ArenaStore,
     DailyStore,
     DirectRaceChannels,
     LobbyFeedReader,
@@ -285,6 +287,7 @@ class RaceServer:
         self.config = config
         self.daily_clock = daily_clock
         self.daily: DailyService | None = None
+        self.arenas: ArenaService | None = None
         self.dead_check = dead_check or make_dead_check(config)
         self.redis: RedisClient | None = None
         self.reader_redis: RedisClient | None = None
@@ -430,12 +433,15 @@ class RaceServer:
             enabled=config.analysis,
         )
         self.admin.analysis_backlog = self.analyst.backlog
+        arena_store = ArenaStore(self.redis)
+        arena_races = ArenaRaces(arena_store, self.races, dealer)
+        self.arenas = ArenaService(arena_store, store.now_ms, arena_races.start, settle=arena_races.settle)
         self.daily = DailyService(
             DailyStore(self.redis, practice_ttl_ms=DAY_SECONDS * 1000), self.seed_pool, config.daily, now_ms=self.daily_clock,
             dead_check=self.dead_check,
         )  # fmt: skip
         background = self.background = (
-            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst, self.daily,
+            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst, self.daily, self.arenas,
             *([self.archiver] if self.archiver is not None else []),
         )  # fmt: skip
         self._stoppers = [service.stop for service in background]
@@ -459,6 +465,7 @@ class RaceServer:
             analyst=self.analyst,
             daily=self.daily,
             ghosts=GhostService(self.races, store, self.lobby, self.daily),
+            arenas=self.arenas,
         )
         self.bots = dispatcher.bots
         self.transport = Transport(

@@ -20,6 +20,7 @@ from server.ratelimit import TokenBucket
 from server.services import race_journal
 from server.services.accounts import AccountService
 from server.services.analysis import RaceAnalyst
+from server.services.arena import ArenaService
 from server.services.clock import ServerClock
 from server.services.daily import DailyService
 from server.services.errors import ServiceError
@@ -37,10 +38,16 @@ from server.services.sessions import Session, SessionService
 from server.services.spectate import SpectateService
 from server.services.views import SPECTATOR
 from server.store import AccountRecord, StoreError, StoreUnavailable
+from shared.glicko2 import DEFAULT_RATING
 from shared.protocol import (
     PROTOCOL_VERSION,
     AccountReply,
     AnalysisReport,
+    ArenaCreate,
+    ArenaJoin,
+    ArenaPause,
+    ArenaReply,
+    ArenaStandingsRequest,
     AttemptState,
     CancelQuickMatch,
     ChangePassword,
@@ -102,6 +109,10 @@ from shared.protocol import (
 
 log = logging.getLogger(__name__)
 
+ARENA_PROFILE = "classic"
+"""The profile of arena races, whose rating breaks the standings' ties (a player without one counts as
+:data:`~shared.glicko2.DEFAULT_RATING`)."""
+
 MAX_WATCHED_PER_CONNECTION = 16
 """Most races one connection watches at once (``watch_limit`` past it): server policy, stated in docs/PROTOCOL.md."""
 
@@ -142,6 +153,8 @@ class ConnectionState:
     owner: Owner = field(default_factory=Owner)
     """The races this connection holds open before their start, and its quick-match entry."""
     lobby_watcher: LobbyWatcher | None = None
+    arenas: set[str] = field(default_factory=set)
+    """The arenas this connection joined (told of its pairings and the standings; paused when it closes)."""
 
     @property
     def player(self) -> str | None:
@@ -231,7 +244,9 @@ class Dispatcher:
         analyst: RaceAnalyst,
         daily: DailyService,
         ghosts: GhostService,
+        arenas: ArenaService,
     ) -> None:
+        self.arenas = arenas
         self.sessions = sessions
         self.daily = daily
         self.ghosts = ghosts
@@ -295,6 +310,7 @@ class Dispatcher:
         if state.lobby_watcher is not None:
             self.lobby.feed.unwatch(state.lobby_watcher)
             state.lobby_watcher = None
+        await self._leave_arenas(state)
         player = state.session.player if state.session is not None else None
         try:
             await self.lobby.lobby.disconnect(state.owner, player, going_away=going_away, deliberate=deliberate)
@@ -535,6 +551,45 @@ class Dispatcher:
             await self.lobby.lobby.leave(opened.seated.info.race, session.player, state.owner)
             raise
         await self._seat(state, request.id, opened.seated)
+
+    # --- arena tournaments (server/services/arena.py) ------------------------------------------------
+
+    @handles(ArenaCreate)
+    async def _arena_create(self, state: ConnectionState, session: Session, request: ArenaCreate) -> None:
+        if session.account is None:
+            raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "arenas are opened by registered players: register or log in first")
+        arena = await self.arenas.create(request.name, await self.races.now_ms(), request.minutes * 60_000, request.time_limit)
+        state.send(ArenaReply(id=request.id, arena=await self.arenas.info(arena), standings=[]))
+
+    @handles(ArenaJoin)
+    async def _arena_join(self, state: ConnectionState, session: Session, request: ArenaJoin) -> None:
+        if session.account is None:
+            raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "arenas are for registered players: register or log in first")
+        rating = await self.players.views.rating(ARENA_PROFILE, session.player)
+        await self.arenas.join(request.arena, session.identity, DEFAULT_RATING if rating is None else float(rating.rating))
+        self.arenas.listen(request.arena, session.player, state.send)
+        state.arenas.add(request.arena)
+        state.send(ArenaReply(id=request.id, arena=await self.arenas.info(request.arena), standings=await self.arenas.lines(request.arena)))
+
+    @handles(ArenaPause)
+    async def _arena_pause(self, state: ConnectionState, session: Session, request: ArenaPause) -> None:
+        await self.arenas.pause(request.arena, session.player)
+        state.send(Ok(id=request.id))
+
+    @handles(ArenaStandingsRequest)
+    async def _arena_standings(self, state: ConnectionState, session: Session, request: ArenaStandingsRequest) -> None:
+        state.send(ArenaReply(id=request.id, arena=await self.arenas.info(request.arena), standings=await self.arenas.lines(request.arena)))
+
+    async def _leave_arenas(self, state: ConnectionState) -> None:
+        """A closed connection's arenas: its player is paused in those it has no other connection here listening to."""
+        player = state.player
+        arenas, state.arenas = state.arenas, set()
+        for arena in arenas:
+            if player is not None and self.arenas.forget(arena, player, state.send):
+                try:
+                    await self.arenas.pause(arena, player)
+                except StoreError:
+                    log.warning("pausing %s in arena %s failed; it may be paired while away", player, arena)
 
     # --- the daily deal (server/services/daily.py) -----------------------------------------------------
 

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest_asyncio
 
 from server.services.arena import ArenaService, Side
-from server.store import ArenaStore, connect_redis
+from server.store import ArenaStore, Identity, connect_redis
 from server.store.connection import RedisClient
 from shared.protocol import Outcome
 
@@ -48,7 +48,7 @@ async def test_three_players_through_pairing_a_streak_a_berserk_win_and_the_end_
     arena = one.service
     tournament = await arena.create(f"hourly {secrets.token_hex(3)}", START, 60_000)
     for player, rating in (("ann", 1500.0), ("bob", 1600.0), ("cat", 1400.0)):
-        await arena.join(tournament, player, player.title(), rating)
+        await arena.join(tournament, Identity(player, player.title(), player.title()), rating)
 
     def side(player: str, *, berserk: bool = False) -> Side:
         return Side(player, berserk, 12)
@@ -80,7 +80,7 @@ async def test_two_processes_pair_nobody_twice_and_book_each_race_once(two_proce
     tournament = await one.service.create("busy", START, 3_600_000)
     players = [f"p{number:02}" for number in range(40)]
     for number, player in enumerate(players):
-        await one.service.join(tournament, player, player, 1500.0 + number)
+        await one.service.join(tournament, Identity(player, player, player), 1500.0 + number)
     first, second = await asyncio.gather(one.service.pair_round(tournament), two.service.pair_round(tournament))
     started = first + second
     seated = [player for _, a, b in started for player in (a, b)]

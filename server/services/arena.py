@@ -1,24 +1,48 @@
-"""Arena tournaments, the server's core: players join an arena, free players are paired round after round by score
-(shared/arena.py), each pair's race is started through a callback, and each finished race is booked once with its
-points (streaks, berserk) into the standings. Several processes may pair and book one arena at once: the claim and
-the booking are atomic scripts (server/store/arena_store.py), so no player is in two races and no race counts twice.
-docs/COMMUNITY.md "Arena tournaments" says what is there and what is not yet (the protocol's requests and pages).
+"""Arena tournaments: players join an arena, free players are paired round after round by score (shared/arena.py),
+each pair's race is an ordinary race (:class:`ArenaRaces`), and each finished race is booked once with its points
+(streaks, berserk) into the standings. Several processes may pair and book one arena at once: the claim and the
+booking are atomic scripts (server/store/arena_store.py), so no player is in two races and no race counts twice.
+
+Every process runs the rounds of the arenas its connections joined (:meth:`ArenaService.run`, one round a second):
+it books the races that finished, pairs the free players, and tells its connections from the arena's feed (their
+pairings, the standings, at most once a second). docs/COMMUNITY.md "Arena tournaments" says what is not there yet.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from server.services.background import BackgroundLoop
+from server.services.dealer import Dealer
 from server.services.errors import ServiceError
-from server.store import ArenaStore
+from server.services.race import RaceService, new_race_id
+from server.store import ArenaMeta, ArenaStore, Identity, StoreError
 from shared.arena import ArenaGame, Standing, choose_pairs, standings
-from shared.protocol import ErrorCode, Outcome
+from shared.protocol import (
+    ArenaInfo,
+    ArenaLine,
+    ArenaPaired,
+    ArenaStandings,
+    ErrorCode,
+    Message,
+    Outcome,
+    RaceSettings,
+    RaceStatus,
+)
+
+log = logging.getLogger(__name__)
 
 Clock = Callable[[], Awaitable[int]]
 StartRace = Callable[[str, str, str, str], Awaitable[None]]
 """Starts the race of a pair: (arena, race id, player a, player b)."""
+Send = Callable[[Message], None]
+"""Queues a message for one connection."""
+Settle = Callable[[str, "ArenaService"], Awaitable[None]]
+"""Books an arena's races that finished."""
 
 OPPOSITE = {Outcome.WON: Outcome.LOST, Outcome.LOST: Outcome.WON, Outcome.DRAW: Outcome.DRAW}
 
@@ -35,22 +59,38 @@ class Side:
 class ArenaService:
     """Arenas: joining, pausing, pairing rounds, booking results, standings."""
 
-    def __init__(self, store: ArenaStore, now_ms: Clock, start_race: StartRace) -> None:
+    def __init__(self, store: ArenaStore, now_ms: Clock, start_race: StartRace, *, settle: Settle | None = None, interval: float = 1.0) -> None:
+        """``start_race`` starts each pair's race; ``settle`` books the arena's races that finished (both for
+        :meth:`run`); ``interval``: seconds between two rounds."""
         self.store = store
         self.now_ms = now_ms
         self.start_race = start_race
+        self.settle = settle
+        self.interval = interval
+        self._listeners: dict[str, dict[str, set[Send]]] = {}
+        """Arena -> player -> the sends of this process's connections that joined it."""
+        self._read: dict[str, str] = {}
+        """Arena -> the last feed entry this process told its connections of."""
+        self._loop = BackgroundLoop("arena rounds")
 
-    async def create(self, name: str, start_at: int, duration_ms: int) -> str:
-        """A new arena from ``start_at`` for ``duration_ms``; its id."""
+    async def create(self, name: str, start_at: int, duration_ms: int, time_limit: int = 300) -> str:
+        """A new arena from ``start_at`` for ``duration_ms`` whose races last ``time_limit`` seconds; its id."""
         arena = secrets.token_urlsafe(8)
-        await self.store.create(arena, name, start_at, start_at + duration_ms)
+        await self.store.create(arena, ArenaMeta(name, start_at, start_at + duration_ms, time_limit))
         return arena
 
-    async def join(self, arena: str, player: str, handle: str, rating: float) -> None:
-        """Join (or come back from a pause): paired from the next round on; ``unknown_race`` for no such arena,
-        ``race_over`` once its clock ran out."""
+    async def info(self, arena: str) -> ArenaInfo:
+        """The arena; ServiceError ``unknown_arena`` if there is none."""
+        meta = await self.store.meta(arena)
+        if meta is None:
+            raise ServiceError(ErrorCode.UNKNOWN_ARENA, f"there is no arena {arena[:16]!r}", field="arena")
+        return ArenaInfo(arena=arena, name=meta.name, start_at=meta.start_at, end_at=meta.end_at, time_limit=meta.time_limit)
+
+    async def join(self, arena: str, who: Identity, rating: float) -> None:
+        """Join (or come back from a pause): paired from the next round on; ``unknown_arena`` for no such arena,
+        ``arena_over`` once its clock ran out."""
         await self._open(arena)
-        await self.store.join(arena, player, handle, rating, await self.now_ms())
+        await self.store.join(arena, who, rating, await self.now_ms())
 
     async def pause(self, arena: str, player: str) -> None:
         """Stop being paired (a race under way still counts); ``join`` again to come back."""
@@ -62,7 +102,7 @@ class ArenaService:
         now = await self.now_ms()
         if times is None or not times[0] <= now < times[1]:
             return []
-        pairs = [(a, b, secrets.token_urlsafe(8)) for a, b in choose_pairs(await self.store.free_players(arena))]
+        pairs = [(a, b, new_race_id()) for a, b in choose_pairs(await self.store.free_players(arena))]
         claimed = set(await self.store.claim(arena, pairs, now))
         started = [(race, a, b) for a, b, race in pairs if race in claimed]
         for race, a, b in started:
@@ -84,9 +124,101 @@ class ArenaService:
         players = await self.store.ratings(arena)
         return standings({player: await self.store.games(arena, player) for player in players})
 
+    async def lines(self, arena: str) -> list[ArenaLine]:
+        """The standings as the protocol shows them (by handle)."""
+        who = await self.store.identities(arena)
+        return [
+            ArenaLine(rank=line.rank, handle=who[line.player].account or who[line.player].name, score=line.score,
+                      performance=round(line.performance), fire=line.fire, games=line.games)
+            for line in await self.standings(arena) if line.player in who
+        ]  # fmt: skip
+
+    # --- this process's connections and rounds ------------------------------------------------------
+
+    def listen(self, arena: str, player: str, send: Send) -> None:
+        """Tell ``send`` (a connection of ``player``) its pairings in ``arena`` and the standings."""
+        self._listeners.setdefault(arena, {}).setdefault(player, set()).add(send)
+
+    def forget(self, arena: str, player: str, send: Send) -> bool:
+        """Stop telling ``send``; True if ``player`` has no other connection listening to ``arena`` here."""
+        players = self._listeners.get(arena, {})
+        sends = players.get(player, set())
+        sends.discard(send)
+        if not sends:
+            players.pop(player, None)
+        if not players:
+            self._listeners.pop(arena, None)
+        return not sends
+
+    def stop(self) -> None:
+        """Make :meth:`run` return."""
+        self._loop.stop()
+
+    async def run(self) -> None:
+        """A round a second for every arena this process's connections joined, until stopped."""
+
+        async def step() -> None:
+            for arena in list(self._listeners):
+                await self.round(arena)
+            await asyncio.sleep(self.interval)
+
+        await self._loop.run(step, retry_seconds=self.interval, expected=(StoreError, ServiceError))
+
+    async def round(self, arena: str) -> None:
+        """Book what finished, pair who is free, and tell this process's connections what the feed says."""
+        if self.settle is not None:
+            await self.settle(arena, self)
+        await self.pair_round(arena)
+        notes = await self.store.notes_after(arena, self._read.get(arena, "0-0"))
+        if not notes:
+            return
+        self._read[arena] = notes[-1][0]
+        listeners = self._listeners.get(arena, {})
+        for _, note in notes:
+            if note.get("kind") == "paired":
+                for slot, player in enumerate((note["a"], note["b"])):
+                    for send in listeners.get(player, ()):
+                        send(ArenaPaired(arena=arena, race=note["race"], slot=slot))
+        standing = ArenaStandings(arena=arena, standings=await self.lines(arena))
+        for sends in listeners.values():
+            for send in sends:
+                send(standing)
+
     async def _open(self, arena: str) -> None:
-        times = await self.store.times(arena)
-        if times is None:
-            raise ServiceError(ErrorCode.UNKNOWN_RACE, f"there is no arena {arena[:16]!r}")
-        if await self.now_ms() >= times[1]:
-            raise ServiceError(ErrorCode.RACE_OVER, "this arena's clock has run out")
+        info = await self.info(arena)
+        if await self.now_ms() >= info.end_at:
+            raise ServiceError(ErrorCode.ARENA_OVER, "this arena's clock has run out: no new race is paired", field="arena")
+
+
+class ArenaRaces:
+    """Each pair's race, an ordinary race (not listed in the lobby, anyone may watch), and the booking of those that
+    finished."""
+
+    def __init__(self, store: ArenaStore, races: RaceService, dealer: Dealer) -> None:
+        self.store = store
+        self.races = races
+        self.dealer = dealer
+
+    async def start(self, arena: str, race: str, a: str, b: str) -> None:
+        """Seat ``a`` and ``b`` in race ``race`` (its countdown starts) and note the pairing in the arena's feed."""
+        meta = await self.store.meta(arena)
+        who = await self.store.identities(arena)
+        assert meta is not None
+        new = await self.dealer.deal(RaceSettings(time_limit=meta.time_limit), origin="arena")
+        await self.races.create(race, who[a], new)
+        await self.races.join(race, who[b])
+        await self.store.note(arena, kind="paired", race=race, a=a, b=b)
+
+    async def settle(self, arena: str, service: ArenaService) -> None:
+        """Book every race of the arena that has finished (once, whichever processes try)."""
+        for race in set((await self.store.busy(arena)).values()):
+            try:
+                record = await self.races.record(race)
+            except ServiceError:
+                continue  # not created (yet): its pairing process is creating it
+            if record.status is not RaceStatus.FINISHED or len(record.seats) < 2:
+                continue
+            first, second = record.seats[0], record.seats[1]
+            outcome = Outcome.DRAW if record.winner is None else Outcome.WON if record.winner == 0 else Outcome.LOST
+            if await service.finished(arena, race, Side(first.player, False, first.moves), Side(second.player, False, second.moves), outcome):
+                await self.store.note(arena, kind="result", race=race)

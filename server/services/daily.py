@@ -153,7 +153,12 @@ class DailyService:
         pool has no deal of the tier ready."""
 
         async def step() -> None:
-            await self.deal_of(None, await self.now_ms())
+            try:
+                await self.deal_of(None, await self.now_ms())
+            except ServiceError as error:  # the pool has no deal of the tier yet: not a failure of the loop
+                if error.code is not ErrorCode.SEED_POOL_EMPTY:
+                    raise
+                log.debug("daily deal: %s", error.message)
             await asyncio.sleep(self.retry_seconds)
 
         await self._loop.run(step, retry_seconds=self.retry_seconds, expected=(StoreError, ServiceError))

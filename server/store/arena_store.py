@@ -6,15 +6,26 @@ race twice."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from server.store import keys
 from server.store.connection import RedisClient, repeatable
 from server.store.errors import translate_errors
+from server.store.race_store import Identity
 from server.store.scripts import Scripts, script_arguments
 from shared.arena import ArenaGame, FreePlayer, score
 from shared.protocol import Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaMeta:
+    """An arena's name, its clock (ms) and the time limit of each of its races (s)."""
+
+    name: str
+    start_at: int
+    end_at: int
+    time_limit: int
 
 
 def _game(text: bytes) -> ArenaGame:
@@ -31,22 +42,32 @@ class ArenaStore:
         self.scripts = Scripts(redis)
 
     @repeatable
-    async def create(self, arena: str, name: str, start_at: int, end_at: int) -> None:
+    async def create(self, arena: str, meta: ArenaMeta) -> None:
         """Store a new arena."""
-        await self.redis.hset(keys.arena_keys(arena)["meta"], mapping={"name": name, "start_at": start_at, "end_at": end_at})
+        await self.redis.hset(keys.arena_keys(arena)["meta"], mapping={name: str(value) for name, value in asdict(meta).items()})
 
     @repeatable
+    async def meta(self, arena: str) -> ArenaMeta | None:
+        """An arena's name and times, None if there is no such arena."""
+        stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["meta"])
+        if not stored:
+            return None
+        text = {name.decode(): value.decode() for name, value in stored.items()}
+        return ArenaMeta(text["name"], int(text["start_at"]), int(text["end_at"]), int(text.get("time_limit", "300")))
+
     async def times(self, arena: str) -> tuple[int, int] | None:
         """An arena's start and end (ms), None if there is no such arena."""
-        stored: Any = await self.redis.hmget(keys.arena_keys(arena)["meta"], ["start_at", "end_at"])
-        return None if stored[0] is None else (int(stored[0]), int(stored[1]))
+        meta = await self.meta(arena)
+        return None if meta is None else (meta.start_at, meta.end_at)
 
     @repeatable
-    async def join(self, arena: str, player: str, handle: str, rating: float, now: int) -> None:
+    async def join(self, arena: str, who: Identity, rating: float, now: int) -> None:
         """Add a player (or bring a paused one back): free for pairing unless it is racing."""
         names = keys.arena_keys(arena)
+        player = who.player
+        entry = {"handle": who.account or who.name, "name": who.name, "account": who.account, "bot": who.bot, "rating": rating}
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(names["players"], player, json.dumps({"handle": handle, "rating": rating}))
+            pipe.hset(names["players"], player, json.dumps(entry))
             pipe.srem(names["paused"], player)
             pipe.zadd(names["scores"], {player: 0}, nx=True)
             await pipe.execute()
@@ -91,6 +112,33 @@ class ArenaStore:
             keys=[names["free"], names["busy"]], args=script_arguments(pairs=[list(pair) for pair in pairs], now=now, end_at=end_at)
         )
         return [race.decode() for race in claimed]
+
+    @repeatable
+    async def identities(self, arena: str) -> dict[str, Identity]:
+        """Who each player of the arena is (its identity when it joined)."""
+        stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["players"])
+        found = {}
+        for player, entry in stored.items():
+            fields = json.loads(entry)
+            found[player.decode()] = Identity(player.decode(), fields.get("name", fields["handle"]), fields.get("account"), fields.get("bot", False))
+        return found
+
+    @repeatable
+    async def busy(self, arena: str) -> dict[str, str]:
+        """Player -> race id of every race under way."""
+        stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["busy"])
+        return {player.decode(): race.decode() for player, race in stored.items()}
+
+    async def note(self, arena: str, **fields: str) -> None:
+        """Append a note to the arena's feed (a pairing, a booked result), keeping its newest 1,000."""
+        entry: dict[Any, Any] = dict(fields)
+        await self.redis.xadd(keys.arena_keys(arena)["feed"], entry, maxlen=1000, approximate=True)
+
+    @repeatable
+    async def notes_after(self, arena: str, after: str) -> list[tuple[str, dict[str, str]]]:
+        """The feed's notes after entry id ``after`` (``0-0``: all), oldest first."""
+        entries: Any = await self.redis.xrange(keys.arena_keys(arena)["feed"], f"({after}" if after != "0-0" else "-", "+")
+        return [(entry_id.decode(), {name.decode(): value.decode() for name, value in fields.items()}) for entry_id, fields in entries]
 
     @repeatable
     async def games(self, arena: str, player: str) -> list[ArenaGame]:

@@ -172,9 +172,10 @@ def daily_calendar(player: str) -> str:
 def arena_keys(arena: str) -> dict[str, str]:
     """The keys of one arena: ``meta`` (hash: name, start_at, end_at), ``players`` (hash: player -> JSON handle and
     rating), ``free`` (sorted set: player -> since when free, ms), ``busy`` (hash: player -> race id), ``paused``
-    (set), ``scores`` (sorted set: player -> score), ``booked`` (hash: race id -> 1)."""
+    (set), ``scores`` (sorted set: player -> score), ``booked`` (hash: race id -> 1), ``feed`` (stream: the pairings
+    and results, for the processes that tell their connections)."""
     tag = f"{PREFIX}:{{arena:{arena}}}"
-    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked")}
+    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked", "feed")}
 
 
 def arena_games(arena: str, player: str) -> str:

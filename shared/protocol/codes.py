@@ -38,6 +38,8 @@ MAX_LEADERBOARD_PAGE: Final = 100
 MAX_HISTORY_PAGE: Final = 50
 MAX_GHOST_LABEL_LEN: Final = 64
 """A ghost race's label (``settings.ghost``)."""
+MAX_ARENA_ID_LEN: Final = 16
+MAX_ARENA_MINUTES: Final = 180
 MAX_DAY_LEN: Final = 10
 """A daily deal's day, ``YYYY-MM-DD`` (UTC)."""
 MAX_ATTEMPT_ID_LEN: Final = 48
@@ -145,6 +147,10 @@ class ErrorCode(StrEnum):
     DELAY_NOT_ACCEPTED = "delay_not_accepted"
     """A private race's spectator delay is below the server's minimum and the joiner did not accept it:
     ``expected`` is the race's delay in seconds; join again with ``accept_delay`` set to it."""
+    UNKNOWN_ARENA = "unknown_arena"
+    """No arena tournament has that id."""
+    ARENA_OVER = "arena_over"
+    """``arena_join`` after the arena's clock ran out: no new race is paired."""
     DAILY_NOT_OVER = "daily_not_over"
     """The day of that daily deal is not over: its leaderboard, its statistics and everybody's attempts but your own
     stay hidden until it is (``expected``: the server time, ms, at which it ends)."""

@@ -340,3 +340,33 @@ class DailyDay:
     players: int
     cleared: int
     own: DailyResult | None = None
+
+
+# --- arena tournaments (docs/COMMUNITY.md) --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaLine:
+    """One line of an arena's standings."""
+
+    rank: int
+    handle: str
+    score: int
+    performance: int
+    """The tie-break: the average rating of the opponents beaten (0 without a win)."""
+    fire: bool
+    """On a streak of two wins or more: the next result counts double."""
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaInfo:
+    """An arena tournament: its name, its clock and its races' time limit."""
+
+    arena: str
+    name: str
+    start_at: int
+    end_at: int
+    """Server time (ms) after which no new race is paired (races under way finish and count)."""
+    time_limit: int
+    """Seconds of each of its races."""

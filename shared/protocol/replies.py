@@ -10,6 +10,8 @@ from shared.protocol.base import Message, message_types
 from shared.protocol.events import RaceEvent
 from shared.protocol.lobby import LobbyEntry
 from shared.protocol.records import (
+    ArenaInfo,
+    ArenaLine,
     BoardView,
     DailyDay,
     DailyEntry,
@@ -284,6 +286,39 @@ class Stats(Message):
     handle: str
     bot: bool
     profiles: list[ProfileStats]
+
+
+# --- arena tournaments (docs/COMMUNITY.md) --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaReply(Message):
+    """Reply to ``arena_create``, ``arena_join`` and ``arena_standings_request``: the arena and its standings."""
+
+    TYPE: ClassVar[str] = "arena"
+    id: int
+    arena: ArenaInfo
+    standings: list[ArenaLine]
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaPaired(Message):
+    """Pushed to a joined player's connections: its next race of the arena; ``sync`` it to take the seat (the
+    countdown runs already)."""
+
+    TYPE: ClassVar[str] = "arena_paired"
+    arena: str
+    race: str
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaStandings(Message):
+    """Pushed to the arena's joined connections after a pairing or a result, at most once a second."""
+
+    TYPE: ClassVar[str] = "arena_standings"
+    arena: str
+    standings: list[ArenaLine]
 
 
 # --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------

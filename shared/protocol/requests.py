@@ -7,6 +7,8 @@ from typing import ClassVar, Final
 
 from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded, message_types
 from shared.protocol.codes import (
+    MAX_ARENA_ID_LEN,
+    MAX_ARENA_MINUTES,
     MAX_ATTEMPT_ID_LEN,
     MAX_DAILY_PAGE,
     MAX_DAY_LEN,
@@ -300,6 +302,46 @@ class GhostRace(SessionRequest):
     """``race``: the finished race."""
     slot: int = bounded(low=0, high=1, default=0)
     """``race``: whose line (its seat)."""
+
+
+# --- arena tournaments (docs/COMMUNITY.md) --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaCreate(SessionRequest):
+    """Open an arena tournament that starts now (registered players)."""
+
+    TYPE: ClassVar[str] = "arena_create"
+    name: str = bounded(max_len=MAX_NAME_LEN)
+    minutes: int = bounded(low=1, high=MAX_ARENA_MINUTES, default=20)
+    """How long new races are paired."""
+    time_limit: int = bounded(low=10, high=3600, default=300)
+    """Seconds of each race."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaJoin(SessionRequest):
+    """Join an arena (or come back after a pause): paired with the free player of the closest score from then on;
+    this connection receives ``arena_paired`` and ``arena_standings``."""
+
+    TYPE: ClassVar[str] = "arena_join"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaPause(SessionRequest):
+    """Stop being paired in an arena (a race under way still counts); ``arena_join`` again to come back."""
+
+    TYPE: ClassVar[str] = "arena_pause"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaStandingsRequest(SessionRequest):
+    """An arena and its standings, to anyone."""
+
+    TYPE: ClassVar[str] = "arena_standings_request"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
 
 
 # --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------
