@@ -154,10 +154,10 @@ class RaceSession:
             how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"
             login = " --login HANDLE" if seated.race.settings.rated else ""  # a rated race seats accounts only
             self.join_command = f"flowergarden race --server {server}{login} {how}"
-            lines += [words("opponent_joins"), f"  {self.join_command}"]
+            lines += [words("race.opponent_joins"), f"  {self.join_command}"]
             if login:
                 lines.append("(a rated race: HANDLE is their registered account)")
-            lines.append(words("waiting"))
+            lines.append(words("race.waiting"))
         return lines
 
     async def _resume(self, saved: SavedRace) -> list[str]:

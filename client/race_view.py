@@ -95,7 +95,7 @@ def watched_status_words(shown: RaceStatus, now: RaceStatus | None, delay_ms: in
         return race_status_words(shown)
     if now is RaceStatus.CLOSED:
         return race_status_words(now)
-    return f"{'finished' if now is RaceStatus.FINISHED else 'under way'} · shown {round(delay_ms / 1000)} s late"
+    return words("watched.finished_late" if now is RaceStatus.FINISHED else "watched.under_way_late", seconds=round(delay_ms / 1000))
 
 
 def watched_status_note(shown: RaceStatus, now: RaceStatus | None, delay_ms: int) -> str | None:
@@ -103,10 +103,7 @@ def watched_status_note(shown: RaceStatus, now: RaceStatus | None, delay_ms: int
     it 30 s late.`` (the web page's ``watchedStatusNote``)."""
     if not _lagging(shown, now) or now is RaceStatus.CLOSED:
         return None
-    late = f"{round(delay_ms / 1000)} s"
-    if now is RaceStatus.FINISHED:
-        return f"The race is over: you see it as it was played, {late} late, up to its result."
-    return f"The race is under way: you see it {late} late."
+    return words("watched.note_finished" if now is RaceStatus.FINISHED else "watched.note_under_way", seconds=round(delay_ms / 1000))
 
 
 def result_reason_words(reason: ResultReason) -> str:
@@ -386,14 +383,14 @@ class RaceView:
         return None if also is None else also(self, event)
 
     def _joined(self, event: PlayerJoined) -> str | None:
-        return None if event.slot == self.slot else words("joined", name=self.name(event.slot))
+        return None if event.slot == self.slot else words("race.joined", name=self.name(event.slot))
 
     def _left(self, event: PlayerLeft) -> str | None:
         if self.status is RaceStatus.WAITING:  # back to waiting: the next countdown deals anew
             self.boards.clear()
             self.actions.clear()
             self.layout = None
-        return None if event.slot == self.slot else words("left_before_start", name=self.name(event.slot))
+        return None if event.slot == self.slot else words("race.left_before_start", name=self.name(event.slot))
 
     def _countdown(self, event: Countdown) -> str:
         self.invite = None
@@ -412,7 +409,7 @@ class RaceView:
 
     def _started(self, event: Started) -> str:
         del event
-        return words("go")
+        return words("race.go")
 
     def _moved(self, event: MoveMade) -> None:
         self.apply_action(event.slot, event.move, event.move_seq, event.columns)
@@ -426,10 +423,10 @@ class RaceView:
         return f"{whose} attempt ended: {attempt_ending_words(event.reason)}, {event.count}/52 on foundations."
 
     def _disconnected(self, event: Disconnected) -> str | None:
-        return None if event.slot == self.slot else words("disconnected", name=self.name(event.slot))
+        return None if event.slot == self.slot else words("race.disconnected", name=self.name(event.slot))
 
     def _back(self, event: Back) -> str | None:
-        return None if event.slot == self.slot else words("back", name=self.name(event.slot))
+        return None if event.slot == self.slot else words("race.back", name=self.name(event.slot))
 
     def _result(self, event: RaceResult) -> str:
         self.result = event
@@ -471,13 +468,13 @@ class RaceView:
             return ""
         counts = {standing.slot: standing.count for standing in result.players}
         if result.winner is None:
-            headline = words("draw", count=next(iter(counts.values()), 0))
+            headline = words("race.draw", count=next(iter(counts.values()), 0))
         else:
             reason = result_reason_words(result.reason)
             if result.reason is ResultReason.COUNT and len(counts) == 2:
                 reason += f" ({counts[result.winner]} to {counts[1 - result.winner]})"
             won = result.winner == self.slot
-            headline = words("you_win", reason=reason) if won else words("wins", name=self.name(result.winner), reason=reason)
+            headline = words("race.you_win", reason=reason) if won else words("race.wins", name=self.name(result.winner), reason=reason)
         own = next((standing for standing in result.players if standing.slot == self.slot), None)
         if own is not None and own.rating is not None:
             headline += f" Your rating: {rating_text(own.rating)}."
@@ -561,5 +558,5 @@ def clock_text(milliseconds: int) -> str:
 def time_limit_words(seconds: int) -> str:
     """A race's time limit as ``time limit 5:00``: the one form of the Python clients (the lobby, the countdown), the
     web page's words too (``dom.js`` ``timeLimitText``)."""
-    return f"time limit {clock_text(seconds * 1000)}"
+    return words("setting.time_limit", clock=clock_text(seconds * 1000))
 

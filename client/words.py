@@ -1,4 +1,4 @@
-"""The words of the terminal clients in the player's language: one table per language in :mod:`client.locales`.
+"""The words of the terminal clients in the player's language: the tables of :mod:`shared.words`, the web page's too.
 
 The language comes from ``--lang`` (:func:`set_language`), else from the environment's ``LC_ALL``,
 ``LC_MESSAGES`` or ``LANG`` (``pt_BR.UTF-8`` is Portuguese), else English. Every table has the same keys
@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Final
 
-from client.locales import en, es, fr, pt
+from shared.words import LANGUAGES, TABLES, plural_key
 
-TABLES: Final[dict[str, dict[str, str]]] = {"en": en.WORDS, "pt": pt.WORDS, "fr": fr.WORDS, "es": es.WORDS}
-"""Language code -> its table (key -> words, with ``{field}`` placeholders)."""
-LANGUAGES: Final = tuple(TABLES)
-"""The languages spoken: the web page's four."""
+__all__ = ["LANGUAGES", "TABLES", "count_words", "language", "language_from_env", "set_language", "words"]
 
 
 def language_from_env(environment: Mapping[str, str]) -> str:
@@ -46,6 +42,12 @@ def language() -> str:
 
 
 def words(key: str, **fields: object) -> str:
-    """The words of ``key`` in the current language, ``fields`` filled in (English where a table lacks the key)."""
-    text = TABLES[_current].get(key) or en.WORDS[key]
+    """The words of ``key`` in the current language, ``fields`` filled in (a key no table has raises KeyError)."""
+    text = TABLES[_current][key]
     return text.format(**fields) if fields else text
+
+
+def count_words(key: str, count: int, **fields: object) -> str:
+    """The words of ``key`` for ``count`` things (``1 game``, ``3 games``): its ``.one`` or ``.other`` form, with
+    ``{count}`` and ``fields`` filled in."""
+    return words(plural_key(key, count), count=count, **fields)

@@ -815,7 +815,8 @@ class Transport:
             if answer is not None:
                 return answer
         if request.headers.get("Upgrade", "").lower() != "websocket":
-            return self.site.respond(path, request.headers.get("Accept-Encoding", ""), request.headers.get("Accept", ""))
+            headers = request.headers
+            return self.site.respond(path, headers.get("Accept-Encoding", ""), headers.get("Accept", ""), headers.get("Accept-Language", ""))
         if not origin_allowed(request.headers.get("Origin"), request.headers.get("Host"), self.limits.allowed_origins):
             self.stats.refused_origin += 1
             return self.http(HTTPStatus.FORBIDDEN, {"status": "forbidden", "error": "origin_not_allowed"})

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,3 +84,37 @@ async def test_the_app_speaks_the_language(race_server: RaceServer, tmp_path: Pa
         screen = race.screen
         await until(race.pilot, lambda: "à espera de um adversário" in str(screen.query_one("#race-status").render()))
         assert "À espera de um adversário ..." in screen.messages and "O seu adversário entra com:" in screen.messages
+
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = [*sorted((ROOT / "server/web/static/js").glob("*.js")), ROOT / "server/web/static/app.html", ROOT / "server/web/static/offline.html",
+           *sorted(ROOT.glob("client/**/*.py")), *sorted(ROOT.glob("cli/**/*.py"))]  # fmt: skip
+"""Every file that says something through the tables."""
+LITERAL = re.compile(r"""["'`]((?:[a-z_]+\.)+[a-z_]+)["'`]|\{\{t:([a-z0-9_.]+)\}\}""")
+WORDED = re.compile(r"""_?worded\(\s*["']([a-z_]+)["']""")
+TEMPLATE = re.compile(r"""`((?:[a-z_]+\.|\$\{[^}]+\}\.?)+(?:[a-z_]+|\$\{[^}]+\}))`|f"((?:[a-z_]+\.|\{[^}]+\}\.?)+(?:[a-z_]+|\{[^}]+\}))\"""")
+
+
+def used_keys() -> tuple[set[str], list[re.Pattern[str]]]:
+    """The keys the clients name literally, and the patterns of those they build (``status.${status}``)."""
+    literal: set[str] = set()
+    built: list[re.Pattern[str]] = []
+    for path in SOURCES:
+        text = path.read_text(encoding="utf-8")
+        literal |= {match[0] or match[1] for match in LITERAL.findall(text)}
+        built += [re.compile(re.escape(kind) + r"\.[a-z_]+") for kind in WORDED.findall(text)]  # worded("status", …)
+        for template, fstring in TEMPLATE.findall(text):
+            pattern = template or fstring
+            if "." in pattern and ("${" in pattern or "{" in pattern) and not pattern.startswith(("$", "{")):
+                built.append(re.compile("[a-z_]+".join(re.escape(part) for part in re.split(r"\$?\{[^}]+\}", pattern))))
+    return literal, built
+
+
+def test_every_key_in_the_tables_is_said_by_a_client_and_every_key_said_is_in_them() -> None:
+    literal, built = used_keys()
+    reference = set(TABLES["en"])
+    unused = sorted(key for key in reference if key not in literal and not any(pattern.fullmatch(key) for pattern in built))
+    assert not unused, f"keys no client says: {unused}"
+    prefixes = {key.split(".", 1)[0] for key in reference}
+    missing = sorted(key for key in literal if key.split(".", 1)[0] in prefixes and key not in reference and not key.endswith((".js", ".py", ".html")))
+    assert not missing, f"keys the clients say that the tables lack: {missing}"

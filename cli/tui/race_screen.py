@@ -203,7 +203,7 @@ class RaceScreen(Screen[None]):
             return
         now = self.session.now()
         if not opponent.label:
-            text = f"[dim]{escape(words('waiting'))}[/]"
+            text = f"[dim]{escape(words('race.waiting'))}[/]"
         else:
             state = "playing" if opponent.playing else attempt_ending_words(opponent.state)
             text = (
@@ -221,7 +221,7 @@ class RaceScreen(Screen[None]):
         elif self.view.can_move():
             text = "[dim]Type a card (5d, ts, 10h) or click one.[/]"
         elif self.view.status is RaceStatus.WAITING and self.session.join_command:
-            text = f"{escape(words('opponent_joins'))} [b]{escape(self.session.join_command)}[/]"
+            text = f"{escape(words('race.opponent_joins'))} [b]{escape(self.session.join_command)}[/]"
         else:
             text = ""
         self.query_one("#entry", Static).update(text)
@@ -516,7 +516,7 @@ class RaceScreen(Screen[None]):
     def action_help(self) -> None:
         from cli.tui.dialogs import HelpScreen
 
-        title, text = words("keys_help").split("\n", 1)
+        title, text = words("term.keys_help").split("\n", 1)
         self.app.push_screen(HelpScreen(title, text))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

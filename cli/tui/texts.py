@@ -6,12 +6,12 @@ module imports no Textual, so ``flowergarden --help`` and the line modes stay qu
 
 from __future__ import annotations
 
-from client.locales.en import WORDS
 from client.race_view import player_label, time_limit_words
 from shared.protocol import LobbyEntry
+from shared.words.en import WORDS
 
-KEYS_HELP = WORDS["keys_help"]
-"""The race keys in English (``race --help``); the help screen speaks the player's language (``keys_help``)."""
+KEYS_HELP = WORDS["term.keys_help"]
+"""The race keys in English (``race --help``); the help screen speaks the player's language (``term.keys_help``)."""
 
 
 def entry_options(entry: LobbyEntry) -> str:

@@ -6,12 +6,19 @@ a new build id and the page shell, which is never cached (``no-cache``), names
 it. A request for another build's asset (a page loaded from an older process
 behind the same load balancer) still gets the current file, but uncached.
 Everything is read once at start-up; nothing is fetched from anywhere else.
+
+The words of the page are the tables of :mod:`shared.words` (the terminal's too), served as ES modules at
+``js/words/<language>.js``; the shell preloads the one its request's ``Accept-Language`` asks for (the page itself
+picks the language, ``js/i18n.js``: a remembered choice first) and says it in ``<html lang>``.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
+import html
+import json
 import re
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -19,6 +26,8 @@ from pathlib import Path
 
 from websockets.datastructures import Headers
 from websockets.http11 import Response
+
+from shared.words import LANGUAGES, TABLES
 
 STATIC_ROOT = Path(__file__).resolve().parent / "static"
 SHELL_FILE = "app.html"
@@ -28,6 +37,11 @@ PRELOAD_PLACEHOLDER = "{{modulepreload}}"
 """Where the shell lists every module of the client, so the browser fetches them all at once instead of discovering
 them import by import (a waterfall of round trips: 2.0 s to a usable lobby at 150 ms round-trip time)."""
 MODULE_SUFFIXES = (".js", ".mjs")
+WORDS_FOLDER = "js/words/"
+"""Where the word tables are served, one module per language, made from :data:`shared.words.TABLES`."""
+LANGUAGE_PLACEHOLDER = "{{lang}}"
+WORDS_PLACEHOLDER = re.compile(rb"\{\{t:([a-z0-9_.]+)\}\}")
+"""``{{t:key}}`` in the page shell: that key's words in the shell's language (what shows before the script runs)."""
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -86,6 +100,10 @@ class StaticSite:
             body = path.read_bytes()
             digest.update(relative.encode() + b"\0" + body + b"\0")
             self.assets[relative] = Asset.of(body, CONTENT_TYPES[path.suffix])
+        for language, table in TABLES.items():
+            body = words_module(table)
+            digest.update(f"{WORDS_FOLDER}{language}.js".encode() + b"\0" + body + b"\0")
+            self.assets[f"{WORDS_FOLDER}{language}.js"] = Asset.of(body, CONTENT_TYPES[".js"])
         self.build = digest.hexdigest()[:12]
         """Identifies this set of files: part of every asset URL."""
         for name, asset in self.assets.items():
@@ -96,32 +114,67 @@ class StaticSite:
         shell = self.assets.pop(SHELL_FILE, None)
         if shell is None:
             raise FileNotFoundError(f"the web client's page shell {root / SHELL_FILE} is missing")
-        preloads = "\n".join(
-            f'<link rel="modulepreload" href="/static/{self.build}/{name}">' for name in sorted(self.assets) if name.endswith(MODULE_SUFFIXES)
-        )
-        body = shell.body.replace(PRELOAD_PLACEHOLDER.encode(), preloads.encode()).replace(BUILD_PLACEHOLDER.encode(), self.build.encode())
-        self.shell = Asset.of(body, shell.content_type)
+        modules = [name for name in sorted(self.assets) if name.endswith(MODULE_SUFFIXES) and not name.startswith(WORDS_FOLDER)]
+        self.shells: dict[str, Asset] = {}
+        """The page shell for each language: it preloads that language's words and says it in ``<html lang>``."""
+        for language in LANGUAGES:
+            preloads = "\n".join(f'<link rel="modulepreload" href="/static/{self.build}/{name}">' for name in [*modules, f"{WORDS_FOLDER}{language}.js"])
+            body = shell.body.replace(PRELOAD_PLACEHOLDER.encode(), preloads.encode()).replace(BUILD_PLACEHOLDER.encode(), self.build.encode())
+            body = WORDS_PLACEHOLDER.sub(functools.partial(_spoken, TABLES[language]), body)
+            self.shells[language] = Asset.of(body.replace(LANGUAGE_PLACEHOLDER.encode(), language.encode()), shell.content_type)
+        self.shell = self.shells[LANGUAGES[0]]
+        """The English shell (a request that names no language the page speaks)."""
 
-    def respond(self, path: str, accept_encoding: str = "", accept: str = "") -> Response | None:
+    def respond(self, path: str, accept_encoding: str = "", accept: str = "", accept_language: str = "") -> Response | None:
         """The answer to ``GET path``: a page, an asset, a 404 for a missing asset or (to a browser) for a page that
         does not exist, or None (not the site's URL: the caller asks for a WebSocket upgrade).
 
         ``accept_encoding`` is the request's Accept-Encoding: with ``gzip`` in it, text is sent compressed. ``accept``
         is its Accept: a browser (``text/html``) that asks for an unknown page gets the shell with status 404, whose
         script says "No such page" with a link to the lobby, instead of a bare 426 it cannot explain to a person.
+        ``accept_language`` is its Accept-Language: the shell of the first language in it that the page speaks.
         """
         gzip_ok = "gzip" in accept_encoding.lower()
+        shell = self.shells[language_of(accept_language)]
         if path == f"/{SERVICE_WORKER}":
             return _response(HTTPStatus.OK, self.service_worker, NO_CACHE, gzip_ok)
         if PAGE_PATHS.fullmatch(path):
-            return _response(HTTPStatus.OK, self.shell, NO_CACHE, gzip_ok, page=True)
+            return _response(HTTPStatus.OK, shell, NO_CACHE, gzip_ok, page=True)
         if not path.startswith("/static/"):
-            return _response(HTTPStatus.NOT_FOUND, self.shell, NO_CACHE, gzip_ok, page=True) if "text/html" in accept.lower() else None
+            return _response(HTTPStatus.NOT_FOUND, shell, NO_CACHE, gzip_ok, page=True) if "text/html" in accept.lower() else None
         build, _, name = path.removeprefix("/static/").partition("/")
         asset = self.assets.get(name)
         if asset is None:
             return _response(HTTPStatus.NOT_FOUND, NOT_FOUND, NO_CACHE, gzip_ok)
         return _response(HTTPStatus.OK, asset, IMMUTABLE if build == self.build else NO_CACHE, gzip_ok)
+
+
+def _spoken(table: dict[str, str], match: re.Match[bytes]) -> bytes:
+    """A shell's ``{{t:key}}`` in the table's words, HTML-escaped."""
+    return html.escape(table[match[1].decode()]).encode()
+
+
+def words_module(table: dict[str, str]) -> bytes:
+    """A word table as the ES module the page imports: ``export default {"key": "text", …};``."""
+    return b"// Made by server/web/static_site.py from shared/words: edit the tables there.\nexport default " + json.dumps(
+        table, ensure_ascii=False, indent=0, sort_keys=True
+    ).encode() + b";\n"
+
+
+def language_of(accept_language: str) -> str:
+    """The first language of an Accept-Language header (``pt-BR,pt;q=0.9,en;q=0.8`` -> ``pt``) that the page speaks,
+    by weight then order; English when none is."""
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(accept_language.split(",")):
+        tag, _, weight = part.strip().partition(";q=")
+        try:
+            quality = float(weight) if weight else 1.0
+        except ValueError:
+            continue
+        code = tag.split("-", 1)[0].strip().lower()
+        if code in TABLES and quality > 0:
+            ranked.append((-quality, index, code))
+    return min(ranked)[2] if ranked else LANGUAGES[0]
 
 
 NOT_FOUND = Asset(b"not found\n", CONTENT_TYPES[".txt"])
@@ -135,7 +188,7 @@ def _response(status: HTTPStatus, asset: Asset, cache: str, gzip_ok: bool, *, pa
             ("Content-Type", asset.content_type),
             ("Content-Length", str(len(body))),
             ("Cache-Control", cache),
-            ("Vary", "Accept-Encoding"),
+            ("Vary", "Accept-Encoding, Accept-Language" if page else "Accept-Encoding"),
             ("X-Content-Type-Options", "nosniff"),
         ]
     )

@@ -1,7 +1,7 @@
 // Log in and register (/account): a handle (3–20 of A–Z a–z 0–9 _ -, unique regardless of case) and a password
 // (8–128 characters). The session logs in to the account; its token, kept in localStorage, then carries it.
 
-import { errorText } from "./connection.js";
+import { errorText } from "./refusals.js";
 import { field, fill, h } from "./dom.js";
 
 const HANDLE_PATTERN = "[A-Za-z0-9][A-Za-z0-9_\\-]{2,19}";

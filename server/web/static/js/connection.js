@@ -32,12 +32,6 @@ export class ServerError extends Error {
   }
 }
 
-/** A refusal or failure for people: the server's message with its code (and field), or the error's message. */
-export function errorText(error) {
-  if (error instanceof ServerError) return `${error.message} (${error.code}${error.field ? `: ${error.field}` : ""})`;
-  return String((error && error.message) || error);
-}
-
 /** The connection closed before the reply came. */
 export class ConnectionLost extends Error {
   constructor(code, reason) {

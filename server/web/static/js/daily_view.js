@@ -4,7 +4,7 @@
 // statistics and everybody's replay at its recorded pace or raced as a ghost; the archive of past days, each
 // playable again uncounted.
 
-import { errorText } from "./connection.js";
+import { errorText } from "./refusals.js";
 import { clockText, fill, h } from "./dom.js";
 import { BoardView } from "./board_view.js";
 import { Board, moveText, parseMove } from "./engine.js";

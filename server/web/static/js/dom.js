@@ -1,4 +1,6 @@
-// Small helpers to build the page without a framework.
+// Small helpers to build the page without a framework, and the words every page says (in the tables of i18n.js).
+
+import { t } from "./i18n.js";
 
 /** h("div", {class: "x", onclick: f, dataset: {card: "5D"}}, child, "text", …) → an element. */
 export function h(tag, attributes = {}, ...children) {
@@ -47,29 +49,29 @@ export function clockText(ms) {
 /** A race's time limit in seconds as "time limit 5:00" (the lobby, the settings line, the clock line): the page's one
  * form, the words of the Python clients' `client/race_view.py` `time_limit_words`. */
 export function timeLimitText(seconds) {
-  return `time limit ${clockText(seconds * 1000)}`;
+  return t("setting.time_limit", { clock: clockText(seconds * 1000) });
 }
 
 /** "12 s ago", "3 min ago". */
 export function ageText(ms) {
   const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 60) return `${seconds} s ago`;
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
-  return `${Math.round(seconds / 3600)} h ago`;
+  if (seconds < 60) return t("web.ago.seconds", { count: seconds });
+  if (seconds < 3600) return t("web.ago.minutes", { count: Math.round(seconds / 60) });
+  return t("web.ago.hours", { count: Math.round(seconds / 3600) });
 }
 
 /** The settings of a race in a few words: "classic · undo · time limit 5:00 · solvable" (a ghost race's label first). */
 export function settingsText(settings) {
-  const parts = [settings.profile === "foundation-only" ? "foundation-only" : "classic"];
-  if (settings.ghost) parts.unshift(`ghost race: ${settings.ghost}`); // never rated; seat 2 replays a recorded attempt
-  if (settings.rated) parts.push("rated");
-  if (settings.undo) parts.push("undo");
-  if (settings.redeal_once) parts.push("redeal");
+  const parts = [t(settings.profile === "foundation-only" ? "setting.foundation_only" : "setting.classic")];
+  if (settings.ghost) parts.unshift(t("web.setting.ghost", { ghost: settings.ghost })); // never rated; seat 2 replays a recorded attempt
+  if (settings.rated) parts.push(t("setting.rated"));
+  if (settings.undo) parts.push(t("setting.undo"));
+  if (settings.redeal_once) parts.push(t("setting.redeal"));
   if (settings.time_limit) parts.push(timeLimitText(settings.time_limit));
-  if (settings.solvable_only) parts.push("solvable");
-  if (settings.private) parts.push("private");
-  if (settings.spectators === "link") parts.push("spectators with the link");
-  if (settings.spectators === "nobody") parts.push("no spectators");
+  if (settings.solvable_only) parts.push(t("setting.solvable"));
+  if (settings.private) parts.push(t("setting.private"));
+  if (settings.spectators === "link") parts.push(t("web.setting.spectators_link"));
+  if (settings.spectators === "nobody") parts.push(t("web.setting.spectators_nobody"));
   return parts.join(" · ");
 }
 
@@ -80,25 +82,23 @@ export function settingsText(settings) {
  */
 export function dealText(deal) {
   const parts = [];
-  if (deal.seed_chosen || deal.seedChosen) parts.push("chosen seed (may have been studied; never rated)");
-  if (deal.difficulty) parts.push(`${deal.difficulty} deal`);
-  if (deal.seed !== null && deal.seed !== undefined) parts.push(`seed ${deal.seed}`);
+  if (deal.seed_chosen || deal.seedChosen) parts.push(t("web.deal.chosen_seed"));
+  if (deal.difficulty) parts.push(t("web.deal.difficulty", { difficulty: t(`difficulty.${deal.difficulty}`) }));
+  if (deal.seed !== null && deal.seed !== undefined) parts.push(t("web.deal.seed", { seed: deal.seed }));
   return parts.length ? ` · ${parts.join(" · ")}` : "";
 }
 
-/** Where a race is (`status` of a race, a lobby entry, a live race) in words: the page's one copy (the Python
- * clients' is `client/race_view.py` `RACE_STATUSES`). */
-export const RACE_STATUSES = {
-  waiting: "waiting for an opponent",
-  countdown: "starting",
-  running: "racing",
-  finished: "finished",
-  closed: "closed",
-};
+/** A closed set's value in words: the tables' `kind.value` (`status.running` -> "racing"), the Python clients'
+ * words too (`client/race_view.py` `_worded`); an unknown value with its underscores as spaces. */
+export function worded(kind, value) {
+  const key = `${kind}.${value}`;
+  const words = t(key);
+  return words === key ? String(value).replace(/_/g, " ") : words;
+}
 
-/** `running` -> "racing"; an unknown status with its underscores as spaces. */
+/** Where a race is (`status` of a race, a lobby entry, a live race) in words: `running` -> "racing". */
 export function statusText(status) {
-  return RACE_STATUSES[status] || String(status).replace(/_/g, " ");
+  return worded("status", status);
 }
 
 const STATUS_ORDER = ["waiting", "countdown", "running", "finished"];
@@ -115,7 +115,7 @@ function lagging(shown, now) {
 export function watchedStatusText(shown, now, delayMs) {
   if (!lagging(shown, now)) return statusText(shown);
   if (now === "closed") return statusText(now);
-  return `${now === "finished" ? "finished" : "under way"} · shown ${Math.round(delayMs / 1000)} s late`;
+  return t(now === "finished" ? "watched.finished_late" : "watched.under_way_late", { seconds: Math.round(delayMs / 1000) });
 }
 
 /** The status whose colour a watched race's badge wears: the race's as it is now while the view lags it. */
@@ -127,42 +127,22 @@ export function watchedStatusColour(shown, now) {
  * you see it 30 s late." (`watched_status_note` in Python). */
 export function watchedStatusNote(shown, now, delayMs) {
   if (!lagging(shown, now) || now === "closed") return null;
-  const late = `${Math.round(delayMs / 1000)} s`;
-  return now === "finished" ? `The race is over: you see it as it was played, ${late} late, up to its result.` : `The race is under way: you see it ${late} late.`;
+  return t(now === "finished" ? "watched.note_finished" : "watched.note_under_way", { seconds: Math.round(delayMs / 1000) });
 }
 
 /** What a watched board without cards says: a race dealt since the delayed view shows its cards one delay late. */
 export function watchedBoardEmptyText(shown, now, delayMs) {
-  if (!lagging(shown, now) || now === "closed") return "The cards are dealt when the race starts.";
-  return `The cards were dealt: they show here ${Math.round(delayMs / 1000)} s after the start.`;
+  if (!lagging(shown, now) || now === "closed") return t("web.watch.dealt_at_start");
+  return t("web.watch.dealt_late", { seconds: Math.round(delayMs / 1000) });
 }
 
-/** Sentences for how an attempt ended and why a race ended. */
-export const ENDINGS = {
-  playing: "playing",
-  cleared: "cleared the board",
-  resigned: "resigned",
-  abandoned: "left (grace period over)",
-  stuck: "declared stuck",
-  dead: "no way forward (proved)",
-  blocked: "no legal move",
-  time_limit: "time limit",
-  race_over: "race decided",
-};
-
-/** Why a race closed without a result (`race_closed` `reason`), in words; an operator's `message` says more. */
-export const CLOSED_REASONS = {
-  left: "the creator left",
-  abandoned: "the creator went away",
-  cancelled: "the quick-match entry was cancelled",
-  lobby_full: "the lobby was full",
-  expired: "nobody joined in time",
-  operator: "an operator closed it",
-  paired: "quick match seated you in another race",
-};
+/** Where an attempt is (`playing`) or how it ended (`cleared`, `time_limit`, …) in words. */
+export function endingText(state) {
+  return state === "playing" ? t("web.attempt.playing") : worded("attempt", state);
+}
 
 /** Why `state`'s race closed, in words: "nobody joined in time", "an operator closed it (reported abuse)". */
 export function closedWhy(state) {
-  const why = CLOSED_REASONS[state.closedReason] || String(state.closedReason || "no reason given").replace(/_/g, " ");
+  const why = state.closedReason ? worded("closed", state.closedReason) : t("web.closed.no_reason");
   return state.closedMessage ? `${why} (${state.closedMessage})` : why;
 }

@@ -1,7 +1,7 @@
 // The leaderboard (/leaderboard?profile=…): established (non-provisional) players of a profile, best rating
 // first, page by page, with the viewer's own rank and rating. Bots are marked like everywhere else.
 
-import { errorText } from "./connection.js";
+import { errorText } from "./refusals.js";
 import { fill, h } from "./dom.js";
 import { PROFILES, gamesText, playerLabel, ratingBadge } from "./players.js";
 

@@ -1,7 +1,7 @@
 // The lobby (/): open races (live from lobby events), quick match and create with every setting, join by
 // invite code, races being played (to watch) and recently finished races (to replay).
 
-import { errorText } from "./connection.js";
+import { errorText } from "./refusals.js";
 import { ageText, dealText, field, fill, h, settingsText, statusText } from "./dom.js";
 import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";

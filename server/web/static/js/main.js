@@ -7,6 +7,7 @@ import { playerLabel, playerText, ratingBadge } from "./players.js";
 import { RACE_EVENTS } from "./protocol.js";
 import { toggleKeyboardHelp, typingInField } from "./keyboard_help.js";
 import { helloRefusalWords } from "./refusals.js";
+import { languagePicker, t } from "./i18n.js";
 
 const NAME_KEY = "fg.name";
 const GUEST_NAME_KEY = "fg.guest";
@@ -87,27 +88,27 @@ class App {
   /** Why the page could not start a session, in words, with a button that tries again (same token). */
   showNotLetIn(error) {
     const refused = error instanceof ServerError;
-    const heading = refused ? "The race server did not let this page in" : "Cannot reach the race server";
-    const words = refused ? helloRefusalWords(error) : "The page could not connect to the race server. It may be restarting: try again in a moment.";
+    const heading = t(refused ? "web.entry.not_let_in" : "web.entry.unreachable");
+    const words = refused ? helloRefusalWords(error) : t("web.entry.unreachable_text");
     fill(this.main, h("div", { class: "panel entry not-let-in" }, h("h1", {}, heading),
       h("p", { class: "error-text", role: "alert", dataset: { code: refused ? error.code : "" }, title: refused ? `${error.code}: ${error.message}` : String(error.message || error) }, words),
-      h("button", { onclick: () => location.reload() }, "Try again")));
+      h("button", { onclick: () => location.reload() }, t("web.try_again"))));
   }
 
   /** The first visit's name form; after a refused name, the name again with the server's reason above it. */
   askName(refused = null) {
     return new Promise((resolve) => {
-      const input = h("input", { name: "name", maxlength: "32", required: true, autocomplete: "nickname", placeholder: "your name", "aria-label": "your name" });
+      const input = h("input", { name: "name", maxlength: "32", required: true, autocomplete: "nickname", placeholder: t("web.entry.your_name"), "aria-label": t("web.entry.your_name") });
       if (refused) input.value = refused.name;
       const form = h("form", { class: "panel entry name-form", onsubmit: (event) => {
         event.preventDefault();
         const name = input.value.trim();
         if (!name || /[\u0000-\u001f\u007f]/.test(name)) return;
         resolve(name);
-      } }, h("h1", {}, "Welcome to Flower Garden Race"), h("p", {}, "Race someone head to head on the same deal. What should opponents call you?"),
-      h("p", { class: "hint" }, "New to Flower Garden? ", h("a", { href: "/rules", target: "_blank", dataset: { action: "rules" } }, "How to play"), " (a minute to read)."),
+      } }, h("h1", {}, t("web.entry.welcome")), h("p", {}, t("web.entry.pitch")),
+      h("p", { class: "hint" }, t("web.entry.new_here"), " ", h("a", { href: "/rules", target: "_blank", dataset: { action: "rules" } }, t("web.nav.rules")), " ", t("web.entry.minute_to_read")),
       refused ? h("p", { class: "error-text name-refused", role: "alert" }, refused.words) : null,
-      input, h("button", { type: "submit", class: "primary" }, "Start"));
+      input, h("button", { type: "submit", class: "primary" }, t("web.entry.start")));
       fill(this.main, form);
       input.focus();
     });
@@ -116,21 +117,21 @@ class App {
   /** The top bar: who this session is (handle and classic rating, or a guest's name) and the account links. */
   showWho() {
     const session = this.conn.session;
-    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, "How to play"), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, "Leaderboard"), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, "Daily deal")];
+    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, t("web.nav.rules")), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, t("web.nav.leaderboard")), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, t("web.nav.daily"))];
     if (session.account) {
       fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
         this.myRating === undefined ? null : ratingBadge(this.myRating), " ",
-        h("button", { class: "link", dataset: { action: "logout" }, title: "end this session (its token stops working) and continue as a guest", onclick: () => this.logOut() }, "log out"));
+        h("button", { class: "link", dataset: { action: "logout" }, title: t("web.who.logout_title"), onclick: () => this.logOut() }, t("web.who.logout")));
       return;
     }
-    fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, session.name), h("span", { class: "kind-tag guest", title: "not logged in" }, "guest"), " ",
-      h("a", { href: "/account", dataset: { link: "", action: "login" } }, "log in / register"), " ",
-      h("button", { class: "link", title: "a new name starts a new session", onclick: () => {
-        if (!confirm("Change your name? This starts a new session: races you sit in now stay with the old one.")) return;
+    fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, session.name), h("span", { class: "kind-tag guest", title: t("web.who.guest_title") }, t("web.player.guest")), " ",
+      h("a", { href: "/account", dataset: { link: "", action: "login" } }, t("web.who.login")), " ",
+      h("button", { class: "link", title: t("web.who.change_name_title"), onclick: () => {
+        if (!confirm(t("web.who.change_name_confirm"))) return;
         localStorage.removeItem(NAME_KEY);
         localStorage.removeItem(TOKEN_KEY);
         location.assign("/");
-      } }, "change name"));
+      } }, t("web.who.change_name")));
   }
 
   /** After register/login: the session now plays as the account (a reload resumes it logged in). */
@@ -178,7 +179,7 @@ class App {
    * anonymous session under the name used before logging in (docs/WEB.md).
    */
   async logOut() {
-    if (!confirm("Log out? Races you sit in now stay with your account.")) return;
+    if (!confirm(t("web.who.logout_confirm"))) return;
     try {
       await this.conn.logout(); // the token ends on the server, not only in this browser
     } catch (error) {
@@ -193,7 +194,7 @@ class App {
   }
 
   showStatus(status) {
-    this.statusBadge.textContent = status === "connected" ? "online" : status;
+    this.statusBadge.textContent = t(`web.connection.${status}`);
     this.statusBadge.dataset.status = status;
   }
 
@@ -214,7 +215,7 @@ class App {
       this.view = mount(this.main, this, { ...paramsOf(match), ...context });
       return;
     }
-    fill(this.main, h("div", { class: "panel entry not-found" }, h("h1", {}, "No such page"), h("p", {}, `There is no page at ${path}. Races are at /race/…, replays at /replay/…; the lobby lists what is open and being played.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
+    fill(this.main, h("div", { class: "panel entry not-found" }, h("h1", {}, t("web.not_found.title")), h("p", {}, t("web.not_found.text", { path })), h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby"))));
   }
 
   // --- the races this connection follows ---------------------------------------------------------
@@ -289,6 +290,8 @@ class App {
 // Installed as an app, a page the server cannot answer shows the offline page (sw.js) instead of the browser's error.
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 
+document.getElementById("language").replaceChildren(languagePicker());
+document.getElementById("connection").textContent = t("web.connection.connecting");
 const app = new App();
 window.flowerGarden = app; // a handle for the browser's console and for tests (docs/WEB.md)
 app.start();

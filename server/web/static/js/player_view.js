@@ -1,8 +1,9 @@
 // A player's page (/player/<handle>): stats per profile and the finished races, newest first, page by page,
 // each with its opponent, outcome, rating change and a link to its replay.
 
-import { ServerError, errorText } from "./connection.js";
-import { ENDINGS, ageText, clockText, fill, h } from "./dom.js";
+import { ServerError } from "./connection.js";
+import { errorText } from "./refusals.js";
+import { ageText, endingText, clockText, fill, h } from "./dom.js";
 import { PROFILES, abortedBadge, playerLabel, ratingBadge, ratingChangeCell } from "./players.js";
 
 const PAGE = 20;
@@ -59,7 +60,7 @@ class PlayerView {
     const rows = history.items.map((item) => h("div", { class: `race-row history-row ${item.outcome}`, dataset: { race: item.race } },
       h("div", { class: "who" },
         h("span", {}, h("strong", { class: "outcome" }, OUTCOMES[item.outcome] || item.outcome), " vs ", playerLabel(item.opponent)),
-        h("span", { class: "settings-text" }, `${item.profile}${item.rated ? " · rated" : ""} · ${item.count}/52 in ${clockText(item.time_ms)} · ${item.moves} move${item.moves === 1 ? "" : "s"} · ${ENDINGS[item.ended] || item.ended}`)),
+        h("span", { class: "settings-text" }, `${item.profile}${item.rated ? " · rated" : ""} · ${item.count}/52 in ${clockText(item.time_ms)} · ${item.moves} move${item.moves === 1 ? "" : "s"} · ${endingText(item.ended)}`)),
       h("div", { class: "meta" }, item.rating ? ratingChangeCell(item.rating) : item.aborted ? abortedBadge(item.aborted) : "casual", " · ", ageText(now - item.finished_at)),
       item.replay_available
         ? h("a", { class: "button", href: `/replay/${item.race}`, dataset: { link: "", action: "replay" } }, "Replay")

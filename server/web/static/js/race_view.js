@@ -2,14 +2,14 @@
 // watchers and presence, the buttons, keyboard entry, and the result with a rematch button.
 
 import { BoardView } from "./board_view.js";
-import { ServerError, errorText } from "./connection.js";
-import { ENDINGS, clockText, closedWhy, dealText, fill, h, settingsText, statusText, timeLimitText } from "./dom.js";
+import { ServerError } from "./connection.js";
+import { clockText, closedWhy, dealText, fill, h, endingText, settingsText, statusText, timeLimitText } from "./dom.js";
 import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
 import { ABORT_REASONS, abortedBadge, botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
 import { typingInField } from "./keyboard_help.js";
-import { refusalNotice } from "./refusals.js";
+import { errorText, refusalNotice } from "./refusals.js";
 
 const RESULT_REASONS = {
   cleared: "cleared the board first",
@@ -45,7 +45,7 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
       { class: "player-stats" },
       h("span", { class: "count", dataset: { count: String(player.count) } }, `${player.count} on foundations`),
       h("span", {}, `${player.left} left`),
-      h("span", { class: "state" }, ENDINGS[player.state] || player.state),
+      h("span", { class: "state" }, endingText(player.state)),
     ),
   );
 }
@@ -116,7 +116,7 @@ export function resultTable(state, { replayHint = true } = {}) {
             h("td", {}, clockText(player.time_ms)),
             h("td", {}, String(player.moves)),
             h("td", {}, String(player.undos)),
-            h("td", {}, ENDINGS[player.ended] || player.ended),
+            h("td", {}, endingText(player.ended)),
             rated ? h("td", {}, ratingChangeCell(player.rating)) : null,
           ),
         ),

@@ -4,7 +4,8 @@
 // solver (solve_from) gives a winning line from any point of a player's line, to step through on that board.
 
 import { BoardView } from "./board_view.js";
-import { ServerError, errorText } from "./connection.js";
+import { ServerError } from "./connection.js";
+import { errorText } from "./refusals.js";
 import { clockText, dealText, fill, h, settingsText } from "./dom.js";
 import { moveLabel, parseMove } from "./engine.js";
 import { playerText } from "./players.js";

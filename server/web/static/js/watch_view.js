@@ -2,7 +2,8 @@
 // A late joiner starts from the delayed snapshot (`watching`); later `move` events advance each board.
 
 import { BoardView } from "./board_view.js";
-import { ServerError, errorText } from "./connection.js";
+import { ServerError } from "./connection.js";
+import { errorText } from "./refusals.js";
 import { closedWhy, dealText, fill, h, settingsText, watchedBoardEmptyText, watchedStatusColour, watchedStatusNote, watchedStatusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
