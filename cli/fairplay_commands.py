@@ -93,21 +93,25 @@ async def _race_reveal(args: argparse.Namespace) -> list[tuple[str, bool, str]]:
     return check_deal(countdown.commitment, result.seed, Profile(first.race.settings.profile), result.salt, result.proving_line, countdown)
 
 
-def run_verify(args: argparse.Namespace) -> int:
-    """Check a race's reveal, or given values."""
+def _verify_checks(args: argparse.Namespace) -> list[tuple[str, bool, str]]:
+    """(check, passed, what it says) for the given values, or for RACE's reveal read from the server."""
     if args.race is None:
         if args.commitment is None or args.seed is None or args.salt is None:
             raise CommandError("bad_usage", "give a RACE, or --commitment, --seed and --salt", exit_code=EXIT_USAGE)
         line = [move.strip() for move in args.line.split(",")] if args.line else None
-        checks = check_deal(args.commitment, args.seed, Profile(args.profile), args.salt, line)
-    else:
-        found: list[list[tuple[str, bool, str]]] = []
+        return check_deal(args.commitment, args.seed, Profile(args.profile), args.salt, line)
+    found: list[list[tuple[str, bool, str]]] = []
 
-        async def work(args: argparse.Namespace) -> None:
-            found.append(await _race_reveal(args))
+    async def work(args: argparse.Namespace) -> None:
+        found.append(await _race_reveal(args))
 
-        run_connected(args, work)
-        checks = found[0]
+    run_connected(args, work)
+    return found[0]
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Check a race's reveal, or given values."""
+    checks = _verify_checks(args)
     if args.json:
         emit_json({"checks": [{"check": name, "ok": ok, "what": what} for name, ok, what in checks], "ok": all(ok for _, ok, _ in checks)})
     else:

@@ -130,13 +130,6 @@ def summarize(results: list[tuple[int, str, float, int, int, str]], budget: floa
     """The benchmark report from per-seed results."""
     decks = len(results)
     count = {verdict.value: sum(1 for r in results if r[1] == verdict.value) for verdict in Verdict}
-    solved, unsolvable, unknown = count["solved"], count["unsolvable"], count["unknown"]
-    decided = solved + unsolvable
-    times = sorted(r[2] for r in results)
-    solved_times = sorted(r[2] for r in results if r[1] == "solved")
-    low, high = wilson(solved, decided)
-    pessimistic, _ = wilson(solved, decks)
-    _, optimistic = wilson(solved + unknown, decks)
     seeds = sorted(r[0] for r in results)
     return {
         "seeds": f"{seeds[0]}..{seeds[-1]}" if seeds else "",
@@ -145,26 +138,49 @@ def summarize(results: list[tuple[int, str, float, int, int, str]], budget: floa
         "budget_seconds": budget,
         "jobs": jobs,
         "decks": decks,
-        "solved": solved,
-        "unsolvable": unsolvable,
-        "unknown": unknown,
+        "solved": count["solved"],
+        "unsolvable": count["unsolvable"],
+        "unknown": count["unknown"],
         "percent": {name: round(100 * value / decks, 2) if decks else 0.0 for name, value in count.items()},
-        "winnability": {
-            "estimate": round(solved / decided, 4) if decided else None,
-            "wilson95_decided": [round(low, 4), round(high, 4)],
-            "wilson95_unknowns_both_ways": [round(pessimistic, 4), round(optimistic, 4)],
-        },
-        "seconds": {
-            "median": round(percentile(times, 0.5), 4),
-            "p90": round(percentile(times, 0.9), 4),
-            "p99": round(percentile(times, 0.99), 4),
-            "max": round(times[-1], 4) if times else 0.0,
-            "median_solved": round(percentile(solved_times, 0.5), 4),
-        },
+        "winnability": _winnability(count, decks),
+        "seconds": _seconds(results),
         "peak_memory_mib": round(max((r[4] for r in results), default=0) / 1024, 1),
         "difficulty": {tier.value: sum(1 for r in results if r[5] == tier.value) for tier in Difficulty},
-        "unsolvable_seeds": sorted(r[0] for r in results if r[1] == "unsolvable"),
-        "unknown_seeds": sorted(r[0] for r in results if r[1] == "unknown"),
+        "unsolvable_seeds": _seeds_with(results, "unsolvable"),
+        "unknown_seeds": _seeds_with(results, "unknown"),
+    }
+
+
+def _seeds_with(results: list[tuple[int, str, float, int, int, str]], verdict: str) -> list[int]:
+    """The seeds whose verdict is ``verdict``, ascending."""
+    return sorted(r[0] for r in results if r[1] == verdict)
+
+
+def _winnability(count: dict[str, int], decks: int) -> dict[str, Any]:
+    """The share of winnable deals among the decided ones, with its Wilson intervals (unknowns left out, and
+    counted both ways)."""
+    solved, unknown = count["solved"], count["unknown"]
+    decided = solved + count["unsolvable"]
+    low, high = wilson(solved, decided)
+    pessimistic, _ = wilson(solved, decks)
+    _, optimistic = wilson(solved + unknown, decks)
+    return {
+        "estimate": round(solved / decided, 4) if decided else None,
+        "wilson95_decided": [round(low, 4), round(high, 4)],
+        "wilson95_unknowns_both_ways": [round(pessimistic, 4), round(optimistic, 4)],
+    }
+
+
+def _seconds(results: list[tuple[int, str, float, int, int, str]]) -> dict[str, float]:
+    """Percentiles of the solve time, of all seeds and of the solved ones."""
+    times = sorted(r[2] for r in results)
+    solved_times = sorted(r[2] for r in results if r[1] == "solved")
+    return {
+        "median": round(percentile(times, 0.5), 4),
+        "p90": round(percentile(times, 0.9), 4),
+        "p99": round(percentile(times, 0.99), 4),
+        "max": round(times[-1], 4) if times else 0.0,
+        "median_solved": round(percentile(solved_times, 0.5), 4),
     }
 
 
