@@ -8,8 +8,9 @@ import asyncio
 import time
 from collections.abc import Sequence
 
+from client.practice_bot import play_seat
 from client.race_client import RaceClient, ServerError
-from shared.protocol import AttemptEnded, RaceEvent, RaceResult, Started
+from shared.protocol import RaceResult
 
 
 class GhostPlayer:
@@ -24,21 +25,7 @@ class GhostPlayer:
 
     async def play(self, race_id: str, slot: int) -> RaceResult:
         """Play the seat until the race has a result, and return it."""
-        mover: asyncio.Task[None] | None = None
-        try:
-            while True:
-                event = await self.client.next_event(timeout=3600)
-                if not isinstance(event, RaceEvent) or event.race != race_id:
-                    continue
-                if isinstance(event, Started) and mover is None:
-                    mover = asyncio.create_task(self._moves(race_id))
-                elif isinstance(event, AttemptEnded) and event.slot == slot and mover is not None:
-                    mover.cancel()
-                elif isinstance(event, RaceResult):
-                    return event
-        finally:
-            if mover is not None:
-                mover.cancel()
+        return await play_seat(self.client, race_id, slot, lambda _: self._moves(race_id))
 
     async def _moves(self, race_id: str) -> None:
         """Each move when it is due (measured from the start as this client saw it), then the recorded end."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from client.race_client import RaceClient, ServerError
 from shared import Board, Move, Rules, Status, move_text
@@ -73,6 +74,33 @@ class BotBrain:
         return hint(board, Budget(seconds=self.level.search_seconds / 2)).move
 
 
+Mover = Callable[[Countdown], Coroutine[Any, Any, None]]
+"""What plays a seat's moves from the start on, given the race's countdown (its layout)."""
+
+
+async def play_seat(client: RaceClient, race_id: str, slot: int, mover: Mover) -> RaceResult:
+    """Follow a seat's race until its result: ``mover`` runs from the start until the seat's attempt ends (the practice
+    bot's and the ghost's loop)."""
+    countdown: Countdown | None = None
+    moving: asyncio.Task[None] | None = None
+    try:
+        while True:
+            event = await client.next_event(timeout=3600)
+            if not isinstance(event, RaceEvent) or event.race != race_id:
+                continue
+            if isinstance(event, Countdown):
+                countdown = event
+            elif isinstance(event, Started) and countdown is not None and moving is None:
+                moving = asyncio.create_task(mover(countdown))
+            elif isinstance(event, AttemptEnded) and event.slot == slot and moving is not None:
+                moving.cancel()
+            elif isinstance(event, RaceResult):
+                return event
+    finally:
+        if moving is not None:
+            moving.cancel()
+
+
 def board_of(countdown: Countdown, rules: Rules) -> Board:
     """The bot's board from the deal of the countdown (columns and bouquet: the seed is hidden until the result)."""
     return board_from_layout(countdown.columns, countdown.bouquet, rules)
@@ -92,24 +120,7 @@ class PracticeBot:
 
     async def play(self, race_id: str, slot: int, rules: Rules) -> RaceResult:
         """Play the seat until the race has a result, and return it."""
-        board: Board | None = None
-        mover: asyncio.Task[None] | None = None
-        try:
-            while True:
-                event = await self.client.next_event(timeout=3600)
-                if not isinstance(event, RaceEvent) or event.race != race_id:
-                    continue
-                if isinstance(event, Countdown):
-                    board = board_of(event, rules)
-                elif isinstance(event, Started) and board is not None and mover is None:
-                    mover = asyncio.create_task(self._moves(race_id, board))
-                elif isinstance(event, AttemptEnded) and event.slot == slot and mover is not None:
-                    mover.cancel()
-                elif isinstance(event, RaceResult):
-                    return event
-        finally:
-            if mover is not None:
-                mover.cancel()
+        return await play_seat(self.client, race_id, slot, lambda countdown: self._moves(race_id, board_of(countdown, rules)))
 
     async def _moves(self, race_id: str, board: Board) -> None:
         """Think, wait, move — until no move is left, the bot gives up (``stuck``), or the attempt ends."""
