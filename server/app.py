@@ -412,6 +412,7 @@ class RaceServer:
         operations = self.operations = Operations(
             ops_store, store, self._healthy, overloaded=lambda: commands_waiting(redis) >= pool_size
         )
+        operations.readers_failing = lambda: [name for name, reading in (("lobby_feed", feed.reading), ("race_channels", hub.reading)) if not reading]
         signer = operations.signer = (
             RecordSigner.of_file(Path(config.record_key_file)) if config.record_key_file else await RecordSigner.of_store(ops_store)
         )

@@ -63,6 +63,8 @@ class Operations:
         self.draining = False
         self.drained = asyncio.Event()
         """Set when a drain has finished every race under way: the process may stop."""
+        self.readers_failing: Callable[[], list[str]] = list
+        """The names of this process's readers of Redis (lobby feed, race channels) whose latest read failed."""
         self.archive_lag: Callable[[], tuple[int, float] | None] = lambda: None
         """Finished races not archived yet and the oldest one's age (s); None without an archive."""
         self._drainer: asyncio.Task[None] | None = None
@@ -100,12 +102,14 @@ class Operations:
 
     async def _ready(self) -> Response:
         reachable = await self.store_reachable()
-        ready = self.accepting and reachable
+        failing = self.readers_failing()  # e.g. a reader on a Cluster node that died while the others answer
+        ready = self.accepting and reachable and not failing
         document = {
             "status": "ready" if ready else "not_ready",
             "accepting": "yes" if self.accepting else "no",
             "draining": "yes" if self.draining else "no",
             "store": "ok" if reachable else "unreachable",
+            "readers": ",".join(failing) or "ok",
         }
         lag = self.archive_lag()
         if lag is not None:  # archiving late delays nothing a player waits for: shown, never a reason to be not ready

@@ -21,7 +21,7 @@ from client import RaceClient, ServerError
 from server import metrics
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis
-from server.store import connect_redis
+from server.store import connect_redis, keys
 from shared.protocol import CloseCode, RaceResult, RaceSettings
 
 
@@ -165,6 +165,29 @@ async def test_ready_is_503_when_the_store_is_unreachable(race_server: RaceServe
     race_server.operations.store_reachable = unreachable
     status, document = await ready(http_base(race_server.url))
     assert (status, document["store"], document["accepting"]) == (503, "unreachable", "yes")
+
+
+async def test_ready_is_503_while_the_lobby_feed_reader_cannot_read_and_200_once_it_reads_again(redis_url: str) -> None:
+    """Issue 27.9: a reader failing while PING answers (on a Cluster: its node died, the others answer) must not
+    leave the process ready. Here the feed's key holds a string on a database of the test's own: every XREAD of
+    it fails (WRONGTYPE) until the key is gone."""
+    async with RaceServer(server_config(redis_url.rsplit("/", 1)[0] + "/10")) as server:
+        assert server.redis is not None
+        await server.redis.flushdb()
+        base = http_base(server.url)
+        assert (await ready(base))[0] == 200
+        await server.redis.set(keys.LOBBY_FEED, "not a stream")
+        assert server.lobby_feed is not None
+        while server.lobby_feed.read_failures == 0:  # the feed's reader failed (and fails again until the key is gone)
+            await asyncio.sleep(0.05)
+        status, document = await ready(base)
+        assert (status, document["status"], document["store"]) == (503, "not_ready", "ok"), document
+        assert document["readers"] == "lobby_feed"
+        await server.redis.delete(keys.LOBBY_FEED)
+        while status != 200:
+            await asyncio.sleep(0.05)
+            status, document = await ready(base)
+        assert document["readers"] == "ok"
 
 
 async def test_a_script_cache_miss_reloaded_is_not_counted_as_a_redis_error(redis_url: str) -> None:

@@ -58,6 +58,8 @@ class BackgroundLoop:
         self.running = True
         self.failures = 0
         """How many steps failed so far (for operators: a store that keeps failing)."""
+        self.failing = False
+        """Whether the latest step failed (until the next one succeeds): a reader that cannot read now."""
         self._stopped = asyncio.Event()
 
     def stop(self) -> None:
@@ -86,11 +88,13 @@ class BackgroundLoop:
             except Exception as error:  # noqa: BLE001 - a background worker must outlive any failure of one step
                 if not self.running:
                     return
+                self.failing = True
                 self._failed(error, isinstance(error, expected))
                 if on_failure is not None:
                     on_failure(error)
                 await self._wait(backoff.next_delay())
             else:
+                self.failing = False
                 backoff.reset()
 
     def _failed(self, error: Exception, expected: bool) -> None:

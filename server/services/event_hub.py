@@ -446,6 +446,12 @@ class EventHub:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    @property
+    def reading(self) -> bool:
+        """False from a failed read of (or subscription to) the race channels until one succeeds again (``/ready``:
+        this process's players and spectators are not being sent their races' events meanwhile)."""
+        return not (self._reading.failing or self._subscribing.failing)
+
     def stop(self) -> None:
         """Make :meth:`run` return."""
         self._running = False

@@ -106,6 +106,12 @@ class LobbyFeed:
         snapshot_id, entries = await self.store.snapshot()
         return snapshot_id, [from_map(LobbyEntry, entry) for entry in entries]
 
+    @property
+    def reading(self) -> bool:
+        """False from a failed read of the feed until a read succeeds again (``/ready``: this process's watchers
+        are not being sent the lobby's changes meanwhile)."""
+        return not self._loop.failing
+
     def stop(self) -> None:
         """Make :meth:`run` return."""
         self._loop.stop()
