@@ -3,6 +3,8 @@ anonymous names that can never pass for a registered handle."""
 
 from __future__ import annotations
 
+import os
+import threading
 from dataclasses import replace
 
 import pytest
@@ -12,6 +14,7 @@ from race_helpers import SUITE_LOGIN_LIMITS, player, seated_race, server_config
 
 from client import RaceClient, ServerError
 from server.app import RaceServer
+from server.services import accounts
 from server.services.accounts import KDF, hash_secret
 from server.store import keys
 from shared.protocol import LobbyAdded, RaceSettings
@@ -224,3 +227,12 @@ async def test_a_blank_repeated_or_common_password_is_refused_weak_password(race
             with refused("weak_password"):
                 await client.register(new_handle("Weak"), weak)
         await client.register(new_handle("Strong"), PASSWORD)
+
+
+async def test_password_hashes_run_at_a_lower_priority_than_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    def priority_of_the_hashing_thread(secret: str, salt: bytes, kdf: str) -> bytes:
+        return str(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).encode()
+
+    monkeypatch.setattr(accounts, "_derive", priority_of_the_hashing_thread)
+    seen = int(await accounts.hash_secret("a password", b"salt"))
+    assert seen == min(19, os.getpriority(os.PRIO_PROCESS, 0) + accounts.HASH_NICENESS)

@@ -12,11 +12,16 @@ registration tells whether a handle is taken.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
+import os
 import re
 import secrets
+import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from typing import Final, Protocol
@@ -153,10 +158,28 @@ def _derive(secret: str, salt: bytes, kdf: str) -> bytes:
     return hashlib.scrypt(secret.encode(), salt=salt, n=n, r=r, p=p, dklen=length, maxmem=2 * 128 * n * r + (1 << 20))
 
 
+HASH_NICENESS: Final = 10
+"""How much lower than the event loop's the password-hash threads' priority is (Linux: per thread): a hash takes a
+core for about half a second, and when the cores are busy the loop's replies come first."""
+
+
+def _lower_priority() -> None:
+    """Lower the calling thread's priority by :data:`HASH_NICENESS` (Linux sets a nice value per thread; elsewhere
+    the call would lower the whole process, so nothing is done)."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + HASH_NICENESS)
+
+
+HASHERS: Final = ThreadPoolExecutor(max_workers=max(4, os.cpu_count() or 1), thread_name_prefix="password-hash", initializer=_lower_priority)
+"""The threads password hashes run on, at a lower priority than the event loop (:class:`HashGate` bounds how many
+run at once per service)."""
+
+
 async def hash_secret(secret: str, salt: bytes, kdf: str = KDF) -> bytes:
-    """The scrypt hash of ``secret`` with the parameters of ``kdf`` (as recorded with an account; computed in a worker
-    thread: it takes tens of milliseconds or more)."""
-    return await asyncio.to_thread(_derive, secret, salt, kdf)
+    """The scrypt hash of ``secret`` with the parameters of ``kdf`` (as recorded with an account; computed in a
+    low-priority worker thread, :data:`HASHERS`: it takes tens of milliseconds or more)."""
+    return await asyncio.get_running_loop().run_in_executor(HASHERS, _derive, secret, salt, kdf)
 
 
 class RaceFinder(Protocol):
