@@ -80,7 +80,7 @@ def main() -> None:
         server = subprocess.Popen(
             [sys.executable, "-m", "cli", "serve", "--redis", store.url, "--port", "0", "--countdown", "0.2",
              "--seed-pool-target", "0", "--log-level", "WARNING"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root), "FLOWERGARDEN_LIMITS_WATCHES_PER_ADDRESS_BURST": "0"},
         )  # fmt: skip
         try:
             port = wait_listening(server, "race server")

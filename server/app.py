@@ -28,6 +28,7 @@ from server.dispatch import Dispatcher, LobbyServices, PlayerServices
 from server.logs import LogFormat
 from server.operations import Operations
 from server.peers import PeerResolver
+from server.ratelimit import AddressBuckets
 from server.record_signing import RecordSigner
 from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
@@ -467,6 +468,7 @@ class RaceServer:
             daily=self.daily,
             ghosts=GhostService(self.races, store, self.lobby, self.daily),
             arenas=self.arenas,
+            address_watches=AddressBuckets(config.limits.watches_per_address_per_second, config.limits.watches_per_address_burst),
         )
         self.bots = dispatcher.bots
         self.transport = Transport(

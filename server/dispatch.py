@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from server import metrics
 from server.bot_host import BotHost
 from server.metrics import Role
-from server.ratelimit import TokenBucket
+from server.ratelimit import AddressBuckets, TokenBucket
 from server.services import race_journal
 from server.services.accounts import AccountService
 from server.services.analysis import RaceAnalyst
@@ -245,9 +245,12 @@ class Dispatcher:
         daily: DailyService,
         ghosts: GhostService,
         arenas: ArenaService,
+        address_watches: AddressBuckets | None = None,
     ) -> None:
+        """``address_watches``: the ``watch``/``unwatch`` budget of each client address, over all its connections."""
         self.arenas = arenas
         self.sessions = sessions
+        self.address_watches = address_watches or AddressBuckets(0, 0)
         self.daily = daily
         self.ghosts = ghosts
         self.races = races
@@ -623,13 +626,20 @@ class Dispatcher:
 
     # --- helpers ---------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _check_watch_rate(state: ConnectionState) -> None:
-        """Watch churn is refused past its budget: each watch costs a snapshot (issue 17 §3)."""
+    def _check_watch_rate(self, state: ConnectionState) -> None:
+        """Watch churn is refused past its budgets, the connection's and its address's (over all its connections):
+        each watch costs a snapshot and a catch-up of the race's events."""
         if not state.watches.allow():
             raise ServiceError(
                 ErrorCode.RATE_LIMITED,
                 f"watch and unwatch at most {WATCH_BURST} at once, then {WATCH_RATE_PER_SECOND:g} a second",
+                field="type",
+            )
+        if not self.address_watches.allow(state.address):
+            budget = self.address_watches
+            raise ServiceError(
+                ErrorCode.RATE_LIMITED,
+                f"your address may watch and unwatch at most {budget.burst} at once, then {budget.rate:g} a second (all its connections)",
                 field="type",
             )
 

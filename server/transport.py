@@ -91,6 +91,11 @@ class TransportLimits:
     descriptor_reserve: int = 128
     """File descriptors kept for the process's own work (Redis and database connections, files): a connection
     accepted when fewer than this are left under the limit is answered HTTP 503 at once (0: never)."""
+    watches_per_address_burst: int = 60
+    """``watch`` and ``unwatch`` requests of one client address (all its connections) at once, before
+    ``watches_per_address_per_second`` applies; more are refused ``rate_limited`` (0: no address budget). Each
+    connection also has its own budget of 20 at once, then 1 a second."""
+    watches_per_address_per_second: float = 5.0
     handshake_timeout: float = 10.0
     """Seconds a connection has from its accept to the end of its opening handshake (TLS included); then it is closed."""
     hello_timeout: float = 10.0

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 import pytest
+from player_helpers import from_address
 from race_helpers import assert_stream_resumed, events_until, play, player, seated_race, server_config, store_of
 from redis.asyncio import Redis
 from winning_lines import winning_deal
@@ -133,6 +134,28 @@ async def test_watch_churn_is_refused_past_its_budget_with_rate_limited(race_ser
     finally:
         await race.close()
         await eve.close()
+
+
+async def test_watch_churn_of_one_address_over_many_connections_is_refused_past_the_address_budget(race_server: RaceServer) -> None:
+    race = await seated_race(race_server.url)
+    churners = [await from_address(race_server.url, "127.0.0.61", f"Churn{index}") for index in range(4)]
+    other = await from_address(race_server.url, "127.0.0.62", "Other")
+    try:
+        answered, refused = 0, 0
+        for churner in churners:  # 20 each at once per connection: 80 in all, past the address's 60
+            for request in [churner.watch, churner.unwatch] * 10:
+                try:
+                    await request(race.race_id)
+                    answered += 1
+                except ServerError as error:
+                    assert (error.code, error.field) == ("rate_limited", "type") and "your address" in str(error)
+                    refused += 1
+        assert answered < 80 and answered + refused == 80
+        await other.watch(race.race_id)  # another address has its own budget
+    finally:
+        await race.close()
+        for client in [*churners, other]:
+            await client.close()
 
 
 async def test_a_spectator_that_rewatches_often_is_still_served_every_event_once(race_server: RaceServer) -> None:
