@@ -671,6 +671,26 @@ class RaceClient:
     def _lost(self) -> ConnectionLost:
         return ConnectionLost(self.connection.close_code, self.connection.close_reason or "")
 
+    def _deliver(self, message: Message) -> None:
+        """Hand one server message to the request waiting for it, or queue it as an event (a race's sequence number
+        and the lobby's mirror updated first)."""
+        request_id = getattr(message, "id", None)
+        future = self._waiting.get(request_id) if isinstance(request_id, int) else None
+        if future is not None and not future.done():
+            future.set_result(message)
+        elif isinstance(message, RaceEvent):
+            self.last_seq[message.race] = max(self.last_seq.get(message.race, 0), message.seq)
+            if isinstance(message, RaceClosed) and message.new_race is not None:
+                self._follow(message.new_race, playing=True)  # rated quick match seated us there
+            self._events.put_nowait(message)
+        elif isinstance(message, LobbyEvent):
+            self._apply_lobby_change(message)
+            self._events.put_nowait(message)
+        elif isinstance(message, Error):
+            self._events.put_nowait(Unsolicited(message))
+        elif isinstance(message, ServerShutdown | Notice | ArenaPaired | ArenaStandings):
+            self._events.put_nowait(message)
+
     async def _read(self) -> None:
         try:
             async for frame in self.connection:
@@ -680,22 +700,7 @@ class RaceClient:
                     message = decode_server_message(frame)
                 except ProtocolError:
                     continue  # a newer server's message this client does not know
-                request_id = getattr(message, "id", None)
-                future = self._waiting.get(request_id) if isinstance(request_id, int) else None
-                if future is not None and not future.done():
-                    future.set_result(message)
-                elif isinstance(message, RaceEvent):
-                    self.last_seq[message.race] = max(self.last_seq.get(message.race, 0), message.seq)
-                    if isinstance(message, RaceClosed) and message.new_race is not None:
-                        self._follow(message.new_race, playing=True)  # rated quick match seated us there
-                    self._events.put_nowait(message)
-                elif isinstance(message, LobbyEvent):
-                    self._apply_lobby_change(message)
-                    self._events.put_nowait(message)
-                elif isinstance(message, Error):
-                    self._events.put_nowait(Unsolicited(message))
-                elif isinstance(message, ServerShutdown | Notice | ArenaPaired | ArenaStandings):
-                    self._events.put_nowait(message)
+                self._deliver(message)
         except ConnectionClosed:
             pass
         finally:
