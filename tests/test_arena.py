@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from server.services.arena import ArenaService, Side
+from server.services.arena import CLAIM_LEASE_MS, ArenaService, Side
 from server.store import ArenaStore, Identity, connect_redis
 from server.store.connection import RedisClient
 from shared.protocol import Outcome
@@ -92,3 +92,19 @@ async def test_two_processes_pair_nobody_twice_and_book_each_race_once(two_proce
     assert sum(booked) == len(started) == 20
     table = await one.service.standings(tournament)
     assert sum(line.score for line in table) == 2 * 20 and sum(line.games for line in table) == 40
+
+
+async def test_a_pair_claimed_by_a_process_killed_before_its_race_is_paired_again(two_processes: tuple[Arena, Arena]) -> None:
+    one, two = two_processes
+    tournament = await one.service.create("kill -9", START, 3_600_000)
+    for player in ("ann", "bob"):
+        await one.service.join(tournament, Identity(player, player, player), 1500.0)
+    store = one.service.store
+    assert await store.claim(tournament, [("ann", "bob", "deadprocess1")], START) == ["deadprocess1"]  # then killed
+    assert await two.service.pair_round(tournament) == []  # both are busy
+    assert await two.service.release_stale(tournament) == 0  # within the lease: its process may still create it
+    two.clock[0] = START + CLAIM_LEASE_MS + 1
+    assert await two.service.release_stale(tournament) == 2
+    assert not await store.confirm(tournament, "deadprocess1")  # had it only been slow, it creates no race now
+    ((race, a, b),) = await two.service.pair_round(tournament)
+    assert {a, b} == {"ann", "bob"} and two.started == [(race, a, b)] and one.started == []

@@ -44,6 +44,10 @@ Send = Callable[[Message], None]
 Settle = Callable[[str, "ArenaService"], Awaitable[None]]
 """Books an arena's races that finished."""
 
+CLAIM_LEASE_MS = 10_000
+"""How long a claimed pair waits for its process to confirm it (a confirmation follows the claim at once) before
+another process frees its players: the claiming process was killed."""
+
 OPPOSITE = {Outcome.WON: Outcome.LOST, Outcome.LOST: Outcome.WON, Outcome.DRAW: Outcome.DRAW}
 
 
@@ -104,10 +108,18 @@ class ArenaService:
             return []
         pairs = [(a, b, new_race_id()) for a, b in choose_pairs(await self.store.free_players(arena))]
         claimed = set(await self.store.claim(arena, pairs, now))
-        started = [(race, a, b) for a, b, race in pairs if race in claimed]
-        for race, a, b in started:
-            await self.start_race(arena, race, a, b)
+        started = []
+        for a, b, race in pairs:
+            if race in claimed and await self.store.confirm(arena, race):  # not released meanwhile (a slow process)
+                await self.start_race(arena, race, a, b)
+                started.append((race, a, b))
         return started
+
+    async def release_stale(self, arena: str) -> int:
+        """Free the players of pairs claimed more than :data:`CLAIM_LEASE_MS` ago and never confirmed (the claiming
+        process died before it created their race); how many were freed."""
+        now = await self.now_ms()
+        return await self.store.release_stale(arena, now - CLAIM_LEASE_MS, now)
 
     async def finished(self, arena: str, race: str, first: Side, second: Side, outcome: Outcome) -> bool:
         """Book a finished race (``outcome`` from ``first``'s side) once, whichever processes report it; True if this
@@ -168,6 +180,7 @@ class ArenaService:
         """Book what finished, pair who is free, and tell this process's connections what the feed says."""
         if self.settle is not None:
             await self.settle(arena, self)
+        await self.release_stale(arena)
         await self.pair_round(arena)
         notes = await self.store.notes_after(arena, self._read.get(arena, "0-0"))
         if not notes:

@@ -109,7 +109,7 @@ class ArenaStore:
         times = await self.times(arena)
         end_at = 0 if times is None else times[1]
         claimed: Any = await self.scripts.arena_claim(
-            keys=[names["free"], names["busy"]], args=script_arguments(pairs=[list(pair) for pair in pairs], now=now, end_at=end_at)
+            keys=[names["free"], names["busy"], names["claimed"]], args=script_arguments(pairs=[list(pair) for pair in pairs], now=now, end_at=end_at)
         )
         return [race.decode() for race in claimed]
 
@@ -139,6 +139,21 @@ class ArenaStore:
         """The feed's notes after entry id ``after`` (``0-0``: all), oldest first."""
         entries: Any = await self.redis.xrange(keys.arena_keys(arena)["feed"], f"({after}" if after != "0-0" else "-", "+")
         return [(entry_id.decode(), {name.decode(): value.decode() for name, value in fields.items()}) for entry_id, fields in entries]
+
+    async def confirm(self, arena: str, race: str) -> bool:
+        """Confirm a claimed pair's race before creating it; False if the claim was released (do not create it)."""
+        return bool(await self.scripts.arena_confirm(keys=[keys.arena_keys(arena)["claimed"]], args=script_arguments(race=race)))
+
+    @repeatable
+    async def release_stale(self, arena: str, cutoff: int, now: int) -> int:
+        """Free the players of pairs claimed before ``cutoff`` (ms) and never confirmed; how many were freed."""
+        names = keys.arena_keys(arena)
+        times = await self.times(arena)
+        end_at = 0 if times is None else times[1]
+        freed = await self.scripts.arena_release(
+            keys=[names["claimed"], names["busy"], names["free"], names["paused"]], args=script_arguments(cutoff=cutoff, now=now, end_at=end_at)
+        )
+        return int(freed)
 
     @repeatable
     async def games(self, arena: str, player: str) -> list[ArenaGame]:

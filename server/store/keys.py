@@ -173,9 +173,10 @@ def arena_keys(arena: str) -> dict[str, str]:
     """The keys of one arena: ``meta`` (hash: name, start_at, end_at), ``players`` (hash: player -> JSON handle and
     rating), ``free`` (sorted set: player -> since when free, ms), ``busy`` (hash: player -> race id), ``paused``
     (set), ``scores`` (sorted set: player -> score), ``booked`` (hash: race id -> 1), ``feed`` (stream: the pairings
-    and results, for the processes that tell their connections)."""
+    and results, for the processes that tell their connections), ``claimed`` (sorted set: race id -> when its pair
+    was claimed, until the claiming process confirms it is creating the race)."""
     tag = f"{PREFIX}:{{arena:{arena}}}"
-    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked", "feed")}
+    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked", "feed", "claimed")}
 
 
 def arena_games(arena: str, player: str) -> str:

@@ -146,6 +146,8 @@ class Scripts:
         self.book_race: AsyncScript = redis.register_script(with_arguments(_source("book_race")))
         self.analysis_save: AsyncScript = redis.register_script(with_arguments(race_script(common, _source("analysis_save"))))
         self.arena_claim: AsyncScript = redis.register_script(with_arguments(_source("arena_claim")))
+        self.arena_confirm: AsyncScript = redis.register_script(with_arguments(_source("arena_confirm")))
+        self.arena_release: AsyncScript = redis.register_script(with_arguments(_source("arena_release")))
         self.arena_result: AsyncScript = redis.register_script(with_arguments(_source("arena_result")))
         self.daily_open: AsyncScript = redis.register_script(with_arguments(_source("daily_open")))
         self.daily_start: AsyncScript = redis.register_script(with_arguments(_source("daily_start")))

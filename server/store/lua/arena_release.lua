@@ -1,0 +1,23 @@
+-- Free the players of pairs claimed before a cutoff and never confirmed: their process died between the claim and
+-- the race's creation. KEYS: 1 the claimed set, 2 the busy hash, 3 the free set, 4 the paused set. ARGS: cutoff,
+-- now, end_at (ms). Returns how many players were freed.
+local stale = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGS.cutoff)
+if #stale == 0 then return 0 end
+local races = {}
+for _, race in ipairs(stale) do
+  races[race] = true
+  redis.call('ZREM', KEYS[1], race)
+end
+local freed = 0
+local busy = redis.call('HGETALL', KEYS[2])
+for index = 1, #busy, 2 do
+  local player, race = busy[index], busy[index + 1]
+  if races[race] then
+    redis.call('HDEL', KEYS[2], player)
+    if ARGS.now < ARGS.end_at and redis.call('SISMEMBER', KEYS[4], player) == 0 then
+      redis.call('ZADD', KEYS[3], ARGS.now, player)
+    end
+    freed = freed + 1
+  end
+end
+return freed
