@@ -68,8 +68,8 @@ from server.store import (
     QuickMatchStore,
     RaceChannels,
     RaceStore,
+    RedisSessionStore,
     SeedPoolStore,
-    SessionStore,
     ShardedRaceChannels,
     commands_waiting,
     connect_redis,
@@ -348,7 +348,7 @@ class RaceServer:
             policy=config.race_policy(),
             books=books,
         )
-        session_store = SessionStore(
+        session_store = RedisSessionStore(
             self.redis,
             ttl_ms=config.session_ttl_seconds * 1000,
             provisional_ttl_ms=round(config.sessions.provisional_seconds * 1000),

@@ -27,9 +27,9 @@ from server.store import (
     QueueEntry,
     QuickMatchStore,
     RaceStore,
+    RedisSessionStore,
     SeedPoolStore,
     SessionRecord,
-    SessionStore,
     presence_member,
 )
 from server.store.connection import connect_cluster
@@ -169,7 +169,7 @@ async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalClust
 
 
 async def test_sessions_and_seed_pools_work_on_the_cluster(cluster_client: RedisCluster) -> None:
-    sessions = SessionStore(cluster_client)
+    sessions = RedisSessionStore(cluster_client)
     tokens = [secrets.token_urlsafe(16) for _ in range(6)]
     for index, token in enumerate(tokens):
         await sessions.create(token, SessionRecord(player=f"p{index}", name=f"Player {index}"))

@@ -72,7 +72,7 @@ def module_tier(path: Path) -> str | None:
 
 def tier_of(item: pytest.Item) -> str:
     """The one tier of a collected test."""
-    for tier in ("postgres", "container", "browser", "process"):
+    for tier in ("postgres", "container", "browser", "process", "redis"):
         if item.get_closest_marker(tier) is not None:
             return tier
     if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):

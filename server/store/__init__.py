@@ -43,7 +43,7 @@ from server.store.race_store import (
     presence_member,
 )
 from server.store.seed_pool_store import PooledSeed, SeedPoolStore
-from server.store.session_store import SessionRecord, SessionStore
+from server.store.session_store import MemorySessionStore, RedisSessionStore, SessionRecord, SessionStore
 
 __all__ = [
     "ANALYSIS_SAFETY_MS",
@@ -70,6 +70,7 @@ __all__ = [
     "LoginAdmission",
     "LoginBudget",
     "LoginLimit",
+    "MemorySessionStore",
     "NewRace",
     "OpsStore",
     "PairRules",
@@ -84,6 +85,7 @@ __all__ = [
     "RaceRecord",
     "RaceStore",
     "RatedRefusal",
+    "RedisSessionStore",
     "RematchOffer",
     "SealedDeal",
     "SeatBooking",
