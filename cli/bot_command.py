@@ -27,7 +27,9 @@ def register(subparsers: Any) -> None:
             "solver at --level 1 (beginner: slow, often a random move) to 5 (follows the solver's winning line, about a "
             "move a second), paced like a person. By default it opens a race in the lobby and waits for someone; "
             "--quick joins the quick-match queue, --join takes a given race. Without --handle it registers a new bot "
-            f"account; with --handle it logs in with the bot's key (from --key-file, ${PASSWORD_ENV}, the terminal or stdin)."
+            f"account; with --handle it logs in with the bot's key (from --key-file, ${PASSWORD_ENV}, the terminal or stdin). "
+            "A race outlives a server restart: the bot reconnects with its session (for about two minutes) and plays on "
+            "from the position the server stored."
         ),
     )
     add_server_argument(parser)
@@ -101,5 +103,5 @@ async def _one_race(client: RaceClient, args: argparse.Namespace, *, first: bool
     _say(f"level {args.level} playing race {race.race} as seat {slot}")
     brain = BotBrain(LEVELS[args.level], random.Random())
     bot = PracticeBot(client, brain, pace=args.pace, say=_say)
-    return await bot.play(race.race, slot, rules_of(race.settings))
+    return await bot.play(race.race, slot, rules_of(race.settings), reconnect=True)
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.race_client import RaceClient, ServerError
+from client.race_client import ConnectionLost, Incoming, RaceClient, Resumed, ServerError
 from shared import Board, Move, Rules, Status, move_text
-from shared.protocol import AttemptEnded, Countdown, RaceEvent, RaceResult, Started
-from shared.race import board_from_layout, play_reported
+from shared.protocol import AttemptEnded, Countdown, Moved, RaceEvent, RaceResult, Started, Synced
+from shared.race import board_from_layout, play_reported, replay_reported
 from shared.solver import Budget, Verdict, hint, solve
 
 
@@ -77,25 +77,52 @@ class BotBrain:
 Mover = Callable[[Countdown], Coroutine[Any, Any, None]]
 """What plays a seat's moves from the start on, given the race's countdown (its layout)."""
 
+Resumer = Callable[[Synced, Moved | None], Coroutine[Any, Any, None]]
+"""What plays a seat's moves on after a reconnect, from the seat as the server has it (``synced``) and the reply to
+the move that was in flight at the drop and was resent (or None)."""
 
-async def play_seat(client: RaceClient, race_id: str, slot: int, mover: Mover) -> RaceResult:
+RECONNECT_ATTEMPTS = 40
+"""Rounds of reconnecting a resuming seat tries (about two minutes: a server restart, a failover)."""
+
+
+async def _items(client: RaceClient, *, follow: bool) -> AsyncIterator[Incoming | Resumed]:
+    """The client's events; with ``follow`` across reconnects (RaceClient.follow), else until the connection ends."""
+    if follow:
+        async for item in client.follow(attempts=RECONNECT_ATTEMPTS):
+            yield item
+        raise ConnectionLost(None, "the client was closed")
+    while True:
+        yield await client.next_event(timeout=3600)
+
+
+async def play_seat(client: RaceClient, race_id: str, slot: int, mover: Mover, *, resume: Resumer | None = None) -> RaceResult:
     """Follow a seat's race until its result: ``mover`` runs from the start until the seat's attempt ends (the practice
-    bot's and the ghost's loop)."""
+    bot's and the ghost's loop). With ``resume`` the seat outlives its connection: when the server goes away (a
+    restart, a drain, a lost network) the client reconnects with its session and the seat's moves go on through
+    ``resume`` from the position the server stored; without it ConnectionLost ends the seat."""
     countdown: Countdown | None = None
     moving: asyncio.Task[None] | None = None
+    ended = False
     try:
-        while True:
-            event = await client.next_event(timeout=3600)
-            if not isinstance(event, RaceEvent) or event.race != race_id:
+        async for item in _items(client, follow=resume is not None):
+            if isinstance(item, Resumed):
+                synced = item.synced.get(race_id)
+                if resume is not None and moving is not None and synced is not None and not ended:
+                    moving.cancel()
+                    moving = asyncio.create_task(resume(synced, item.resent.get(race_id)))
                 continue
-            if isinstance(event, Countdown):
-                countdown = event
-            elif isinstance(event, Started) and countdown is not None and moving is None:
+            if not isinstance(item, RaceEvent) or item.race != race_id:
+                continue
+            if isinstance(item, Countdown):
+                countdown = item
+            elif isinstance(item, Started) and countdown is not None and moving is None:
                 moving = asyncio.create_task(mover(countdown))
-            elif isinstance(event, AttemptEnded) and event.slot == slot and moving is not None:
+            elif isinstance(item, AttemptEnded) and item.slot == slot and moving is not None:
+                ended = True
                 moving.cancel()
-            elif isinstance(event, RaceResult):
-                return event
+            elif isinstance(item, RaceResult):
+                return item
+        raise ConnectionLost(None, "the connection ended")  # not reached: the events end by raising ConnectionLost
     finally:
         if moving is not None:
             moving.cancel()
@@ -104,6 +131,17 @@ async def play_seat(client: RaceClient, race_id: str, slot: int, mover: Mover) -
 def board_of(countdown: Countdown, rules: Rules) -> Board:
     """The bot's board from the deal of the countdown (columns and bouquet: the seed is hidden until the result)."""
     return board_from_layout(countdown.columns, countdown.bouquet, rules)
+
+
+def board_resumed(synced: Synced, resent: Moved | None, rules: Rules) -> Board:
+    """The seat's board after a reconnect: the deal with the seat's stored actions replayed, and the move resent
+    at the reconnect if the server applied it only then (its ``seq`` is the next action's number)."""
+    if synced.deal is None:
+        raise ConnectionLost(None, f"race {synced.race.race} has no deal to resume from")
+    board = replay_reported(synced.deal.columns, synced.deal.bouquet, rules, list(synced.moves), synced.redeal_columns)
+    if resent is not None and resent.seq == len(synced.moves) + 1:
+        play_reported(board, resent.move, resent.columns)
+    return board
 
 
 class PracticeBot:
@@ -118,9 +156,17 @@ class PracticeBot:
     def _think_time(self) -> float:
         return self.pace * self.brain.level.seconds_per_move * self.brain.rng.lognormvariate(0.0, 0.35)
 
-    async def play(self, race_id: str, slot: int, rules: Rules) -> RaceResult:
-        """Play the seat until the race has a result, and return it."""
-        return await play_seat(self.client, race_id, slot, lambda countdown: self._moves(race_id, board_of(countdown, rules)))
+    async def play(self, race_id: str, slot: int, rules: Rules, *, reconnect: bool = False) -> RaceResult:
+        """Play the seat until the race has a result, and return it; with ``reconnect`` across server restarts
+        (``flowergarden bot``; the server's own bots end with their server)."""
+
+        async def resume(synced: Synced, resent: Moved | None) -> None:
+            await self._moves(race_id, board_resumed(synced, resent, rules))
+
+        return await play_seat(
+            self.client, race_id, slot, lambda countdown: self._moves(race_id, board_of(countdown, rules)),
+            resume=resume if reconnect else None,
+        )
 
     async def _moves(self, race_id: str, board: Board) -> None:
         """Think, wait, move — until no move is left, the bot gives up (``stuck``), or the attempt ends."""
@@ -144,5 +190,7 @@ class PracticeBot:
                     return
         except ServerError as error:  # the attempt or the race ended meanwhile
             self.say(f"stopped: {error.code}")
+        except ConnectionLost:  # the server went away: a reconnecting seat goes on from what the server stored
+            self.say("the connection dropped")
 
 
