@@ -5,6 +5,7 @@ A race script's reply is one MessagePack string (:func:`packed_reply`, read back
 
 from __future__ import annotations
 
+import functools
 import re
 from importlib import resources
 from typing import Any
@@ -25,7 +26,9 @@ _DEFINITION = re.compile(r"local (?:function (\w+)|([\w, ]+?)\s*=)")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
+@functools.cache
 def _source(name: str) -> str:
+    """The text of ``lua/<name>.lua``, read once per process (a package file: it cannot change under a running one)."""
     return resources.files("server.store").joinpath("lua", f"{name}.lua").read_text(encoding="utf-8")
 
 
@@ -46,6 +49,7 @@ def common_definitions(common: str) -> list[tuple[list[str], str]]:
     return definitions
 
 
+@functools.cache
 def race_script(common: str, own: str) -> str:
     """A race script: the definitions of ``common`` that ``own`` names, directly or through another definition, in
     their order, then ``own``. Redis runs a script's whole text on every call, so every helper defined costs on every
@@ -75,6 +79,7 @@ def script_arguments(**fields: Any) -> list[bytes]:
     return [msgpack.packb({name: False if value is None else value for name, value in fields.items()}, use_bin_type=False)]
 
 
+@functools.cache
 def with_arguments(script: str) -> str:
     """``script`` preceded by lua/arguments.lua and the line that reads its arguments: every ``ARGS.<name>`` the
     script's code names (comments aside) is required, so a caller that leaves one out is refused before anything
@@ -107,7 +112,12 @@ def script_reply(packed: bytes) -> Any:
 
 
 class Scripts:
-    """The registered scripts of one Redis client (EVALSHA, reloaded by redis-py when Redis forgot them)."""
+    """The registered scripts of one Redis client (EVALSHA, reloaded by redis-py when Redis forgot them).
+
+    Each store builds its own; the texts are composed once per process (:func:`_source`, :func:`race_script` and
+    :func:`with_arguments` are cached): composing them was about half the CPU of starting a race server, which the
+    suite does for nearly every test (tests/conftest.py ``race_server``).
+    """
 
     def __init__(self, redis: RedisClient, *, sharded_channels: bool = False) -> None:
         """``sharded_channels``: the race scripts publish their events with SPUBLISH (a Redis Cluster of Redis >= 7)."""
