@@ -205,27 +205,41 @@ class LobbyService:
         if slot is None:
             raise ServiceError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         if slot == 0 and record.origin == "quick_match":
-            entry = await self.queue.entry_of(player)
-            if entry is not None and entry.race_id == race_id:
-                await self.queue.cancel(entry)
-            if owner.queue is not None and owner.queue.race_id == race_id:
-                owner.queue = None
-        next_deal = await self.dealer.next_deal(record) if slot == 1 else record.deal
-        try:
-            outcome = await self.races.leave(race_id, player, next_deal=next_deal, reason=CloseReason.LEFT)
-        except ServiceError:
-            if next_deal.seed != record.deal.seed and record.settings.solvable_only:
-                await self.dealer.give_back_deal(record.settings.profile, next_deal, tiered=record.settings.asked_difficulty is not None)
-            raise
-        if slot == 1 and self.races.books is not None:
-            await self.races.books.seat_freed(record)
-        if slot == 1 and outcome is RaceStatus.WAITING and record.origin == "quick_match" and self.requeue is not None:
-            await self.requeue(await self.races.record(race_id))
+            await self._leave_queue(race_id, player, owner)
+        outcome = await self._give_up_seat(record, player, slot)
+        if slot == 1:
+            await self._seat_freed(record, outcome)
         if outcome is RaceStatus.CLOSED:
             owner.races.discard(race_id)
             await self.store.close(race_id, record.invite)
         elif is_listed(record):
             await self.store.change(race_id, self._entry(await self.races.record(race_id)))
+
+    async def _leave_queue(self, race_id: str, player: str, owner: Owner) -> None:
+        """The creator of a quick-match race leaves: its queue entry for that race is cancelled."""
+        entry = await self.queue.entry_of(player)
+        if entry is not None and entry.race_id == race_id:
+            await self.queue.cancel(entry)
+        if owner.queue is not None and owner.queue.race_id == race_id:
+            owner.queue = None
+
+    async def _give_up_seat(self, record: RaceRecord, player: str, slot: int) -> RaceStatus:
+        """Leave the seat (the second player's leaving deals the race anew); a fresh deal is given back to the pool
+        when the leave is refused."""
+        next_deal = await self.dealer.next_deal(record) if slot == 1 else record.deal
+        try:
+            return await self.races.leave(record.race_id, player, next_deal=next_deal, reason=CloseReason.LEFT)
+        except ServiceError:
+            if next_deal.seed != record.deal.seed and record.settings.solvable_only:
+                await self.dealer.give_back_deal(record.settings.profile, next_deal, tiered=record.settings.asked_difficulty is not None)
+            raise
+
+    async def _seat_freed(self, record: RaceRecord, outcome: RaceStatus) -> None:
+        """The second seat was freed: the ladder's books hear of it, and a quick-match race still waiting queues again."""
+        if self.races.books is not None:
+            await self.races.books.seat_freed(record)
+        if outcome is RaceStatus.WAITING and record.origin == "quick_match" and self.requeue is not None:
+            await self.requeue(await self.races.record(record.race_id))
 
     # --- owners ------------------------------------------------------------------------------------
 

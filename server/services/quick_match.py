@@ -163,36 +163,45 @@ class QuickMatchService:
         crowded = await self.store.crowded(unrated) if unrated else set()
         paired = 0
         for owner, entry in held:
-            who, tell = owner.identity, owner.on_paired
-            if who is None or tell is None or (is_rated(entry) and self.rating_of is None):
-                continue
             if not is_rated(entry) and entry.settings_key not in crowded:
                 continue
-            record = await self.races.store.load_race(entry.race_id)
-            if record is None or record.status is not RaceStatus.WAITING or owner.queue != entry:
-                continue
-            rating = await self.rating_of(record.settings.profile, who.player) if is_rated(entry) and self.rating_of is not None else None
-            partner = await self.store.pair_or_wait(
-                entry.settings_key, who.player, entry.race_id, rating=rating, waiting=True, window=self.window.as_args()
-            )
-            if partner is None:
-                continue
-            owner.queue = None
-            try:
-                joined = await self._join(partner, who)
-            except ServiceError as error:
-                if error.code is not ErrorCode.RATED_BUSY:
-                    raise
-                joined = None  # this player started another rated race meanwhile: it waits until that is over
-            if joined is None:  # the partner's race went away meanwhile: wait again
-                await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
-                owner.queue = entry
-                continue
-            await self.races.leave(entry.race_id, who.player, next_deal=record.deal, reason=CloseReason.PAIRED, new_race=joined.info.race)
-            await self.lobby.store.close(entry.race_id, None)
-            await tell(joined)
-            paired += 1
+            paired += await self._retry_one(owner, entry)
         return paired
+
+    async def _retry_one(self, owner: Owner, entry: QueueEntry) -> int:
+        """Try to pair one waiting entry held here: 1 if it was paired (and told), 0 if it still waits."""
+        who, tell = owner.identity, owner.on_paired
+        if who is None or tell is None or (is_rated(entry) and self.rating_of is None):
+            return 0
+        record = await self.races.store.load_race(entry.race_id)
+        if record is None or record.status is not RaceStatus.WAITING or owner.queue != entry:
+            return 0
+        rating = await self.rating_of(record.settings.profile, who.player) if is_rated(entry) and self.rating_of is not None else None
+        partner = await self.store.pair_or_wait(
+            entry.settings_key, who.player, entry.race_id, rating=rating, waiting=True, window=self.window.as_args()
+        )
+        if partner is None:
+            return 0
+        owner.queue = None
+        joined = await self._join_unless_busy(partner, who)
+        if joined is None:  # the partner's race went away meanwhile: wait again
+            await self.store.requeue(entry, rating=rating, queued_at=record.created_at)
+            owner.queue = entry
+            return 0
+        await self.races.leave(entry.race_id, who.player, next_deal=record.deal, reason=CloseReason.PAIRED, new_race=joined.info.race)
+        await self.lobby.store.close(entry.race_id, None)
+        await tell(joined)
+        return 1
+
+    async def _join_unless_busy(self, partner: Partner, who: Identity) -> SeatedRace | None:
+        """:meth:`_join`, with None also when ``who`` started another rated race meanwhile: it waits until that is
+        over."""
+        try:
+            return await self._join(partner, who)
+        except ServiceError as error:
+            if error.code is not ErrorCode.RATED_BUSY:
+                raise
+            return None
 
     async def _open_own_race(self, who: Identity, settings: RaceSettings) -> tuple[NewRace, SeatedRace]:
         race = await self.dealer.deal(settings, origin="quick_match")
