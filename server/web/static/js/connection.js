@@ -3,7 +3,7 @@
 // reconnect that says hello with the same token, syncs the races played and re-watches the races watched
 // from the last event received, and resends a move whose reply never came (same move_id: applied once).
 
-import { LOBBY_EVENTS, PROTOCOL_VERSION, RACE_EVENTS, decode, encode } from "./protocol.js";
+import { ARENA_EVENTS, LOBBY_EVENTS, PROTOCOL_VERSION, RACE_EVENTS, decode, encode } from "./protocol.js";
 
 /** The server refused a request: its code (switch on it), message for people, field and expected seq. */
 /**
@@ -175,6 +175,23 @@ export class Connection {
   /** End this session on the server: its token stops working everywhere. */
   logout() {
     return this.request({ type: "logout" });
+  }
+
+  // Arena tournaments (docs/COMMUNITY.md): arena_paired and arena_standings then come as events.
+  arenaCreate(name, minutes = 20, timeLimit = 300) {
+    return this.request({ type: "arena_create", name, minutes, time_limit: timeLimit });
+  }
+
+  arenaJoin(arena) {
+    return this.request({ type: "arena_join", arena });
+  }
+
+  arenaPause(arena) {
+    return this.request({ type: "arena_pause", arena });
+  }
+
+  arenaStandings(arena) {
+    return this.request({ type: "arena_standings_request", arena });
   }
 
   /** Race a ghost (docs/COMMUNITY.md "Ghost races"): source "daily" (day, handle) or "race" (race, slot). */
@@ -391,7 +408,7 @@ export class Connection {
       const last = this.lastSeq.get(message.race) ?? 0;
       if (message.seq <= last) return; // already received: never twice
       this.lastSeq.set(message.race, Math.max(last, message.seq));
-    } else if (!LOBBY_EVENTS.has(message.type) && message.type !== "error" && message.type !== "server_shutdown") {
+    } else if (!LOBBY_EVENTS.has(message.type) && !ARENA_EVENTS.has(message.type) && message.type !== "error" && message.type !== "server_shutdown") {
       return;
     }
     this.emit("event", message);

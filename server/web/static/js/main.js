@@ -26,6 +26,8 @@ const ROUTES = [
   [/^\/rules$/, async () => (await import("./rules_view.js")).mountRules, () => ({})],
   [/^\/account$/, async () => (await import("./account_view.js")).mountAccount, () => ({})],
   [/^\/leaderboard$/, async () => (await import("./leaderboard_view.js")).mountLeaderboard, () => ({ profile: new URLSearchParams(location.search).get("profile") || "classic" })],
+  [/^\/arena$/, async () => (await import("./arena_view.js")).mountArena, () => ({ arena: null })],
+  [/^\/arena\/([A-Za-z0-9_-]+)$/, async () => (await import("./arena_view.js")).mountArena, (m) => ({ arena: m[1] })],
   [/^\/daily$/, async () => (await import("./daily_view.js")).mountDaily, () => ({ day: new URLSearchParams(location.search).get("day") })],
   [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
 ];
@@ -117,7 +119,7 @@ class App {
   /** The top bar: who this session is (handle and classic rating, or a guest's name) and the account links. */
   showWho() {
     const session = this.conn.session;
-    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, t("web.nav.rules")), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, t("web.nav.leaderboard")), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, t("web.nav.daily"))];
+    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, t("web.nav.rules")), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, t("web.nav.leaderboard")), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, t("web.nav.daily")), h("a", { href: "/arena", dataset: { link: "" }, class: "nav" }, t("web.nav.arena"))];
     if (session.account) {
       fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
         this.myRating === undefined ? null : ratingBadge(this.myRating), " ",
@@ -251,6 +253,8 @@ class App {
   }
 
   dispatch(event) {
+    if (event.type === "arena_paired") return this.navigate(`/race/${event.race}`); // the arena's next race: take the seat
+    if (event.type === "arena_standings") return this.view?.onStandings?.(event);
     if (!RACE_EVENTS.has(event.type)) return;
     const state = this.states.get(event.race);
     if (!state) {

@@ -54,6 +54,8 @@ export const RACE_EVENTS = new Set([
   "watchers", "player_left", "race_closed", "rematch_offered", "rematch", "analysis",
 ]);
 export const LOBBY_EVENTS = new Set(["lobby_added", "lobby_changed", "lobby_removed", "lobby_reset"]);
+/** Pushed to the connections that joined an arena tournament. */
+export const ARENA_EVENTS = new Set(["arena_paired", "arena_standings"]);
 
 /** A seed typed by a person ("123", "0x1f") → a Number or BigInt, or null when empty; throws when invalid. */
 export function parseSeed(text) {
