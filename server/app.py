@@ -79,7 +79,7 @@ from server.store import (
 from server.store.archive_queue import ArchiveQueue
 from server.store.connection import RedisClient, connect_cluster
 from server.store.database import PostgresRaceArchive
-from server.store.durability import Durability, check_store
+from server.store.durability import Durability, check_layout, check_store
 from server.store.script_pipeline import DirectAddress
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
@@ -322,6 +322,7 @@ class RaceServer:
         # Blocking reads (race channels, lobby feed) have their own pool; XREAD BLOCK stays below this socket timeout.
         self.reader_redis = self._connect(max_connections=BLOCKING_POOL_SIZE, socket_timeout=10.0)
         await check_store(self.redis, config.durability, degraded_ok=config.durability_degraded)
+        await check_layout(self.redis)  # a store a newer release wrote is refused
         await self.redis.ping()
         # On a Cluster of Redis >= 7 each race's channel is sharded (published in its slot, subscribed on its node).
         sharded = await sharded_channels_supported(self.redis)

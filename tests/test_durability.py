@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,13 +15,14 @@ from pathlib import Path
 import pytest
 import redis
 from race_helpers import seated_race, server_config
+from server_processes import flowergarden
 
 from client import ServerError
 from server import metrics
 from server.app import RaceServer
 from server.embedded_redis import EmbeddedRedis
-from server.store import connect_redis
-from server.store.durability import Durability, StoreNotReady, check_store
+from server.store import connect_redis, keys
+from server.store.durability import LAYOUT_VERSION, Durability, StoreNotReady, check_store
 from shared.protocol import RaceSettings
 
 
@@ -137,3 +139,27 @@ async def test_durability_fsync_needs_appendfsync_always(single_redis_url: str, 
         await client.aclose()
     finally:
         always.stop()
+
+
+async def test_a_store_written_by_a_newer_release_is_refused_at_start_and_the_current_one_is_recorded(redis_url: str) -> None:
+    """Issue 27 "Upgrades": an older image rolled back (or started beside newer ones) on a store whose key layout a
+    newer release changed must not serve it: it would misread the races. A database of the test's own."""
+    url = redis_url.rsplit("/", 1)[0] + "/11"
+    client = connect_redis(url, max_connections=2)
+    try:
+        await client.flushdb()
+        async with RaceServer(server_config(url)):
+            assert int(await client.get(keys.STORE_LAYOUT) or 0) == LAYOUT_VERSION  # the first process records it
+        await client.set(keys.STORE_LAYOUT, LAYOUT_VERSION + 1)  # as a newer release leaves it
+        serve = flowergarden("serve", "--redis", url, "--port", "0", "--seed-pool-target", "0")
+        try:
+            output, _ = await asyncio.to_thread(serve.communicate, timeout=60)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            serve.communicate()
+            raise AssertionError("flowergarden serve served a store written by a newer release") from None
+        assert serve.returncode == 1, output
+        assert "store_not_ready" in output and f"key layout {LAYOUT_VERSION + 1}" in output, output
+    finally:
+        await client.flushdb()
+        await client.aclose()

@@ -32,6 +32,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import metrics
+from server.store import keys
 from server.store.connection import RedisClient
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.script_pipeline import ScriptPipeline
@@ -200,6 +201,26 @@ async def check_store(client: RedisClient, durability: Durability, *, degraded_o
                     f"durability fsync needs appendonly yes and appendfsync always on every node; {name} has "
                     f"appendonly {settings.get('appendonly')}, appendfsync {settings.get('appendfsync')}"
                 )
+
+
+LAYOUT_VERSION = 1
+"""The version of the Redis key layout this release reads and writes (docs/STORAGE.md). Raise it with a change that
+an older release would misread (a rolling upgrade is then not possible: docs/OPERATIONS.md "Rolling upgrade")."""
+
+
+async def check_layout(client: RedisClient, version: int = LAYOUT_VERSION) -> None:
+    """Record the store's key layout version (the first process sets it, a newer release raises it) and refuse
+    (StoreNotReady) a store a newer release has written: an old server would misread or corrupt its races."""
+    key = keys.STORE_LAYOUT
+    await client.set(key, version, nx=True)
+    stored = int(await client.get(key) or 0)
+    if stored < version:
+        await client.set(key, version)
+    elif stored > version:
+        raise StoreNotReady(
+            f"this Redis was written by a newer release (key layout {stored}; this release knows {version}): run the "
+            "newer release, or restore a backup taken before the upgrade"
+        )
 
 
 async def _check_cluster(client: RedisCluster) -> None:

@@ -216,6 +216,9 @@ ADMIN_AUDIT = f"{OPS_TAG}:audit"
 RECORD_SIGNING_KEY = f"{OPS_TAG}:record_signing_key"
 """String: the Ed25519 private key (32 bytes) every process signs exported race records with; made by the first
 process that starts (docs/FAIRPLAY.md "What verify proves")."""
+STORE_LAYOUT = f"{OPS_TAG}:layout"
+"""String: the version of the key layout the newest release that served this store writes (server/store/durability.py
+``check_layout``): a process of an older release refuses to start on it."""
 PROCESSES = f"{OPS_TAG}:processes"
 """Sorted set: server process id -> expiry (ms) of its registration, renewed every few seconds."""
 
