@@ -198,7 +198,7 @@ def main(argv: list[str]) -> int:
         code = run(check)
         if code != 0:
             return code
-    return run([python, "-m", "pytest", *argv[1:]])
+    return run([python, "-m", "pytest", "--durations=30", *argv[1:]])  # the slowest tests, for whoever makes the suite faster
 
 
 if __name__ == "__main__":
