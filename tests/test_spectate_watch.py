@@ -15,6 +15,8 @@ from winning_lines import winning_deal
 from client import RaceClient, ServerError
 from client.race_view import RaceView, watched_status_note, watched_status_words
 from server.app import RaceServer
+from server.services.spectate import SpectateService
+from server.store import StoredEvent
 from shared import Board, card_text
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, RaceStatus, Started, WatcherCount, Watching
 from shared.race.replay import replay
@@ -342,3 +344,33 @@ async def test_every_connected_or_resumed_spectator_gets_the_result(redis_url: s
             await race.close()
             for spectator in spectators:
                 await spectator.close()
+
+
+async def test_a_second_watch_of_a_race_reads_only_the_events_since_the_first_and_sees_the_same_boards(
+    race_server: RaceServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0))
+    eve = await player(race_server.url, "Eve")
+    assert race_server.transport is not None
+    histories = race_server.transport.dispatcher.spectate.histories
+    read_after: list[int] = []
+    real_events_after = histories.store.events_after
+
+    async def recording(race_id: str, after_seq: int, limit: int = 10_000) -> list[StoredEvent]:
+        read_after.append(after_seq)
+        return await real_events_after(race_id, after_seq, limit)
+
+    monkeypatch.setattr(histories.store, "events_after", recording)
+    try:
+        await play(race.ann, race.race_id, line[:3])
+        first = await eve.watch(race.race_id)
+        await eve.unwatch(race.race_id)
+        await play(race.ann, race.race_id, line[3:5])
+        second = await eve.watch(race.race_id)
+        assert read_after.count(0) == 1 and first.race.event_seq in read_after  # the second read only what came after the first
+        fresh = await SpectateService(race_server.races.store, race_server.races).watch(race.race_id)  # type: ignore[union-attr]
+        assert second.boards == fresh.boards and second.race.event_seq == fresh.info.event_seq
+    finally:
+        await race.close()
+        await eve.close()

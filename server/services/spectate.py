@@ -10,6 +10,7 @@ delay. Everything is read from Redis, so any process can serve any race.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import takewhile
@@ -17,7 +18,7 @@ from itertools import takewhile
 from server.services.errors import ServiceError
 from server.services.race import RaceService
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
-from server.store import RaceRecord, RaceStore
+from server.store import RaceRecord, RaceStore, StoredEvent
 from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators, as_map
 from shared.race.record import record_digest
 from shared.race.replay import replay
@@ -61,6 +62,39 @@ RECORD_EVENTS_MOST = 100_000
 """More events than any race has (two players' actions are bounded by ``max_actions``): the whole record at once."""
 
 
+HISTORIES_KEPT = 32
+"""Races whose decoded event history the spectate service keeps for the next ``watch`` (least recently watched
+dropped first)."""
+
+
+class RaceHistories:
+    """The decoded events of the races watched lately, each extended by what came since it was last read.
+
+    A ``watch`` needs a race's whole history (its snapshot as of the spectator delay): decoding it afresh each time
+    cost a watch time in proportion to the race's length (0.5 s for a race of 4,000 actions on the busy machine),
+    so a few watches a second stalled the process. A race's stream only grows, so a history read once is kept
+    and only the events after its last one are read and decoded again."""
+
+    def __init__(self, store: RaceStore, kept: int = HISTORIES_KEPT) -> None:
+        self.store = store
+        self.kept = kept
+        self._histories: OrderedDict[str, list[StoredEvent]] = OrderedDict()
+
+    async def events(self, race_id: str) -> list[StoredEvent]:
+        """Every event of the race so far, in order (the list is shared: do not change it)."""
+        known = self._histories.get(race_id, [])
+        new = await self.store.events_after(race_id, known[-1].seq if known else 0)
+        history = known + new if new else known
+        current = self._histories.get(race_id, [])
+        if len(current) > len(history):  # another watch read further meanwhile
+            history = current
+        self._histories[race_id] = history
+        self._histories.move_to_end(race_id)
+        while len(self._histories) > self.kept:
+            self._histories.popitem(last=False)
+        return history
+
+
 class SpectateService:
     """Lists, snapshots and replays for people without a seat; never changes a race."""
 
@@ -68,6 +102,7 @@ class SpectateService:
         self.store = store
         self.races = races
         self.sign = sign
+        self.histories = RaceHistories(store)
         """Signs a record's digest (server/record_signing.py); None: replays carry no signature."""
 
     async def live_races(self, limit: int) -> list[RaceInfo]:
@@ -92,7 +127,7 @@ class SpectateService:
             raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it")
         delay_ms = self.races.policy.delay_of(record.settings)
         as_of = await self.store.now_ms() - delay_ms
-        history = [event for event in await self.store.events_after(race_id, 0) if isinstance(event, RaceEvent)]
+        history = [event for event in await self.histories.events(race_id) if isinstance(event, RaceEvent)]
         shown = list(takewhile(lambda event: event.at <= as_of, history))
         info, action_counts = race_as_of(record, shown, spectator_delay_ms=delay_ms)
         boards: list[BoardView] = []
