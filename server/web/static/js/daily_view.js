@@ -8,15 +8,7 @@ import { errorText } from "./refusals.js";
 import { clockText, fill, h } from "./dom.js";
 import { BoardView } from "./board_view.js";
 import { Board, moveText, parseMove } from "./engine.js";
-
-const STATES = {
-  playing: "playing",
-  cleared: "cleared",
-  blocked: "no move left",
-  dead: "no card can reach a foundation any more",
-  resigned: "stopped",
-  time_limit: "time up",
-};
+import { t } from "./i18n.js";
 
 export function mountDaily(root, app, params) {
   const view = new DailyView(root, app, params.day || null);
@@ -26,9 +18,10 @@ export function mountDaily(root, app, params) {
 
 /** An attempt's result in words ("cleared: 52/52 in 88 moves, 241.0 s"). */
 export function resultText(result) {
-  const counted = result.counted ? "counted" : "uncounted";
-  if (result.state === "playing") return `playing, ${result.count}/52 after ${result.moves} moves (${counted})`;
-  return `${STATES[result.state] || result.state}: ${result.count}/52 in ${result.moves} moves, ${(result.time_ms / 1000).toFixed(1)} s (${counted})`;
+  const counted = t(result.counted ? "web.daily.counted" : "web.daily.uncounted");
+  if (result.state === "playing") return t("web.daily.result.playing", { count: result.count, moves: result.moves, counted });
+  const state = t(`web.daily.state.${result.state}`);
+  return t("web.daily.result.ended", { state, count: result.count, moves: result.moves, seconds: (result.time_ms / 1000).toFixed(1), counted });
 }
 
 class DailyView {
@@ -48,63 +41,63 @@ class DailyView {
 
   async start() {
     this.unmount();
-    document.title = "Daily deal · Flower Garden Race";
-    fill(this.root, h("p", { class: "loading" }, "Loading the daily deal…"));
+    document.title = `${t("web.nav.daily")} · Flower Garden Race`;
+    fill(this.root, h("p", { class: "loading" }, t("web.daily.loading")));
     let info;
     let archive = null;
     try {
       info = await this.conn.daily(this.day);
       if (!this.day) archive = await this.conn.dailyArchive(14);
     } catch (error) {
-      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, "No daily deal"), h("p", { class: "error-text", role: "alert" }, errorText(error))));
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, t("web.daily.none")), h("p", { class: "error-text", role: "alert" }, errorText(error))));
       return;
     }
     this.info = info;
-    const tier = info.difficulty || "any tier";
+    const tier = info.difficulty || t("web.daily.any_tier");
     const own = info.own
-      ? h("p", { class: "own-attempt", dataset: { state: info.own.state } }, "Your attempt: ", resultText(info.own))
-      : h("p", { class: "own-attempt" }, this.conn.session.account ? "You have not played this deal yet." : "As a guest your attempts are not counted: log in to be on the leaderboard.");
+      ? h("p", { class: "own-attempt", dataset: { state: info.own.state } }, t("web.daily.your_attempt", { result: resultText(info.own) }))
+      : h("p", { class: "own-attempt" }, t(this.conn.session.account ? "web.daily.not_played" : "web.daily.guest"));
     const playable = !info.own || info.own.state === "playing" || info.over || !info.own.counted;
     const play = playable
-      ? h("button", { class: "primary", dataset: { action: "daily-play" }, onclick: () => this.play() }, info.over ? "Play this day again (uncounted)" : info.own ? "Resume" : "Play")
+      ? h("button", { class: "primary", dataset: { action: "daily-play" }, onclick: () => this.play() }, t(info.over ? "web.daily.play_again" : info.own ? "web.daily.resume" : "web.daily.play"))
       : null;
     fill(this.root, h("section", { class: "panel daily-page", dataset: { day: info.day, over: String(info.over) } },
-      h("h1", {}, `Daily deal of ${info.day}`),
-      h("p", {}, `${info.profile}, ${tier}, ${Math.round(info.time_limit / 60)} minutes per attempt, undo off. `,
-        this.conn.session.account ? `Streak: ${info.streak} (best ${info.best_streak}).` : ""),
-      h("p", { class: "commitment" }, "Commitment: ", h("code", {}, info.commitment)),
+      h("h1", {}, t("web.daily.title", { day: info.day })),
+      h("p", {}, t("web.daily.rules", { profile: info.profile, tier, minutes: Math.round(info.time_limit / 60) }), " ",
+        this.conn.session.account ? t("web.daily.streak", { streak: info.streak, best: info.best_streak }) : ""),
+      h("p", { class: "commitment" }, t("web.daily.commitment"), h("code", {}, info.commitment)),
       own,
       h("div", { class: "actions" }, play),
       h("div", { class: "daily-play" }),
-      info.over ? this.reveal(info) : h("p", { class: "hint" }, "The seed, the leaderboard and everybody's attempts open when the day ends (00:00 UTC)."),
-      archive ? this.archive(archive) : h("p", {}, h("a", { href: "/daily", dataset: { link: "" } }, "Today's deal"))));
+      info.over ? this.reveal(info) : h("p", { class: "hint" }, t("web.daily.hidden")),
+      archive ? this.archive(archive) : h("p", {}, h("a", { href: "/daily", dataset: { link: "" } }, t("web.daily.today")))));
   }
 
   reveal(info) {
     const stats = info.stats;
     const share = stats.players ? Math.round((100 * stats.cleared) / stats.players) : 0;
-    const bars = stats.clear_minutes.map((count, minute) => (count ? `${minute}–${minute + 1} min: ${count}` : null)).filter(Boolean).join(", ");
+    const bars = stats.clear_minutes.map((count, minute) => (count ? t("web.daily.bar", { from: minute, to: minute + 1, count }) : null)).filter(Boolean).join(", ");
     const rows = (info.top || []).map((entry) =>
       h("tr", { dataset: { rank: String(entry.rank), handle: entry.handle } },
         h("td", {}, String(entry.rank)), h("td", {}, entry.handle), h("td", {}, resultText(entry.result)),
-        h("td", {}, h("button", { dataset: { action: "daily-replay" }, onclick: () => this.replay(entry.handle) }, "Replay"), " ",
-          h("button", { dataset: { action: "daily-ghost" }, onclick: () => this.ghost(entry.handle) }, "Race this ghost"))));
+        h("td", {}, h("button", { dataset: { action: "daily-replay" }, onclick: () => this.replay(entry.handle) }, t("web.daily.replay")), " ",
+          h("button", { dataset: { action: "daily-ghost" }, onclick: () => this.ghost(entry.handle) }, t("web.daily.ghost")))));
     return h("div", { class: "daily-reveal" },
-      h("p", {}, `Seed ${info.seed}, salt `, h("code", {}, info.salt), "."),
-      h("p", { class: "stats" }, `${stats.players} played, ${stats.cleared} cleared (${share}%)${bars ? `; clears ${bars}` : ""}.`),
+      h("p", {}, t("web.daily.seed", { seed: info.seed }), h("code", {}, info.salt), "."),
+      h("p", { class: "stats" }, t("web.daily.stats", { players: stats.players, cleared: stats.cleared, share }), bars ? t("web.daily.clears", { bars }) : "", "."),
       h("table", { class: "leaderboard daily-board" },
-        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Result"), h("th", {}, ""))),
+        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, t("web.daily.player")), h("th", {}, t("web.daily.result")), h("th", {}, ""))),
         h("tbody", {}, rows)),
-      h("details", {}, h("summary", {}, "The solver's line"), h("p", {}, (info.proving_line || []).join(" "))),
+      h("details", {}, h("summary", {}, t("web.daily.solver_line")), h("p", {}, (info.proving_line || []).join(" "))),
       h("div", { class: "daily-replay" }));
   }
 
   archive(archive) {
     const items = archive.days.map((day) =>
       h("li", { dataset: { day: day.day } }, h("a", { href: `/daily?day=${day.day}`, dataset: { link: "" } }, day.day),
-        ` — ${day.players} played, ${day.cleared} cleared; you: ${day.own ? resultText(day.own) : "–"}`));
-    return h("div", { class: "daily-archive" }, h("h2", {}, "Past days"),
-      items.length ? h("ul", {}, items) : h("p", { class: "empty" }, "No past day yet."));
+        t("web.daily.archive_line", { players: day.players, cleared: day.cleared, own: day.own ? resultText(day.own) : "–" })));
+    return h("div", { class: "daily-archive" }, h("h2", {}, t("web.daily.past")),
+      items.length ? h("ul", {}, items) : h("p", { class: "empty" }, t("web.daily.no_past")));
   }
 
   async play() {
@@ -125,7 +118,7 @@ class DailyView {
     this.clock = h("p", { class: "clock", "aria-live": "off" });
     this.status = h("p", { class: "daily-status", role: "status" });
     fill(holder, this.clock, this.status, table,
-      h("div", { class: "actions" }, h("button", { dataset: { action: "daily-stop" }, onclick: () => this.stop() }, "Stop here")));
+      h("div", { class: "actions" }, h("button", { dataset: { action: "daily-stop" }, onclick: () => this.stop() }, t("web.daily.stop"))));
     this.view = new BoardView(table, { interactive: true, label: "your board", onMove: (move) => this.move(move) });
     this.result = attempt.result;
     this.render();
@@ -134,7 +127,7 @@ class DailyView {
 
   tick() {
     const left = this.attempt.deadline - (Date.now() + this.clockOffset);
-    this.clock.textContent = `Time left ${clockText(left)}`;
+    this.clock.textContent = t("web.daily.time_left", { time: clockText(left) });
     if (left <= 0 && this.result.state === "playing") this.stop();
   }
 
@@ -142,7 +135,7 @@ class DailyView {
     const live = this.result.state === "playing";
     this.view.render(this.board, this.pending || null, live);
     this.status.dataset.state = this.result.state;
-    this.status.textContent = live ? `${this.board.count} / 52` : `Attempt over: ${resultText(this.result)}`;
+    this.status.textContent = live ? `${this.board.count} / 52` : t("web.daily.over", { result: resultText(this.result) });
     if (!live) clearInterval(this.timer);
   }
 
@@ -183,13 +176,14 @@ class DailyView {
     const holder = this.root.querySelector(".daily-replay");
     const table = h("div", { class: "table" });
     const caption = h("p", { class: "replay-caption" });
-    fill(holder, h("h2", {}, `${replay.handle}'s attempt`), caption, table);
+    fill(holder, h("h2", {}, t("web.daily.attempt_of", { name: replay.handle })), caption, table);
     const view = new BoardView(table, { interactive: false, label: `board of ${replay.handle}` });
     const board = new Board({ columns: replay.columns, bouquet: replay.bouquet }, { profile: this.info.profile });
     let next = 0;
     const step = () => {
       view.render(board, null, false);
-      caption.textContent = `${next} / ${replay.moves.length} moves${next === replay.moves.length ? ` — ${resultText(replay.result)}` : ""}`;
+      const done = next === replay.moves.length ? ` — ${resultText(replay.result)}` : "";
+      caption.textContent = t("web.daily.progress", { done: next, total: replay.moves.length }) + done;
       if (next >= replay.moves.length) return;
       const wait = replay.times[next] - (next ? replay.times[next - 1] : 0);
       this.replayTimer = setTimeout(() => {
