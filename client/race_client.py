@@ -436,15 +436,19 @@ class RaceClient:
         other session of the account ends, this one goes on."""
         await self.request(ChangePassword(id=self._id(), token=self.token, password=password, new_password=new_password), Ok)
 
-    async def leaderboard(self, profile: str = "classic", *, limit: int = 20, offset: int = 0) -> Leaderboard:
-        """The established players of ``profile`` by rating (best first), and this session's own line and rating."""
+    async def leaderboard(self, profile: str = "classic", *, limit: int = 20, offset: int = 0, after: str | None = None) -> Leaderboard:
+        """The established players of ``profile`` by rating (best first), and this session's own line and rating;
+        ``after``: a previous page's ``next``."""
         return await self.request(
-            LeaderboardRequest(id=self._id(), token=self.token, profile=profile, limit=limit, offset=offset), Leaderboard
+            LeaderboardRequest(id=self._id(), token=self.token, profile=profile, limit=limit, offset=offset, after=after), Leaderboard
         )
 
-    async def history(self, handle: str | None = None, *, offset: int = 0, limit: int = 20) -> History:
-        """A player's finished races, newest first (``handle`` None: this session's account)."""
-        return await self.request(HistoryRequest(id=self._id(), token=self.token, handle=handle, offset=offset, limit=limit), History)
+    async def history(self, handle: str | None = None, *, offset: int = 0, limit: int = 20, before: str | None = None) -> History:
+        """A player's finished races, newest first (``handle`` None: this session's account); ``before``: a previous
+        page's ``next``."""
+        return await self.request(
+            HistoryRequest(id=self._id(), token=self.token, handle=handle, offset=offset, limit=limit, before=before), History
+        )
 
     async def stats(self, handle: str | None = None) -> Stats:
         """A player's record and rating per profile (``handle`` None: this session's account)."""

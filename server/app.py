@@ -64,6 +64,7 @@ from server.store import (
     LobbyFeedReader,
     LobbyStore,
     OpsStore,
+    PlayerRecords,
     PlayerStore,
     QuickMatchStore,
     RaceChannels,
@@ -80,6 +81,7 @@ from server.store.archive_queue import ArchiveQueue
 from server.store.connection import RedisClient, connect_cluster
 from server.store.database import PostgresRaceArchive
 from server.store.durability import Durability, check_layout, check_store
+from server.store.player_records_sql import PostgresPlayerRecords
 from server.store.script_pipeline import DirectAddress
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
@@ -340,8 +342,10 @@ class RaceServer:
         archive = await self._open_archive()
         store.archive = archive
         player_store = PlayerStore(self.redis)
+        # The players' lasting records: PostgreSQL's when there is one, else Redis's (docs/STORAGE.md "Player records").
+        records: PlayerRecords = player_store if self.database is None else PostgresPlayerRecords(self.database)
         rating_policy = config.rating_policy()
-        self.books = books = PlayerBooks(player_store, store, rating_policy)
+        self.books = books = PlayerBooks(player_store, store, rating_policy, records=records)
         self.races = RaceService(
             store,
             countdown_ms=round(config.countdown_seconds * 1000),
@@ -381,7 +385,7 @@ class RaceServer:
         )
         feed = self.lobby_feed = LobbyFeed(lobby_store, LobbyFeedReader(self.reader_redis), block_ms=1000)
         await feed.start()
-        player_views = PlayerViews(player_store, store, rating_policy, settle=books.book_once)
+        player_views = PlayerViews(records, store, rating_policy, settle=books.book_once)
 
         async def rating_of(profile: str, player: str) -> float:
             rating = await player_views.rating(profile, player)
@@ -462,7 +466,8 @@ class RaceServer:
             lobby=lobby,
             door=operations,
             players=PlayerServices(
-                accounts=AccountService(player_store, sessions, config.login, races=self.races), views=player_views, books=books
+                accounts=AccountService(player_store, sessions, config.login, races=self.races, records=records), views=player_views,
+                books=books,
             ),
             bots=BotHost(lambda: self.loopback_url, max_bots=config.max_summoned_bots, pace=config.bot_pace, tls=own_certificate(config.certfile)),
             analyst=self.analyst,

@@ -515,18 +515,20 @@ class Dispatcher:
     @handles(LeaderboardRequest)
     async def _leaderboard(self, state: ConnectionState, session: Session, request: LeaderboardRequest) -> None:
         views = self.players.views
-        entries, total = await views.leaderboard(request.profile, request.offset, request.limit)
+        entries, total, next_page = await views.leaderboard(request.profile, request.limit, offset=request.offset, after=request.after)
         own = own_rating = None
         if session.account is not None:
             own = await views.own_line(request.profile, session.player)
             own_rating = await views.rating(request.profile, session.player)
-        state.send(Leaderboard(id=request.id, profile=request.profile, entries=entries, total=total, own=own, own_rating=own_rating))
+        state.send(
+            Leaderboard(id=request.id, profile=request.profile, entries=entries, total=total, own=own, own_rating=own_rating, next=next_page)
+        )
 
     @handles(HistoryRequest)
     async def _history(self, state: ConnectionState, session: Session, request: HistoryRequest) -> None:
         account = await self._whose(session, request.handle)
-        items, total = await self.players.views.history(account.player, request.offset, request.limit)
-        state.send(History(id=request.id, handle=account.handle, items=items, total=total))
+        items, total, next_page = await self.players.views.history(account.player, request.limit, offset=request.offset, before=request.before)
+        state.send(History(id=request.id, handle=account.handle, items=items, total=total, next=next_page))
 
     @handles(StatsRequest)
     async def _stats(self, state: ConnectionState, session: Session, request: StatsRequest) -> None:

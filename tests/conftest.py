@@ -160,10 +160,27 @@ async def redis(single_redis_url: str) -> AsyncIterator[Redis]:
     await client.aclose()
 
 
+ON_BOTH_RECORDS = pytest.mark.parametrize("records_kind", ["redis", pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)
+"""Run a test with the players' records in Redis (no database: the fallback) and in PostgreSQL (a fresh database of
+the session's PostgreSQL): its ``race_server`` follows."""
+
+
+@pytest.fixture
+def records_kind(request: pytest.FixtureRequest) -> str:
+    """``redis`` unless a test is parametrized with :data:`ON_BOTH_RECORDS`."""
+    return str(getattr(request, "param", "redis"))
+
+
+@pytest.fixture
+def database_url(records_kind: str, request: pytest.FixtureRequest) -> str:
+    """The test's PostgreSQL (``records_kind`` = ``postgres``: a fresh database), else none."""
+    return str(request.getfixturevalue("postgres_url")) if records_kind == "postgres" else ""
+
+
 @pytest_asyncio.fixture
-async def race_server(redis_url: str) -> AsyncIterator[RaceServer]:
-    """A race server on a free port, stopped after the test."""
-    async with RaceServer(server_config(redis_url)) as server:
+async def race_server(redis_url: str, database_url: str) -> AsyncIterator[RaceServer]:
+    """A race server on a free port (with :func:`database_url`'s PostgreSQL, migrated), stopped after the test."""
+    async with RaceServer(server_config(redis_url, database_url=database_url, migrate=True)) as server:
         yield server
 
 

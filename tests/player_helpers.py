@@ -54,8 +54,17 @@ async def rated_race(winner: RaceClient, loser: RaceClient, settings: RaceSettin
 
 
 async def set_rating(server: RaceServer, client: RaceClient, rating: float) -> None:
-    """Give a registered player a settled rating (as if it had played many rated races)."""
+    """Give a registered player a settled rating (as if it had played many rated races), where the server keeps
+    ratings: its PostgreSQL, else Redis."""
     assert server.redis is not None and client.session is not None
+    if server.database is not None:
+        await server.database.execute(
+            "INSERT INTO ratings (profile, player_id, rating, deviation, volatility, games, last_at, listed) "
+            "VALUES ('classic', $1, $2, 60, 0.06, 40, to_timestamp(0), false) ON CONFLICT (player_id, profile) DO UPDATE SET "
+            "rating = EXCLUDED.rating, deviation = 60, volatility = 0.06, games = 40, last_at = to_timestamp(0)",
+            client.session.player, rating,
+        )  # fmt: skip
+        return
     await server.redis.hset(
         keys.rating_key("classic", client.session.player),
         mapping={"rating": rating, "deviation": 60, "volatility": 0.06, "games": 40, "last_at": 0},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import ON_BOTH_RECORDS
 from player_helpers import booked, new_handle, rated_race, registered
 from race_helpers import play
 from winning_lines import winning_deal
@@ -10,6 +11,7 @@ from server.app import RaceServer
 from shared.protocol import RaceResult, RaceSettings, Started
 
 
+@ON_BOTH_RECORDS
 async def test_history_lists_finished_races_newest_first_paged_with_replays_and_stats_add_up(race_server: RaceServer) -> None:
     ann_handle, bob_handle = new_handle("Ann"), new_handle("Bob")
     ann, bob = await registered(race_server.url, ann_handle), await registered(race_server.url, bob_handle)
@@ -29,6 +31,8 @@ async def test_history_lists_finished_races_newest_first_paged_with_replays_and_
     assert (newest.outcome, newest.reason, newest.rated, newest.ended) == ("lost", "abandoned", True, "abandoned")
     assert newest.opponent.account == bob_handle and newest.rating is not None and newest.rating.delta < 0
     older = (await bob.history(ann_handle, offset=1, limit=1)).items[0]
+    assert page.next is not None and (await bob.history(ann_handle, before=page.next, limit=1)).items[0] == older  # keyset
+    assert (await bob.history(ann_handle, offset=1, limit=1)).next is None
     assert (older.race, older.outcome, older.reason, older.rated, older.count) == (cleared.race, "won", "cleared", False, 52)
     assert older.replay_available and older.time_ms == cleared.players[0].time_ms
     events = [event async for event in bob.replay(older.race)]
@@ -45,6 +49,7 @@ async def test_history_lists_finished_races_newest_first_paged_with_replays_and_
     await bob.close()
 
 
+@ON_BOTH_RECORDS
 async def test_history_stats_and_leaderboard_asked_right_after_the_result_include_the_race(race_server: RaceServer) -> None:
     """A client that shows "your history" on the result must find the race there: the views book what is finished
     (here the background booking loop is stopped, so only that can book it)."""

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
+from conftest import ON_BOTH_RECORDS
 from lobby_helpers import players, refused
 from player_helpers import booked, new_handle, rated_race, registered
 from race_helpers import server_config
@@ -18,9 +19,9 @@ from shared.protocol import RaceSettings
 
 
 @pytest_asyncio.fixture
-async def open_board_server(redis_url: str) -> AsyncIterator[RaceServer]:
+async def open_board_server(redis_url: str, database_url: str) -> AsyncIterator[RaceServer]:
     """A server on which every rated player is on the leaderboard at once (no provisional period)."""
-    async with RaceServer(server_config(redis_url, provisional_deviation=1000.0)) as server:
+    async with RaceServer(server_config(redis_url, database_url=database_url, migrate=True, provisional_deviation=1000.0)) as server:
         yield server
 
 
@@ -42,6 +43,7 @@ async def test_rated_races_are_for_accounts_with_a_server_chosen_deal_and_no_und
     await ann.close()
 
 
+@ON_BOTH_RECORDS
 async def test_a_rated_result_carries_both_rating_changes_as_the_reference_computes_them(race_server: RaceServer) -> None:
     ann_handle, bob_handle = new_handle("Ann"), new_handle("Bob")
     ann, bob = await registered(race_server.url, ann_handle), await registered(race_server.url, bob_handle)
@@ -60,8 +62,13 @@ async def test_a_rated_result_carries_both_rating_changes_as_the_reference_compu
     assert board.own is None and ann_handle not in [entry.handle for entry in board.entries]  # provisional: not listed
     assert board.own_rating is not None and (board.own_rating.rating, board.own_rating.provisional) == (round(won.rating), True)
     assert race_server.redis is not None
+    cache_ms = race_server.config.archive_cache_seconds * 1000
     for key in keys.race_keys(result.race)[:2]:  # state and events (nobody moved: no move lists)
-        assert await race_server.redis.pttl(key) == -1  # rated records are kept forever by default
+        kept = await race_server.redis.pttl(key)
+        if race_server.database is None:
+            assert kept == -1  # rated records are kept forever by default
+        else:
+            assert kept == -1 or 0 < kept <= cache_ms  # kept until archived, then a cache of the archive
     stats = await ann.stats()
     (classic,) = stats.profiles
     assert (classic.races, classic.wins, classic.losses, classic.rating and classic.rating.rating) == (1, 1, 0, round(won.rating))
@@ -77,6 +84,7 @@ async def test_a_rated_result_carries_both_rating_changes_as_the_reference_compu
     await ann.close()
 
 
+@ON_BOTH_RECORDS
 async def test_a_player_plays_one_rated_race_at_a_time(race_server: RaceServer) -> None:
     ann, bob, cid = [await registered(race_server.url, new_handle(name)) for name in ("Ann", "Bob", "Cid")]
     first = await ann.create(RaceSettings(rated=True))
@@ -102,6 +110,7 @@ async def test_a_player_in_a_rated_race_cannot_create_another_that_nobody_could_
         await client.close()
 
 
+@ON_BOTH_RECORDS
 async def test_the_leaderboard_lists_established_players_by_rating_with_the_askers_own_rank(open_board_server: RaceServer) -> None:
     url = open_board_server.url
     handles = [new_handle(name) for name in ("Top", "Mid", "Low")]

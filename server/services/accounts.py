@@ -28,7 +28,7 @@ from typing import Final, Protocol
 
 from server.services.errors import ServiceError
 from server.services.sessions import Session, SessionService
-from server.store import AccountRecord, LoginAdmission, LoginBudget, LoginLimit, PlayerStore, RaceRecord
+from server.store import AccountRecord, LoginAdmission, LoginBudget, LoginLimit, PlayerRecords, PlayerStore, RaceRecord
 from shared.protocol import AttemptState, ErrorCode, RaceStatus
 
 HANDLE_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{2,19}")
@@ -203,8 +203,13 @@ def plays_on(record: RaceRecord | None, player: str) -> bool:
 class AccountService:
     """Registers accounts and logs sessions in to them."""
 
-    def __init__(self, store: PlayerStore, sessions: SessionService, limits: LoginLimits | None = None, *, races: RaceFinder) -> None:
+    def __init__(
+        self, store: PlayerStore, sessions: SessionService, limits: LoginLimits | None = None, *, races: RaceFinder,
+        records: PlayerRecords | None = None,
+    ) -> None:
+        """``store``: the login limits; ``records``: the accounts (the database's, else ``store``'s)."""
         self.store = store
+        self.records: PlayerRecords = records or store
         self.sessions = sessions
         self.limits = limits or LoginLimits()
         self.races = races
@@ -261,7 +266,7 @@ class AccountService:
             kdf=KDF,
             created_at=int(time.time() * 1000),
         )
-        if not await self.store.register(account):
+        if not await self.records.register(account):
             raise ServiceError(ErrorCode.HANDLE_TAKEN, "this handle is taken (handles are unique regardless of case)", field="handle")
         return await self.sessions.log_in(session, player=account.player, handle=account.handle, bot=bot), key
 
@@ -272,7 +277,7 @@ class AccountService:
         checked = False
         try:
             await asyncio.sleep(admission.delay_ms / 1000)
-            account = await self.store.account(handle) if valid_handle(handle) else None
+            account = await self.records.account(handle) if valid_handle(handle) else None
             salt = bytes.fromhex(account.salt) if account is not None else _DUMMY_SALT
             # Also for an unknown handle: the answer takes as long.
             derived = await self.hashes.hash(password, salt, account.kdf if account is not None else KDF)
@@ -307,7 +312,7 @@ class AccountService:
             raise ServiceError(ErrorCode.BAD_FIELD, f"a password has at least {MIN_PASSWORD_LEN} characters", field="new_password")
         if (weakness := weak_password(new_password)) is not None:
             raise ServiceError(ErrorCode.WEAK_PASSWORD, weakness, field="new_password")
-        known = await self.store.account(session.account)
+        known = await self.records.account(session.account)
         if known is None or known.bot:
             raise ServiceError(ErrorCode.BAD_FIELD, "a bot's key cannot be changed; register a new bot", field="password")
         account = await self._checked(address, session.account, password)
@@ -321,4 +326,4 @@ class AccountService:
         was made with older parameters)."""
         salt = secrets.token_bytes(16)
         secret_hash = (await self.hashes.hash(password, salt)).hex()
-        await self.store.set_secret(account.handle, secret_hash=secret_hash, salt=salt.hex(), kdf=KDF)
+        await self.records.set_secret(account.handle, secret_hash=secret_hash, salt=salt.hex(), kdf=KDF)

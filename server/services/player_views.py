@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 
 from server.services.errors import ServiceError
 from server.services.ratings import RatingPolicy, current_rating
-from server.store import AccountRecord, PlayerStore, RaceStore, rating_of
+from server.store import AccountRecord, InvalidCursor, PlayerRecords, RaceStore
 from shared import Profile
 from shared.protocol import (
     ErrorCode,
@@ -28,7 +29,7 @@ class PlayerViews:
     after they were asked (a burst of leaderboard reads after a result books it once, not once per read)."""
 
     def __init__(
-        self, store: PlayerStore, races: RaceStore, policy: RatingPolicy, settle: Callable[[], Awaitable[object]] | None = None
+        self, store: PlayerRecords, races: RaceStore, policy: RatingPolicy, settle: Callable[[], Awaitable[object]] | None = None
     ) -> None:
         self.store = store
         self.races = races
@@ -70,8 +71,7 @@ class PlayerViews:
 
     async def rating(self, profile: str, player: str) -> RatingInfo | None:
         """The player's current rating of ``profile`` (deviation grown with inactivity); None if never rated."""
-        fields = await self.store.rating_fields(profile, player)
-        stored = rating_of(fields)
+        (stored,) = await self.store.ratings(profile, [player])
         if stored is None:
             return None
         rating = current_rating(stored, await self.races.now_ms(), self.policy)
@@ -82,65 +82,66 @@ class PlayerViews:
             provisional=self.policy.provisional(rating.deviation),
         )
 
-    async def leaderboard(self, profile: str, offset: int, limit: int) -> tuple[list[LeaderboardEntry], int]:
-        """Leaderboard lines ``offset + 1`` to ``offset + limit`` and the number of players on it."""
+    async def leaderboard(self, profile: str, limit: int, *, offset: int = 0, after: str | None = None) -> tuple[list[LeaderboardEntry], int, str | None]:
+        """``limit`` leaderboard lines after the cursor ``after`` (else from ``offset``), the number of players on it,
+        and the next page's cursor (None: the last page)."""
         checked(profile)
         await self._settled()
-        rows, total = await self.store.leaderboard(profile, offset, limit)
+        with _cursor_checked("after"):
+            page = await self.store.leaderboard(profile, limit, offset=offset, after=after)
         entries = [
             LeaderboardEntry(
-                rank=offset + index + 1,
-                player=player,
-                handle=fields.get("handle", "?"),
-                bot=fields.get("bot") == "1",
-                rating=round(float(fields.get("rating", 0))),
-                deviation=round(float(fields.get("deviation", 0))),
-                games=int(fields.get("games", 0)),
+                rank=page.first_rank + index, player=line.player, handle=line.handle, bot=line.bot, rating=round(line.rating),
+                deviation=round(line.deviation), games=line.games,
             )
-            for index, (player, fields) in enumerate(rows)
-        ]
-        return entries, total
+            for index, line in enumerate(page.lines)
+        ]  # fmt: skip
+        return entries, page.total, page.next
 
     async def own_line(self, profile: str, player: str) -> LeaderboardEntry | None:
         """The player's own leaderboard line, if it is on the leaderboard."""
         rank = await self.store.rank_of(profile, player)
         if rank is None:
             return None
-        entries, _ = await self.leaderboard(profile, rank, 1)
+        entries, _, _ = await self.leaderboard(profile, 1, offset=rank)
         return entries[0] if entries else None
 
-    async def history(self, player: str, offset: int, limit: int) -> tuple[list[HistoryItem], int]:
-        """The player's finished races, newest first, each saying whether its record (the replay) is still kept."""
+    async def history(self, player: str, limit: int, *, offset: int = 0, before: str | None = None) -> tuple[list[HistoryItem], int, str | None]:
+        """``limit`` of the player's finished races older than the cursor ``before`` (else from ``offset``), newest
+        first, each saying whether it still replays (kept in Redis or archived); their number; the next page's cursor."""
         await self._settled()
-        items, total = await self.store.history(player, offset, limit)
-        statuses = await self.races.statuses(item["race"] for item in items)
-        kept = {race_id for race_id, (status, _created_at) in statuses.items() if status is not None}
-        return [from_map(HistoryItem, {**item, "replay_available": item["race"] in kept}) for item in items], total
+        with _cursor_checked("before"):
+            page = await self.store.history(player, limit, offset=offset, before=before)
+        kept = await self.races.replayable(item["race"] for item in page.items)
+        items = [from_map(HistoryItem, {**item, "replay_available": item["race"] in kept}) for item in page.items]
+        return items, page.total, page.next
 
     async def stats(self, player: str) -> list[ProfileStats]:
         """The player's record in every profile it raced."""
         await self._settled()
         profiles = []
         for profile in Profile:
-            fields = await self.store.stats(player, profile.value)
-            if not fields:
+            stats = await self.store.stats(player, profile.value)
+            if stats is None:
                 continue
-            races = int(fields.get("races", 0))
-            best = fields.get("best_clear_ms")
             profiles.append(
                 ProfileStats(
-                    profile=profile.value,
-                    races=races,
-                    wins=int(fields.get("wins", 0)),
-                    losses=int(fields.get("losses", 0)),
-                    draws=int(fields.get("draws", 0)),
-                    clears=int(fields.get("clears", 0)),
-                    best_clear_ms=None if best is None else int(best),
-                    average_count=round(int(fields.get("foundations", 0)) / races, 2) if races else 0.0,
+                    profile=profile.value, races=stats.races, wins=stats.wins, losses=stats.losses, draws=stats.draws,
+                    clears=stats.clears, best_clear_ms=stats.best_clear_ms,
+                    average_count=round(stats.foundations / stats.races, 2) if stats.races else 0.0,
                     rating=await self.rating(profile.value, player),
                 )
-            )
+            )  # fmt: skip
         return profiles
+
+
+@contextmanager
+def _cursor_checked(name: str) -> Iterator[None]:
+    """A page cursor the store did not make is the request's ``bad_field``."""
+    try:
+        yield
+    except InvalidCursor as error:
+        raise ServiceError(ErrorCode.BAD_FIELD, f"{name}: {error} (use a reply's next)", field=name) from None
 
 
 def checked(profile: str) -> str:

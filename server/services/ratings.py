@@ -22,6 +22,7 @@ from server.store import (
     Identity,
     PairRules,
     PairSignals,
+    PlayerRecords,
     PlayerStore,
     RaceRecord,
     RaceStore,
@@ -119,8 +120,14 @@ _RESULT_OF: Final = {Outcome.WON: "win", Outcome.LOST: "loss", Outcome.DRAW: "dr
 class PlayerBooks:
     """Claims and ratings of rated races at the join, and the booking of every finished race with a registered player."""
 
-    def __init__(self, store: PlayerStore, races: RaceStore, policy: RatingPolicy | None = None, *, interval: float = 0.25) -> None:
+    def __init__(
+        self, store: PlayerStore, races: RaceStore, policy: RatingPolicy | None = None, *, records: PlayerRecords | None = None,
+        interval: float = 0.25,
+    ) -> None:
+        """``store``: what is live (claims, the races waiting to be booked); ``records``: the lasting books (the
+        database's, else ``store`` itself)."""
         self.store = store
+        self.records: PlayerRecords = records or store
         self.races = races
         self.policy = policy or RatingPolicy()
         self.interval = interval
@@ -146,7 +153,7 @@ class PlayerBooks:
         if refusal is not None:
             raise _refused(refusal)
         now = await self.races.now_ms()
-        current = [current_rating(stored, now, self.policy) for stored in await self.store.ratings(record.settings.profile, players)]
+        current = [current_rating(stored, now, self.policy) for stored in await self.records.ratings(record.settings.profile, players)]
         keep: dict[str, str] = {}
         for slot in (0, 1):
             before, opponent = current[slot], current[1 - slot]
@@ -308,9 +315,11 @@ class PlayerBooks:
                 )
             )
         ladder = self.policy.ladder
-        booked = await self.store.book(
+        booked = await self.records.book(
             record.race_id, record.finished_at, record.settings.profile, bookings, min_opponents=ladder.leaderboard_min_opponents
         )
+        if self.records is not self.store:  # booked elsewhere (or before): release the race here
+            await self.store.settle_booked(record.race_id, [seat.player for seat in record.seats])
         if booked and aborted is not None and len(record.seats) == 2:
             first, second = record.seats
             await self.store.signal_pair(

@@ -8,19 +8,18 @@ from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
 from server.store.ops_store import Ban, BanKind, OpsStore
-from server.store.player_store import (
+from server.store.player_records import (
     AccountRecord,
-    LoginAdmission,
-    LoginBudget,
-    LoginLimit,
-    PairRules,
-    PairSignals,
-    PlayerStore,
-    RatedRefusal,
+    BoardLine,
+    BoardPage,
+    HistoryPage,
+    InvalidCursor,
+    PlayerRecords,
     SeatBooking,
     StoredRating,
-    rating_of,
+    StoredStats,
 )
+from server.store.player_store import LoginAdmission, LoginBudget, LoginLimit, PairRules, PairSignals, PlayerStore, RatedRefusal
 from server.store.quick_match_store import Partner, QueueEntry, QuickMatchStore
 from server.store.race_channel import LiveEvent, RaceChannels, ShardedRaceChannels, Subscribed, sharded_channels_supported
 from server.store.race_store import (
@@ -56,11 +55,15 @@ __all__ = [
     "ArenaStore",
     "Ban",
     "BanKind",
+    "BoardLine",
+    "BoardPage",
     "DailyDeal",
     "DailyStore",
     "DirectRaceChannels",
     "GuessLimit",
+    "HistoryPage",
     "Identity",
+    "InvalidCursor",
     "InviteLimits",
     "InviteRefusal",
     "LiveEvent",
@@ -76,6 +79,7 @@ __all__ = [
     "PairRules",
     "PairSignals",
     "Partner",
+    "PlayerRecords",
     "PlayerStore",
     "PooledSeed",
     "QueueEntry",
@@ -101,6 +105,7 @@ __all__ = [
     "StoredAttempt",
     "StoredEvent",
     "StoredRating",
+    "StoredStats",
     "Subscribed",
     "UndecodableEvent",
     "commands_waiting",
@@ -108,6 +113,5 @@ __all__ = [
     "deal_texts",
     "open_client",
     "presence_member",
-    "rating_of",
     "sharded_channels_supported",
 ]

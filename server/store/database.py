@@ -85,7 +85,7 @@ def _refuse_newer(version: int) -> None:
 async def migrate(pool: asyncpg.Pool) -> list[Migration]:
     """Apply the migrations the database lacks, in order; the ones applied. SchemaMismatch on a newer schema."""
     applied = []
-    async with _translated(), pool.acquire() as connection:
+    async with sql_errors(), pool.acquire() as connection:
         for migration in migrations():
             async with connection.transaction():
                 await connection.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
@@ -105,7 +105,7 @@ async def migrate(pool: asyncpg.Pool) -> list[Migration]:
 
 async def check_schema(pool: asyncpg.Pool) -> None:
     """Refuse (SchemaMismatch) a database whose schema is not :data:`LATEST`, saying what to do."""
-    async with _translated(), pool.acquire() as connection:
+    async with sql_errors(), pool.acquire() as connection:
         version = await schema_version(connection)
     _refuse_newer(version)
     if version < LATEST:
@@ -116,7 +116,7 @@ async def check_schema(pool: asyncpg.Pool) -> None:
 
 
 @asynccontextmanager
-async def _translated() -> AsyncIterator[None]:
+async def sql_errors() -> AsyncIterator[None]:
     """asyncpg's and the socket's failures as the store's: StoreUnavailable (unreachable) or StoreError."""
     try:
         yield
@@ -176,6 +176,9 @@ class RaceArchive(Protocol):
     async def count(self) -> int:
         """How many races are archived."""
 
+    async def archived(self, race_ids: Sequence[str]) -> set[str]:
+        """The races among ``race_ids`` that are archived."""
+
 
 class PostgresRaceArchive:
     """The archive in PostgreSQL: a batch is COPYed into a temporary table, then inserted where its id is new."""
@@ -187,31 +190,40 @@ class PostgresRaceArchive:
         """See :meth:`RaceArchive.put_many`."""
         if not races:
             return 0
+        async with sql_errors(), self.pool.acquire() as connection, connection.transaction():
+            return await self.put_on(connection, races)
+
+    @staticmethod
+    async def put_on(connection: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy, races: Sequence[ArchivedRace]) -> int:
+        """:meth:`put_many` in the caller's transaction on ``connection`` (``flowergarden db import-redis``'s)."""
         rows = [(race.race_id, race.finished_at, race.state.get("profile", ""), race.state.get("rated") == "1", race.pack()) for race in races]
-        async with _translated(), self.pool.acquire() as connection, connection.transaction():
-            await connection.execute(
-                "CREATE TEMPORARY TABLE IF NOT EXISTS incoming (LIKE finished_races INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
-            )
-            await connection.copy_records_to_table(
-                "incoming", records=rows, columns=["race_id", "finished_at", "profile", "rated", "record"]
-            )
-            status = await connection.execute(
-                "INSERT INTO finished_races (race_id, finished_at, profile, rated, record) "
-                "SELECT DISTINCT ON (race_id) race_id, finished_at, profile, rated, record FROM incoming "
-                "ON CONFLICT (race_id) DO NOTHING"
-            )
+        await connection.execute(
+            "CREATE TEMPORARY TABLE IF NOT EXISTS incoming (LIKE finished_races INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+        )
+        await connection.copy_records_to_table("incoming", records=rows, columns=["race_id", "finished_at", "profile", "rated", "record"])
+        status = await connection.execute(
+            "INSERT INTO finished_races (race_id, finished_at, profile, rated, record) "
+            "SELECT DISTINCT ON (race_id) race_id, finished_at, profile, rated, record FROM incoming "
+            "ON CONFLICT (race_id) DO NOTHING"
+        )
         return int(status.split()[-1])
 
     async def get(self, race_id: str) -> ArchivedRace | None:
         """See :meth:`RaceArchive.get`."""
-        async with _translated(), self.pool.acquire() as connection:
+        async with sql_errors(), self.pool.acquire() as connection:
             record = await connection.fetchval("SELECT record FROM finished_races WHERE race_id = $1", race_id)
         return None if record is None else ArchivedRace.unpack(race_id, record)
 
     async def count(self) -> int:
         """See :meth:`RaceArchive.count`."""
-        async with _translated(), self.pool.acquire() as connection:
+        async with sql_errors(), self.pool.acquire() as connection:
             return int(await connection.fetchval("SELECT count(*) FROM finished_races"))
+
+    async def archived(self, race_ids: Sequence[str]) -> set[str]:
+        """See :meth:`RaceArchive.archived`."""
+        async with sql_errors(), self.pool.acquire() as connection:
+            rows = await connection.fetch("SELECT race_id FROM finished_races WHERE race_id = ANY($1)", list(race_ids))
+        return {row["race_id"] for row in rows}
 
 
 class MemoryRaceArchive:
@@ -236,3 +248,7 @@ class MemoryRaceArchive:
     async def count(self) -> int:
         """See :meth:`RaceArchive.count`."""
         return len(self.races)
+
+    async def archived(self, race_ids: Sequence[str]) -> set[str]:
+        """See :meth:`RaceArchive.archived`."""
+        return {race_id for race_id in race_ids if race_id in self.races}

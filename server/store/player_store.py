@@ -1,4 +1,6 @@
-"""Accounts, ratings, leaderboards, histories and stats in Redis (keys under the ``{players}`` hash tag).
+"""Registered players in Redis (keys under the ``{players}`` hash tag): what is live (login limits, rated claims,
+sightings, pair signals, races waiting to be booked) and, without a database, their lasting records too: accounts,
+ratings, leaderboards, histories and stats (the fallback of :class:`PlayerRecords`, docs/STORAGE.md).
 
 The store holds plain records; password hashing, Glicko-2 and what a finished
 race means for each player are the services' business. A finished race is
@@ -18,24 +20,19 @@ import msgpack
 from server.store import keys
 from server.store.connection import RedisClient
 from server.store.errors import translate_errors
+from server.store.player_records import (
+    AccountRecord,
+    BoardLine,
+    BoardPage,
+    HistoryPage,
+    SeatBooking,
+    StoredRating,
+    StoredStats,
+    offset_cursor,
+    offset_of,
+)
 from server.store.scripts import Scripts, script_arguments
-from shared.protocol import ErrorCode, Outcome
-
-
-@dataclass(frozen=True, slots=True)
-class AccountRecord:
-    """A registered account: its handle as registered, player id, kind and the salted slow hash of its secret."""
-
-    handle: str
-    player: str
-    bot: bool
-    secret_hash: str
-    """Hex of the derived key."""
-    salt: str
-    """Hex of the random salt."""
-    kdf: str
-    """How the hash was derived, e.g. ``scrypt:n=16384,r=8,p=1,len=32`` (so parameters can change later)."""
-    created_at: int
+from shared.protocol import ErrorCode
 
 
 class LoginLimit(StrEnum):
@@ -75,40 +72,6 @@ class LoginAdmission:
     delay_ms: int = 0
     refused: LoginLimit | None = None
     retry_after_ms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRating:
-    """A player's Glicko-2 state of one profile, at full precision."""
-
-    rating: float
-    deviation: float
-    volatility: float
-    games: int
-    last_at: int
-    """When the last rated race finished (ms): the deviation grows from then on."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatBooking:
-    """What a finished race changes for one registered player."""
-
-    player: str
-    handle: str
-    bot: bool
-    profile: str
-    opponent: str
-    """The other seat's player id (counted among the player's rated opponents when the race is rated)."""
-    item: dict[str, Any]
-    """The history item (a HistoryItem map)."""
-    outcome: Outcome
-    """``won``, ``lost`` or ``draw``."""
-    cleared: bool
-    time_ms: int
-    count: int
-    rating: StoredRating | None = None
-    """The new rating, for rated races."""
-    provisional: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,10 +335,18 @@ class PlayerStore:
         args = script_arguments(race=race_id, finished_at=finished_at, min_opponents=min_opponents, seats=booked)
         return bool(await self.scripts.book_race(keys=script_keys, args=args))
 
+    async def settle_booked(self, race_id: str, players: Sequence[str]) -> None:
+        """A race is booked (by :meth:`book` or by the database's records): off the pending set, its rated claims
+        released (book_race.lua did both already; doing it again changes nothing)."""
+        await self.untrack(race_id)
+        await self.end_rated(race_id, players)
+
     # --- reads --------------------------------------------------------------------------------
 
-    async def leaderboard(self, profile: str, offset: int, limit: int) -> tuple[list[tuple[str, dict[str, str]]], int]:
-        """Players ``offset`` to ``offset + limit`` by rating, best first, with their rating hashes; and the board's size."""
+    async def leaderboard(self, profile: str, limit: int, *, offset: int = 0, after: str | None = None) -> BoardPage:
+        """See :meth:`PlayerRecords.leaderboard` (this store's cursor is a position)."""
+        if after is not None:
+            offset = offset_of(after)
         board = keys.leaderboard_key(profile)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrevrange(board, offset, offset + limit - 1)
@@ -386,32 +357,55 @@ class PlayerStore:
             for player in players:
                 pipe.hgetall(keys.rating_key(profile, player))
             raws: list[Any] = await pipe.execute()
-        return [(player, _decoded(raw)) for player, raw in zip(players, raws)], int(total)
+        lines = []
+        for player, raw in zip(players, raws):
+            fields = _decoded(raw)
+            lines.append(
+                BoardLine(
+                    player=player, handle=fields.get("handle", "?"), bot=fields.get("bot") == "1", rating=float(fields.get("rating", 0)),
+                    deviation=float(fields.get("deviation", 0)), games=int(fields.get("games", 0)),
+                )
+            )  # fmt: skip
+        end = offset + len(lines)
+        return BoardPage(lines, offset + 1, int(total), offset_cursor(end) if end < int(total) else None)
 
     async def rank_of(self, profile: str, player: str) -> int | None:
         """The player's 0-based leaderboard rank (None when not on it)."""
         rank: Any = await self.redis.zrevrank(keys.leaderboard_key(profile), player)
         return None if rank is None else int(rank)
 
-    async def rating_fields(self, profile: str, player: str) -> dict[str, str]:
-        """The player's rating hash of ``profile`` (empty: never rated)."""
-        return _decoded(await self.redis.hgetall(keys.rating_key(profile, player)))
+    async def rating(self, profile: str, player: str) -> StoredRating | None:
+        """The player's rating of ``profile`` (None: never rated)."""
+        fields = _decoded(await self.redis.hgetall(keys.rating_key(profile, player)))
+        return _rating(fields) if fields else None
 
-    async def history(self, player: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
-        """The player's history items newest first, and how many there are."""
+    async def history(self, player: str, limit: int, *, offset: int = 0, before: str | None = None) -> HistoryPage:
+        """See :meth:`PlayerRecords.history` (this store's cursor is a position)."""
+        if before is not None:
+            offset = offset_of(before)
         history = keys.history_key(player)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zrevrange(history, offset, offset + limit - 1)
             pipe.zcard(history)
             races, total = await pipe.execute()
-        if not races:
-            return [], int(total)
-        raws: list[Any] = await self.redis.hmget(keys.history_items_key(player), races)
-        return [msgpack.unpackb(raw, raw=False) for raw in raws if raw is not None], int(total)
+        items = []
+        if races:
+            raws: list[Any] = await self.redis.hmget(keys.history_items_key(player), races)
+            items = [msgpack.unpackb(raw, raw=False) for raw in raws if raw is not None]
+        end = offset + len(races)
+        return HistoryPage(items, int(total), offset_cursor(end) if end < int(total) else None)
 
-    async def stats(self, player: str, profile: str) -> dict[str, str]:
-        """The player's counters in ``profile`` (empty: never raced it)."""
-        return _decoded(await self.redis.hgetall(keys.stats_key(player, profile)))
+    async def stats(self, player: str, profile: str) -> StoredStats | None:
+        """The player's counters in ``profile`` (None: never raced it)."""
+        fields = _decoded(await self.redis.hgetall(keys.stats_key(player, profile)))
+        if not fields:
+            return None
+        best = fields.get("best_clear_ms")
+        return StoredStats(
+            races=int(fields.get("races", 0)), wins=int(fields.get("wins", 0)), losses=int(fields.get("losses", 0)),
+            draws=int(fields.get("draws", 0)), clears=int(fields.get("clears", 0)), foundations=int(fields.get("foundations", 0)),
+            best_clear_ms=None if best is None else int(best),
+        )  # fmt: skip
 
 
 def _rating(raw: Mapping[str, str]) -> StoredRating:
@@ -422,8 +416,3 @@ def _rating(raw: Mapping[str, str]) -> StoredRating:
         games=int(raw.get("games", 0)),
         last_at=int(raw.get("last_at", 0)),
     )
-
-
-def rating_of(raw: Mapping[str, str]) -> StoredRating | None:
-    """A rating hash as a record (None when empty)."""
-    return _rating(raw) if raw else None

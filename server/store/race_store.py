@@ -774,6 +774,15 @@ class RaceStore:
             for race_id, (status, created_at) in zip(race_ids, values)
         }
 
+    async def replayable(self, race_ids: Iterable[str]) -> set[str]:
+        """The races among ``race_ids`` that still replay: kept in Redis, or else archived."""
+        statuses = await self.statuses(race_ids)
+        kept = {race_id for race_id, (status, _created_at) in statuses.items() if status is not None}
+        gone = [race_id for race_id in statuses if race_id not in kept]
+        if gone and self.archive is not None:
+            kept |= await self.archive.archived(gone)
+        return kept
+
     @repeatable
     async def actions(self, race_id: str, slot: int, limit: int | None = None) -> list[str]:
         """The player's stored actions in order (moves in notation, ``undo``, ``redeal``); the first ``limit`` if given."""

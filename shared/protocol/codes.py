@@ -45,6 +45,8 @@ MAX_DAY_LEN: Final = 10
 MAX_ATTEMPT_ID_LEN: Final = 48
 MAX_DAILY_PAGE: Final = 100
 """Most lines one ``daily_board`` or ``daily_archive`` reply carries."""
+MAX_CURSOR_LEN: Final = 128
+"""Longest page cursor (``leaderboard``'s ``after``, ``history``'s ``before``)."""
 OVERLOAD_RETRY_SECONDS: Final = 5
 """The retry-after an ``overloaded`` refusal carries (in ``expected``)."""
 

@@ -236,7 +236,8 @@ class HistoryItem:
     opponent: Opponent
     rating: RatingChange | None = None
     replay_available: bool = True
-    """False once the race's record expired (casual races are kept for the server's record time)."""
+    """False once the race's record is gone (never with a database: finished races are archived; without one, casual
+    races are kept for the server's record time)."""
     aborted: AbortReason | None = None
     """Why the rated race was aborted, rated for nobody (the result's ``aborted``); None otherwise."""
 

@@ -263,6 +263,8 @@ class Leaderboard(Message):
     """The asker's own line (nil: anonymous, or not on the leaderboard, e.g. still provisional)."""
     own_rating: RatingInfo | None = None
     """The asker's rating even when provisional (nil: no rated race yet, or anonymous)."""
+    next: str | None = None
+    """The cursor of the next page (the request's ``after``); nil: this is the last page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +277,8 @@ class History(Message):
     items: list[HistoryItem]
     total: int
     """How many finished races the history holds."""
+    next: str | None = None
+    """The cursor of the next page (the request's ``before``); nil: this is the last page."""
 
 
 @dataclass(frozen=True, slots=True)

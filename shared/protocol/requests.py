@@ -10,6 +10,7 @@ from shared.protocol.codes import (
     MAX_ARENA_ID_LEN,
     MAX_ARENA_MINUTES,
     MAX_ATTEMPT_ID_LEN,
+    MAX_CURSOR_LEN,
     MAX_DAILY_PAGE,
     MAX_DAY_LEN,
     MAX_HANDLE_LEN,
@@ -230,6 +231,8 @@ class LeaderboardRequest(SessionRequest):
     profile: str = "classic"
     limit: int = bounded(low=1, high=MAX_LEADERBOARD_PAGE, default=20)
     offset: int = bounded(low=0, high=2**31, default=0)
+    after: str | None = bounded(max_len=MAX_CURSOR_LEN, default=None)
+    """The page after this cursor (a reply's ``next``: no rows skipped, unlike ``offset``); nil: from ``offset``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +244,8 @@ class HistoryRequest(SessionRequest):
     """Whose history; nil: this session's account."""
     offset: int = bounded(low=0, high=2**31, default=0)
     limit: int = bounded(low=1, high=MAX_HISTORY_PAGE, default=20)
+    before: str | None = bounded(max_len=MAX_CURSOR_LEN, default=None)
+    """The races older than this cursor (a reply's ``next``: no rows skipped, unlike ``offset``); nil: from ``offset``."""
 
 
 @dataclass(frozen=True, slots=True)
