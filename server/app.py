@@ -82,6 +82,7 @@ from server.store.connection import RedisClient, connect_cluster
 from server.store.database import PostgresRaceArchive
 from server.store.durability import Durability, check_layout, check_store
 from server.store.player_records_sql import PostgresPlayerRecords
+from server.store.redis_import import import_pending
 from server.store.script_pipeline import DirectAddress
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
@@ -344,6 +345,8 @@ class RaceServer:
         player_store = PlayerStore(self.redis)
         # The players' lasting records: PostgreSQL's when there is one, else Redis's (docs/STORAGE.md "Player records").
         records: PlayerRecords = player_store if self.database is None else PostgresPlayerRecords(self.database)
+        if self.database is not None and await import_pending(self.redis, self.database):
+            logs.warning("redis_records_not_imported", command="flowergarden db import-redis")
         rating_policy = config.rating_policy()
         self.books = books = PlayerBooks(player_store, store, rating_policy, records=records)
         self.races = RaceService(
