@@ -55,6 +55,8 @@ CLOSED_LOOP_SETTINGS = {"FLOWERGARDEN_LIMITS_RATE_PER_SECOND": "100000", "FLOWER
 BUDGET_USED = 0.9
 """Under ``--cpu-per-process``, a server that used less of its budget than this was not held back by its quota: the
 run does not show what a core of that speed per process gives."""
+BASELINE = "baseline"
+"""The race server of ``--baseline-checkout`` (before a change), measured in the same run as this one's."""
 PIPELINED = "pipelined floor"
 """The floor server whose scripts go through the race server's own pipeline (one connection, raw RESP)."""
 CURVE = (250, 500, 750, 1000, 1500, 2000)
@@ -146,6 +148,11 @@ def register(kinds: Any) -> None:
         "compare before and after); the load generator and the floor server stay this one's",
     )
     parser.add_argument(
+        "--baseline-checkout", type=Path, metavar="DIR",
+        help="also run the race server of another checkout (e.g. an export of the commit before a change) in the same "
+        "run, right after this one's, and print this one's figures against it: before and after under the same conditions",
+    )
+    parser.add_argument(
         "--profile", type=Path, metavar="FILE",
         help="record the (first) race server process with py-spy during the measured time (collapsed stacks to FILE) "
         "and print where its time goes; needs py-spy (pip install py-spy) and permission to trace",
@@ -224,8 +231,10 @@ def servers(target: str, redis_url: str, count: int, args: argparse.Namespace) -
     root = ROOT
     if target == "project" and args.server_checkout is not None:
         root = args.server_checkout.resolve()
+    if target == BASELINE:
+        root = args.baseline_checkout.resolve()
     environment = {**os.environ, "PYTHONPATH": str(root)}
-    if target == "project":
+    if target in ("project", BASELINE):
         command = [
             sys.executable, "-m", "cli", "serve", "--redis", redis_url, "--port", "0", "--countdown", "0.2",
             "--seed-pool-target", "0", "--lobby-size", "1000000", "--log-level", "WARNING",
@@ -406,7 +415,7 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         first = 0
         workers = []
         for races, watching, idling in zip(race_counts, spectators, idle, strict=True):
-            order = WorkOrder("project" if target == "project" else "floor", urls, args.mode, races, watching, args.seconds, args.interval, first_race=first, idle_races=idling)
+            order = WorkOrder("project" if target in ("project", BASELINE) else "floor", urls, args.mode, races, watching, args.seconds, args.interval, first_race=first, idle_races=idling)
             first += races
             worker = context.Process(target=work, args=(order, barrier, start_time, results), daemon=True)
             worker.start()
@@ -608,11 +617,12 @@ def run_bench_load(args: argparse.Namespace) -> int:
 
 
 def _targets(args: argparse.Namespace) -> list[str]:
-    """The servers each point runs: the project, then (unless ``--no-floor``) the floor and, but for the process
-    comparison, the pipelined floor."""
+    """The servers each point runs: the project (and the ``--baseline-checkout``'s), then (unless ``--no-floor``) the
+    floor and, but for the process comparison, the pipelined floor."""
+    projects = ["project"] if args.baseline_checkout is None or args.compare_processes else ["project", BASELINE]
     if args.no_floor:
-        return ["project"]
-    return ["project", "floor"] if args.compare_processes else ["project", "floor", PIPELINED]
+        return projects
+    return [*projects, "floor"] if args.compare_processes else [*projects, "floor", PIPELINED]
 
 
 def _measure_all(args: argparse.Namespace, points: Sequence[tuple[int, int]]) -> list[tuple[int, Run]]:
@@ -650,6 +660,7 @@ def _report(args: argparse.Namespace, run: Run) -> int:
             "cpu_per_process": args.cpu_per_process, "cpu_budget_by": args.cpu_hierarchy and args.cpu_hierarchy.label,
             "project": _figures_json(project), "floor": floor and _figures_json(floor),
             "pipelined_floor": pipelined and _figures_json(pipelined),
+            "baseline": (baseline := run.get(BASELINE)) and _figures_json(baseline),
             "rows": [{"figure": name, "project": _finite(mine), "floor": _finite(theirs), "ratio": _finite(ratio),
                       "pipelined_floor": _finite(lowest), "ratio_pipelined": _finite(ratio_lowest)}
                      for name, mine, theirs, ratio, lowest, ratio_lowest in report],
@@ -659,6 +670,10 @@ def _report(args: argparse.Namespace, run: Run) -> int:
     print(f"{'figure':<28}{'project':>12}{'floor':>12}{'ratio':>8}{'pipelined':>12}{'ratio':>8}")
     for name, mine, theirs, ratio, lowest, ratio_lowest in report:
         print(f"{name:<28}{_number(mine):>12}{_number(theirs):>12}{_number(ratio, 2):>8}{_number(lowest):>12}{_number(ratio_lowest, 2):>8}")
+    if (baseline := run.get(BASELINE)) is not None:
+        print(f"{'against the baseline':<28}{'project':>12}{'baseline':>12}{'ratio':>8}   (baseline: {args.baseline_checkout})")
+        for name, mine, theirs, ratio, _, _ in rows(project, baseline):
+            print(f"{name:<28}{_number(mine):>12}{_number(theirs):>12}{_number(ratio, 2):>8}")
     for figures in run.values():
         _print_notes(args, figures)
     if profile:
