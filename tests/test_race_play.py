@@ -158,6 +158,23 @@ async def test_state_rebuilt_from_redis_equals_the_live_state(race_server: RaceS
         await race.close()
 
 
+async def test_a_race_started_here_has_both_positions_at_its_deal_before_any_move(race_server: RaceServer) -> None:
+    """No first move reads the race back and replays it: the join kept the deal (and a move plays on a copy of it)."""
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, undo=True))
+    try:
+        races = race_server.races
+        assert races is not None
+        dealt = [board.to_json() for board in await races.rebuild(race.race_id)]
+        kept = [races.cached_board(race.race_id, slot) for slot in (0, 1)]
+        assert [None if board is None else board.to_json() for board in kept] == dealt
+        await play(race.ann, race.race_id, list(line[:2]))
+        assert races.cached_board(race.race_id, 1).to_json() == dealt[1]  # type: ignore[union-attr]
+        assert races.cached_board(race.race_id, 0).to_json() == (await races.rebuild(race.race_id))[0].to_json()  # type: ignore[union-attr]
+    finally:
+        await race.close()
+
+
 async def test_another_process_takes_over_a_race_and_its_deadline(redis_url: str) -> None:
     """Positions and deadlines live in Redis: a second server finishes a race the first one started."""
     seed, line = winning_deal()

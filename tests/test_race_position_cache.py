@@ -46,7 +46,7 @@ async def test_the_positions_of_a_race_its_time_limit_ended_go_after_the_tick(ra
     race = await seated_race(race_server.url, RaceSettings(seed=seed, time_limit=1))
     try:
         await play(race.ann, race.race_id, line[:2])
-        assert race_server.races.cached_positions == 1
+        assert race_server.races.cached_positions == 2  # both seats were dealt when the race started here
         await race.bob.wait_for(RaceResult, timeout=10)
         async with asyncio.timeout(10):  # the sweep that ended it hands it over after its tick
             while race_server.races.cached_positions:

@@ -264,6 +264,7 @@ class RaceService:
             await self.store.index_live(race_id, start_at)
         await self.store.queue_for_analysis(race_id, start_at + ANALYSIS_SAFETY_MS)  # its result makes it due at once
         record = await self.record(race_id)
+        self._deal_positions(record)
         if self.books is not None:
             await self.books.joined(race_id, start_at, [seat.identity for seat in record.seats])
         return self._seated(record, 1)
@@ -482,11 +483,32 @@ class RaceService:
         facts = _RaceFacts(
             epoch=record.epoch, seed=record.deal.seed, rules=record.settings.rules, players=tuple(seat.player for seat in record.seats)
         )
+        self._remember(race_id, facts)
+        return facts
+
+    def _deal_positions(self, record: RaceRecord) -> None:
+        """Keep the race just started here with both positions at its deal, so that a player's first move here reads
+        neither the race nor its actions back from Redis, nor replays them (at a burst of starts those reads and
+        replays queued up for seconds). Both seats share the dealt board: a move plays on a copy, never on it. Should
+        a player's first actions be stored by another process, the sequence check reloads as for any cached view."""
+        if len(record.seats) < 2 or record.status is RaceStatus.CLOSED:
+            return
+        facts = _RaceFacts(
+            epoch=record.epoch, seed=record.deal.seed, rules=record.settings.rules, players=tuple(seat.player for seat in record.seats)
+        )
+        self._remember(record.race_id, facts)
+        dealt = Board.deal(facts.seed, facts.rules)
+        for seat in record.seats:
+            game = self._game(record.race_id, facts.epoch, seat.slot)
+            if game.board is None and not game.lock.locked():
+                game.board, game.actions = dealt, 0
+
+    def _remember(self, race_id: str, facts: _RaceFacts) -> None:
+        """Cache a race's seats and deal (the least recently used beyond ``max_cached_games`` are dropped)."""
         self._facts[race_id] = facts
         self._facts.move_to_end(race_id)
         while len(self._facts) > self.max_cached_games:
             self._facts.popitem(last=False)
-        return facts
 
     def _refused_here(self, race_id: str, refusal: StoreRefusal) -> ServiceError:
         """The error for a script's refusal of an action; ``not_seated`` also drops this process's outdated view."""
