@@ -189,6 +189,34 @@ class Wakeup:
                 future.set_result(None)
 
 
+class FrameCache:
+    """The frames of the last few messages encoded, by identity: an event fanned out to a race's audience is the same
+    object for every spectator (and the mover), so it is encoded once, not once per recipient. Messages are frozen;
+    the cache holds them, so an identity it knows can never be a new object's."""
+
+    SIZE = 4
+    """Messages remembered: enough for a fan-out that interleaves a race's event with the opponent's view of it."""
+
+    def __init__(self) -> None:
+        self._messages: list[Message] = []
+        self._frames: list[bytes] = []
+
+    def frame(self, message: Message) -> bytes:
+        """The encoded frame of ``message`` (encoded now unless it was one of the last few)."""
+        for index, known in enumerate(self._messages):
+            if known is message:
+                return self._frames[index]
+        frame = encode(message)
+        self._messages.insert(0, message)
+        self._frames.insert(0, frame)
+        del self._messages[self.SIZE :], self._frames[self.SIZE :]
+        return frame
+
+
+FRAMES = FrameCache()
+"""The process's cache: one event loop, so every outbox shares it."""
+
+
 class Outbox:
     """The messages waiting for one client, written in order; never grows past its bound.
 
@@ -231,7 +259,7 @@ class Outbox:
         if len(self.pending) >= self.limits.outbox_messages or buffered > self.limits.max_write_buffer_bytes:
             self._drop(f"{len(self.pending)} queued, {buffered} bytes buffered")
             return
-        self.pending.append(encode(message))
+        self.pending.append(FRAMES.frame(message))
         self.stats.outbox_high_water = max(self.stats.outbox_high_water, len(self.pending))
         if not self._scheduled and self._draining is None:
             self._scheduled = True
