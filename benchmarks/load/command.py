@@ -409,7 +409,7 @@ def measure(target: str, args: argparse.Namespace, redis_url: str, progress: boo
         urls = tuple(server.url for server in started)
         groups = [server.group for server in started if server.group is not None]
         rss_before = sum(rss_bytes(pid) for pid in pids)
-        barrier = context.Barrier(len(race_counts) + 1, timeout=max(120.0, (args.races + args.idle_races) * 0.2))
+        barrier = context.Barrier(len(race_counts) + 1, timeout=max(120.0, (args.races + args.idle_races + args.spectators) * 0.2))
         start_time = context.Value("d", 0.0)
         results = context.Queue()
         first = 0
@@ -737,7 +737,7 @@ def _report_curve(args: argparse.Namespace, points: Sequence[tuple[int, Run]]) -
             "knees": {target: dict(zip(("held", "not_held", "usable"), knee(curve), strict=True)) for target, curve in curves.items()},
         })  # fmt: skip
         return EXIT_OK
-    watchers = f"{args.spectators_per_race} spectator(s) per race" if args.spectators_per_race is not None else f"{args.spectators} spectators"
+    watchers = _shape(args).split(" per player, ", 1)[1]
     print(f"scaling curve, open loop at one action per {args.interval:g} s per player, {watchers}; {args.processes} server process(es), {args.workers} load workers, {args.seconds:g} s measured each")
     print(f"{'races':>6}  {'target':<16}{'acked':>8}{'p99 ms':>9}{'lag p99':>9}{'us/move':>9}{'Redis us':>9}{'late p99':>9}{'other':>7}  usable")
     for _, run in points:
@@ -778,9 +778,10 @@ def _what_users_see(figures: Figures) -> list[str]:
 
 def _shape(args: argparse.Namespace) -> str:
     idle = f", {args.idle_races} idle races beside" if args.idle_races else ""
+    watchers = f"{args.spectators_per_race} spectator(s) per race" if args.spectators_per_race is not None else f"{args.spectators} spectators"
     return {
         "closed": f"closed loop, {args.connections} connections{idle}",
-        "open": f"open loop, {args.races} races at one action per {args.interval:g} s per player, {args.spectators} spectators{idle}",
+        "open": f"open loop, {args.races} races at one action per {args.interval:g} s per player, {watchers}{idle}",
         "burst": f"set-up burst of {args.races} races",
     }[args.mode]
 

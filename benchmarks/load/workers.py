@@ -122,8 +122,11 @@ class LeanClient:
         request_id = next(self.ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[request_id] = future
-        await self.connection.send(msgpack.packb({"token": self.token, **message, "id": request_id}))
-        return await asyncio.wait_for(future, timeout)
+        try:
+            await self.connection.send(msgpack.packb({"token": self.token, **message, "id": request_id}))
+            return await asyncio.wait_for(future, timeout)
+        finally:  # answered, timed out, cancelled or never sent: nothing is left to fail when the connection closes
+            self.waiting.pop(request_id, None)
 
     async def close(self) -> None:
         """Close and stop reading."""
