@@ -32,6 +32,7 @@ from server.store import (
     SessionRecord,
     presence_member,
 )
+from server.store.archive_queue import ArchiveQueue
 from server.store.connection import connect_cluster
 from server.store.durability import Durability, StoreNotReady, check_store
 from server.store.player_store import AccountRecord, LoginBudget, PairRules, PlayerStore, SeatBooking
@@ -146,6 +147,11 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     assert (await accounts.login_attempt("127.0.0.1", handle, budget)).delay_ms == 0  # the login limits' keys share a slot
     await accounts.login_refund("127.0.0.1", handle)
     await accounts.end_rated(first, ["ann", "bob"])
+    archive = ArchiveQueue(cluster_client, "p1", cache_ttl_ms=60_000)
+    record(archive.scripts, calls)
+    assert first in await archive.records([first, waiting])  # the finished race, not the closed one
+    await archive.confirm([], [first])
+    assert 0 < await cluster_client.pttl(f"fgr:{{race:{first}}}:state") <= 60_000
 
     registered = {name for name, value in vars(Scripts(cluster_client)).items() if isinstance(value, AsyncScript)}
     assert {name for name, _ in calls} == registered  # every script of the project ran here

@@ -10,15 +10,20 @@ keeps the first copy of a race id).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+import msgpack
+from redis.asyncio import RedisCluster
+from redis.commands.core import AsyncScript
 from redis.exceptions import ResponseError
 
 from server.store import keys
 from server.store.connection import RedisClient, time_ms_at
 from server.store.database import ArchivedRace
 from server.store.errors import translate_errors
+from server.store.scripts import Scripts, script_arguments
 
 RECLAIM_IDLE_MS = 60_000
 """An entry taken by another process and not confirmed for this long is taken over (that process died or hangs)."""
@@ -34,6 +39,7 @@ class ArchiveQueue:
         self.consumer = consumer
         self.cache_ttl_ms = cache_ttl_ms
         self._group_made = False
+        self.scripts = Scripts(redis)
 
     async def take(self, count: int) -> list[tuple[str, str]]:
         """Up to ``count`` entries (entry id, race id) to archive: this process's unconfirmed ones, else ones another
@@ -63,46 +69,43 @@ class ArchiveQueue:
 
     async def records(self, race_ids: Sequence[str]) -> dict[str, ArchivedRace]:
         """The finished races among ``race_ids`` as Redis holds them (a race gone or not finished is left out)."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for race_id in race_ids:
-                race_keys = keys.race_keys(race_id)
-                pipe.hgetall(race_keys[keys.STATE])
-                pipe.lrange(race_keys[keys.MOVES_0], 0, -1)
-                pipe.lrange(race_keys[keys.MOVES_1], 0, -1)
-                pipe.xrange(race_keys[keys.EVENTS], "-", "+")
-            replies: list[Any] = await pipe.execute()
+        reads = [[k[keys.STATE], k[keys.EVENTS], k[keys.MOVES_0], k[keys.MOVES_1]] for k in map(keys.race_keys, race_ids)]
+        replies = await self._each(self.scripts.archive_read, [(read, []) for read in reads])
         found = {}
-        for index, race_id in enumerate(race_ids):
-            state_raw, moves_0, moves_1, events = replies[4 * index : 4 * index + 4]
-            state = {_text(key): _text(value) for key, value in state_raw.items()}
-            if state.get("status") != "finished":
+        for race_id, packed in zip(race_ids, replies):
+            if not packed:
                 continue
+            body = msgpack.unpackb(packed, raw=True)  # raw: the stored events are binary MessagePack
+            moves = body[b"moves"]
             found[race_id] = ArchivedRace(
                 race_id,
-                state,
-                (tuple(_text(m) for m in moves_0), tuple(_text(m) for m in moves_1)),
-                tuple((int(_text(entry_id).split("-")[1]), bytes(fields[b"e"])) for entry_id, fields in events),
+                {key.decode(): value.decode() for key, value in body[b"state"].items()},
+                (tuple(move.decode() for move in moves[0]), tuple(move.decode() for move in moves[1])),
+                tuple((int(seq), bytes(event)) for seq, event in body[b"events"]),
             )
         return found
 
     async def confirm(self, entries: Sequence[tuple[str, str]], archived: Sequence[str]) -> None:
         """The ``entries`` are done: their races in ``archived`` are in PostgreSQL, so their keys get the cache TTL
         (unless theirs is shorter); then the entries leave the queue."""
-        race_keys = [key for race_id in archived for key in keys.race_keys(race_id)]
-        if race_keys:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for key in race_keys:
-                    pipe.pttl(key)
-                ttls: list[int] = await pipe.execute()
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for key, ttl in zip(race_keys, ttls):
-                    if ttl == -1 or ttl > self.cache_ttl_ms:  # -1: kept for ever (a rated record); -2: no such key
-                        pipe.pexpire(key, self.cache_ttl_ms)
-                await pipe.execute()
+        if archived:
+            args = script_arguments(ttl_ms=self.cache_ttl_ms)
+            await self._each(self.scripts.archive_cached, [(keys.race_keys(race_id), args) for race_id in archived])
         if entries:
             ids = [entry_id for entry_id, _ in entries]
             await self.redis.xack(keys.ARCHIVE_QUEUE, keys.ARCHIVE_GROUP, *ids)
             await self.redis.xdel(keys.ARCHIVE_QUEUE, *ids)
+
+    async def _each(self, script: AsyncScript, calls: Sequence[tuple[list[str], list[bytes]]]) -> list[Any]:
+        """One call of ``script`` per race (a race's keys share one slot): pipelined on one Redis; on a Cluster one
+        call each, concurrently (each reloads its script when a node forgot it)."""
+        if isinstance(self.redis, RedisCluster):
+            return list(await asyncio.gather(*(script(keys=race_keys, args=args) for race_keys, args in calls)))
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_keys, args in calls:
+                await script(keys=race_keys, args=args, client=cast(Any, pipe))  # typed for clients only; pipelines work
+            replies: list[Any] = await pipe.execute()
+        return replies
 
     async def lag(self) -> tuple[int, float]:
         """Finished races not archived yet, and the age (s) of the oldest of them (0 when none)."""

@@ -163,3 +163,5 @@ class Scripts:
         self.daily_start: AsyncScript = redis.register_script(with_arguments(_source("daily_start")))
         self.daily_move: AsyncScript = redis.register_script(with_arguments(_source("daily_move")))
         self.analysis_claim: AsyncScript = redis.register_script(with_arguments(_source("analysis_claim")))
+        self.archive_read: AsyncScript = redis.register_script(_source("archive_read"))
+        self.archive_cached: AsyncScript = redis.register_script(with_arguments(_source("archive_cached")))
