@@ -5,6 +5,7 @@ import { errorText } from "./refusals.js";
 import { ageText, dealText, field, fill, h, settingsText, statusText } from "./dom.js";
 import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";
+import { offerTutorial } from "./tutorial_offer.js";
 
 const LIVE_REFRESH_MS = 3000;
 
@@ -97,6 +98,7 @@ class LobbyView {
       this.root,
       h("div", { class: "lobby" },
         h("h1", { class: "sr-only" }, "Flower Garden Race lobby"),
+        offerTutorial(),
         h("section", { class: "panel play" }, h("h2", {}, "Play"), form, h("h3", {}, "Have an invite code?"), invite),
         h("section", { class: "panel" }, h("h2", {}, "Open races"), this.openList, this.botOffer),
         h("section", { class: "panel" }, h("h2", {}, "Being played now"), this.liveList),

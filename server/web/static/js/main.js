@@ -8,6 +8,7 @@ import { RACE_EVENTS } from "./protocol.js";
 import { toggleKeyboardHelp, typingInField } from "./keyboard_help.js";
 import { helloRefusalWords } from "./refusals.js";
 import { languagePicker, t } from "./i18n.js";
+import { feel } from "./feel.js";
 
 const NAME_KEY = "fg.name";
 const GUEST_NAME_KEY = "fg.guest";
@@ -24,6 +25,7 @@ const ROUTES = [
   [/^\/watch\/([A-Za-z0-9]+)$/, async () => (await import("./watch_view.js")).mountWatch, (m) => ({ race: m[1] })],
   [/^\/replay\/([A-Za-z0-9]+)$/, async () => (await import("./replay_view.js")).mountReplay, (m) => ({ race: m[1] })],
   [/^\/rules$/, async () => (await import("./rules_view.js")).mountRules, () => ({})],
+  [/^\/tutorial$/, async () => (await import("./tutorial_view.js")).mountTutorial, () => ({})],
   [/^\/account$/, async () => (await import("./account_view.js")).mountAccount, () => ({})],
   [/^\/leaderboard$/, async () => (await import("./leaderboard_view.js")).mountLeaderboard, () => ({ profile: new URLSearchParams(location.search).get("profile") || "classic" })],
   [/^\/arena$/, async () => (await import("./arena_view.js")).mountArena, () => ({ arena: null })],
@@ -39,6 +41,7 @@ class App {
     this.statusBadge = document.getElementById("connection");
     this.who = document.getElementById("who");
     this.view = null;
+    this.feel = feel; // what the page played and animated (feel.js), for the console and tests
     this.states = new Map();
     this.listeners = new Map();
     this.unclaimed = [];

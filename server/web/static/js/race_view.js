@@ -10,6 +10,7 @@ import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
 import { typingInField } from "./keyboard_help.js";
 import { errorText, refusalNotice } from "./refusals.js";
+import { cardPlaces, celebrate, cueTitle, fly, notify, notifySwitch, play, soundSwitch } from "./feel.js";
 
 const RESULT_REASONS = {
   cleared: "cleared the board first",
@@ -19,6 +20,13 @@ const RESULT_REASONS = {
   draw: "same count at the same moment",
 };
 const MESSAGE_MS = 8000;
+/** The opponent's progress that sounds a cue: each quarter of the pack on the foundations. */
+const MILESTONE = 13;
+/** The race page's cue words (one place, for the translations). */
+const CUES = {
+  joined: (name) => `${name} joined`,
+  started: "The race started",
+};
 
 /** A player's line: name, presence, a progress bar of cards on the foundations, how the attempt stands. */
 export function playerPanel(state, slot, now, label, connection = "connected") {
@@ -320,7 +328,32 @@ class RaceView {
     }
     if (event.type === "result") this.message = null;
     this.render();
+    if (event.seq > this.caughtUpSeq) this.cue(event);
     this.maybeAutoMove();
+  }
+
+  /** The sound, title and notification of a race event as it happens (not of one replayed from the race's past). */
+  cue(event) {
+    const state = this.state;
+    const mine = state.mySlot;
+    if (event.type === "player_joined" && event.slot !== mine) {
+      const text = CUES.joined(playerText(state.players[event.slot]));
+      play("joined");
+      cueTitle(text, this.plainTitle);
+      notify(text);
+    } else if (event.type === "started") {
+      play("start");
+      cueTitle(CUES.started, this.plainTitle);
+      notify(CUES.started);
+    } else if (event.type === "progress" && event.slot !== mine) {
+      const reached = Math.floor(event.count / MILESTONE);
+      if (reached > (this.milestone || 0)) play("milestone");
+      this.milestone = Math.max(this.milestone || 0, reached);
+    } else if (event.type === "result") {
+      const won = mine !== null && event.winner === mine;
+      play(won ? "win" : "result");
+      if (won && !this.resultHidden) celebrate(this.layout.table);
+    }
   }
 
   unmount() {
@@ -371,14 +404,20 @@ class RaceView {
     const state = this.state;
     this.pending = move;
     this.render();
+    const places = cardPlaces(this.boardView.root);
     try {
       const reply = await this.conn.move(state.race, moveText(move));
       state.applyMoved(reply);
       this.message = null;
+      this.flight = move.card ? { card: move.card, places } : null;
+      play("move");
       if (state.gaps) await this.rebuild();
     } catch (error) {
       this.queue = [];
-      if (!this.overtaken(error)) this.sayRefused(error, move, state.myBoard);
+      if (!this.overtaken(error)) {
+        play("refusal");
+        this.sayRefused(error, move, state.myBoard);
+      }
     } finally {
       this.pending = null;
     }
@@ -490,6 +529,10 @@ class RaceView {
     const now = this.conn.serverNow();
     const clock = this.root.querySelector(".clock-line");
     if (clock) clock.replaceWith(clockLine(this.state, now));
+    if (!this.lowTimeSounded && this.root.querySelector(".clock-line.low-time")) {
+      this.lowTimeSounded = true;
+      if (this.state.mySlot !== null && this.state.players[this.state.mySlot].state === "playing") play("low_time");
+    }
     const players = this.root.querySelector(".players");
     if (players && this.state.players.some((p) => !p.connected)) fill(players, this.playersOf(now));
     const countdown = this.root.querySelector(".countdown-overlay");
@@ -513,7 +556,8 @@ class RaceView {
     const state = this.state;
     if (!state) return;
     const now = this.conn.serverNow();
-    document.title = `Race ${state.race} · Flower Garden Race`;
+    this.plainTitle = `Race ${state.race} · Flower Garden Race`;
+    if (!document.title.startsWith("▶ ")) document.title = this.plainTitle; // a cue stays until it is seen
     if (!this.layout) {
       this.layout = {
         header: h("div", { class: "race-header" }),
@@ -534,6 +578,8 @@ class RaceView {
     );
     fill(players, this.playersOf(now));
     this.boardView.render(state.myBoard, this.pending && this.pending.card, this.canPlayNow());
+    if (this.flight) fly(this.boardView.root, this.flight.places, this.flight.card);
+    this.flight = null;
     table.querySelector(".overlay")?.remove();
     const overlay = this.overlay(now);
     if (overlay) table.append(overlay);
@@ -572,6 +618,7 @@ class RaceView {
           h("button", { onclick: (e) => this.copy(link, e.target) }, "Copy link"),
         ),
         state.invite ? h("p", { class: "invite-code" }, "Code ", h("code", {}, state.invite)) : null,
+        notifySwitch(),
         this.botComing
           ? h("p", { class: "info bot-coming" }, `A level ${this.botComing} practice bot is taking the seat…`)
           : state.mySlot === 0 && !this.params.queued
@@ -638,6 +685,7 @@ class RaceView {
           } }),
           " auto-move safe cards",
         ),
+        soundSwitch(),
       ),
       h("div", { class: "keyboard-hint" },
         selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d) or Tab to it and press Enter, then f or a column 1–6 (? for all keys). Double-click sends a card home.",
