@@ -34,6 +34,7 @@ export const feel = {
   played: [],
   flights: 0,
   audio: null,
+  sleep: null,
 };
 
 export function soundOn() {
@@ -71,6 +72,9 @@ export function play(name) {
       }
       at += sound.length;
     }
+    // A running AudioContext renders (silence) all the time: it sleeps again once the last note is over.
+    clearTimeout(feel.sleep);
+    feel.sleep = setTimeout(() => audio.suspend().catch(() => {}), Math.ceil((at - audio.currentTime) * 1000) + 100);
   } catch {
     // No audio device: the game goes on in silence.
   }
