@@ -112,7 +112,7 @@ async def test_the_race_page_cues_the_start_sounds_its_events_until_muted_flies_
         second = await create_race(page, seed)
         await bob.join(second)
         await bob.wait_for(Started)
-        await expect(page.locator(f".race-page[data-race={second}] [data-status=running]")).to_be_visible()
+        await expect(page.locator(f'.race-page[data-race="{second}"] [data-status=running]')).to_be_visible()
         for move in prefix:
             await click_move(page, BOARD, move)
         await bob.resign(second)
