@@ -44,7 +44,8 @@ async def test_two_browsers_and_a_client_join_an_arena_and_the_paired_pages_open
             await pages[0].click("form[data-form=arena] button[type=submit]")
             await expect(pages[0].locator(".arena-page h1")).to_have_text("Arena evening")
             arena = pages[0].url.rsplit("/", 1)[1]
-            await register(pages[1], site + f"/arena/{arena}", handles[1])
+            await register(pages[1], site + "/", handles[1])
+            await pages[1].goto(site + f"/arena/{arena}")  # the link shared with the second player
             for page in pages:
                 await page.click("[data-action=arena-join]")
                 await expect(page.locator(".arena-status")).to_have_text("You are in: your next race opens by itself.")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -79,7 +78,7 @@ class ArenaService:
 
     async def create(self, name: str, start_at: int, duration_ms: int, time_limit: int = 300) -> str:
         """A new arena from ``start_at`` for ``duration_ms`` whose races last ``time_limit`` seconds; its id."""
-        arena = secrets.token_urlsafe(8)
+        arena = new_race_id()  # letters and digits: one word in a link
         await self.store.create(arena, ArenaMeta(name, start_at, start_at + duration_ms, time_limit))
         return arena
 
