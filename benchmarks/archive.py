@@ -25,7 +25,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -34,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import asyncpg
 import msgpack
 
+from benchmarks.postgres_drivers import timed
 from benchmarks.race_moves import run_race
 from server.app import RaceServer, ServerConfig
 from server.embedded_postgres import EmbeddedPostgres
@@ -122,16 +122,6 @@ async def move_latency(redis_url: str, database_url: str, redis: RedisClient, mo
             latencies: list[float] = []
             await asyncio.gather(*(run_race(server.url, index, moves, latencies) for index in range(10)))
             print(f"move ({label:4}, archived {server.archiver.archived - before:,} races meanwhile): {percentiles(latencies)}")
-
-
-async def timed(count: int, step: Callable[[int], Awaitable[object]]) -> list[float]:
-    """The latency of each of ``count`` awaited steps."""
-    samples = []
-    for index in range(count):
-        started = time.perf_counter()
-        await step(index)
-        samples.append(time.perf_counter() - started)
-    return samples
 
 
 async def fill(pool: asyncpg.Pool, rows: int) -> tuple[list[str], str]:

@@ -11,6 +11,7 @@ import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 import pytest_asyncio
 from race_helpers import server_config
@@ -22,6 +23,7 @@ from server.embedded_cluster import LocalCluster
 from server.embedded_postgres import EmbeddedPostgres, PostgresUnavailable
 from server.embedded_redis import EmbeddedRedis, RedisUnavailable
 from server.store import connect_redis
+from server.store import database as db
 
 pytest_plugins = ["tiers"]  # the unit/redis/process/browser markers (tests/tiers.py)
 
@@ -158,6 +160,15 @@ async def redis(single_redis_url: str) -> AsyncIterator[Redis]:
     assert isinstance(client, Redis)
     yield client
     await client.aclose()
+
+
+@pytest_asyncio.fixture
+async def pool(postgres_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a fresh, migrated database of the session's PostgreSQL (:func:`postgres_url`)."""
+    connected = await db.connect(postgres_url)
+    await db.migrate(connected)
+    yield connected
+    await connected.close()
 
 
 ON_BOTH_RECORDS = pytest.mark.parametrize("records_kind", ["redis", pytest.param("postgres", marks=pytest.mark.postgres)], indirect=True)

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
 import msgpack
 import pytest
-import pytest_asyncio
 from race_helpers import play, seated_race, server_config
 from redis.asyncio import Redis
 from server_processes import flowergarden
@@ -26,15 +24,6 @@ from server.store.database import MemoryRaceArchive, PostgresRaceArchive, Schema
 from shared.protocol import RaceResult, RaceSettings
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest_asyncio.fixture
-async def pool(postgres_url: str) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a fresh, migrated database."""
-    connected = await db.connect(postgres_url)
-    await db.migrate(connected)
-    yield connected
-    await connected.close()
 
 
 async def test_migrate_applies_each_migration_once_and_records_its_version(postgres_url: str) -> None:

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
 import pytest
-import pytest_asyncio
 from player_helpers import PASSWORD, booked, new_handle, rated_race, registered
 from race_helpers import player, server_config
 from redis.asyncio import Redis
@@ -21,20 +19,10 @@ from server.app import RaceServer
 from server.embedded_postgres import EmbeddedPostgres
 from server.embedded_redis import EmbeddedRedis
 from server.store import AccountRecord, InvalidCursor, SeatBooking, StoredRating, connect_redis
-from server.store import database as db
 from server.store.player_records_sql import PostgresPlayerRecords
 from shared.protocol import Outcome, RaceSettings
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest_asyncio.fixture
-async def pool(postgres_url: str) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a fresh, migrated database."""
-    connected = await db.connect(postgres_url)
-    await db.migrate(connected)
-    yield connected
-    await connected.close()
 
 
 async def test_accounts_ratings_and_histories_outlive_a_flushed_redis(postgres_url: str, tmp_path: Path) -> None:
