@@ -25,6 +25,7 @@ from cli.terminal_input import StdinLines, discard_typeahead
 from cli.tui.texts import KEYS_HELP
 from client import ConnectionLost, RaceClient, ServerError
 from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
+from client.race_view import RaceView
 from client.sessions import SessionStore
 from shared import Board, EngineError, Move, Special, action_text, notation_label
 from shared.assist import read_typed_move, target_key
@@ -309,10 +310,7 @@ class PlainRace:
             if view is None:
                 continue
             self._note_status(session)
-            if (isinstance(item, Countdown) or view is not before) and view.board is not None:
-                self.show_board(view.board)
-            elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id and not self.as_json:
-                print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)
+            self._show(item, view, before)
             if isinstance(item, RaceResult):
                 if not self.as_json:
                     for standing in view.standing_lines():
@@ -321,6 +319,13 @@ class PlainRace:
             if view.status is RaceStatus.CLOSED:
                 return EXIT_LEFT
         raise CommandError("connection_failed", f"{self.server}: the connection closed before the race ended")
+
+    def _show(self, item: object, view: RaceView, before: RaceView | None) -> None:
+        """The board when the deal arrives or the race changed, else the opponent's progress (not in --json)."""
+        if (isinstance(item, Countdown) or view is not before) and view.board is not None:
+            self.show_board(view.board)
+        elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id and not self.as_json:
+            print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)
 
     async def _read(self, session: RaceSession) -> None:
         async for line in StdinLines():

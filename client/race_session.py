@@ -124,17 +124,7 @@ class RaceSession:
             hello = await self.client.hello(request.name)
             self._clock_offset_ms = hello.server_time - time.time() * 1000
         welcome = await introduce(self.client, request.name, request.login)
-        seated: Seated | Queued
-        if request.join:
-            seated = await self.client.join(request.join, accept_delay=request.accept_delay)
-        elif request.invite:
-            seated = await self.client.join_invite(request.invite, accept_delay=request.accept_delay)
-        elif request.quick:
-            seated = await self.client.quick_match(request.settings)
-        elif request.bot is not None:
-            seated = await self.client.create(replace(request.settings, private=True))
-        else:
-            seated = await self.client.create(request.settings)
+        seated = await self._take_seat(request)
         slot = seated.slot if isinstance(seated, Seated) else 0
         self._seat(seated.race, slot)
         if request.bot is not None:
@@ -144,21 +134,37 @@ class RaceSession:
             lines.append(self.unsaved)
         if seated.race.seed_chosen:
             lines.append("The creator CHOSE this race's deal (it may have been studied; never rated).")
+        return lines + self._awaited(request, seated)
+
+    async def _take_seat(self, request: SeatRequest) -> Seated | Queued:
+        """Join, join by invite, queue for a quick match, or create the race (private when a bot takes the other seat)."""
+        if request.join:
+            return await self.client.join(request.join, accept_delay=request.accept_delay)
+        if request.invite:
+            return await self.client.join_invite(request.invite, accept_delay=request.accept_delay)
+        if request.quick:
+            return await self.client.quick_match(request.settings)
+        if request.bot is not None:
+            return await self.client.create(replace(request.settings, private=True))
+        return await self.client.create(request.settings)
+
+    def _awaited(self, request: SeatRequest, seated: Seated | Queued) -> list[str]:
+        """What the player waits for once seated: a partner, the bot, or the opponent (with the command to join)."""
         if isinstance(seated, Queued):
             self.queued = True
-            lines.append("Waiting for a player asking for the same settings ...")
-        elif request.bot is not None:
-            lines.append(f"A practice bot of level {request.bot} takes the other seat (always labelled as a bot).")
-        elif not (request.join or request.invite or request.quick):
-            server = self.client.url or ""
-            how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"
-            login = " --login HANDLE" if seated.race.settings.rated else ""  # a rated race seats accounts only
-            self.join_command = f"flowergarden race --server {server}{login} {how}"
-            lines += [words("race.opponent_joins"), f"  {self.join_command}"]
-            if login:
-                lines.append("(a rated race: HANDLE is their registered account)")
-            lines.append(words("race.waiting"))
-        return lines
+            return ["Waiting for a player asking for the same settings ..."]
+        if request.bot is not None:
+            return [f"A practice bot of level {request.bot} takes the other seat (always labelled as a bot)."]
+        if request.join or request.invite or request.quick:
+            return []
+        server = self.client.url or ""
+        how = f"--invite {seated.race.invite}" if seated.race.invite is not None else f"--join {seated.race.race}"
+        login = " --login HANDLE" if seated.race.settings.rated else ""  # a rated race seats accounts only
+        self.join_command = f"flowergarden race --server {server}{login} {how}"
+        lines = [words("race.opponent_joins"), f"  {self.join_command}"]
+        if login:
+            lines.append("(a rated race: HANDLE is their registered account)")
+        return [*lines, words("race.waiting")]
 
     async def _resume(self, saved: SavedRace) -> list[str]:
         try:
@@ -246,6 +252,12 @@ class RaceSession:
         view = self.view
         if view is None:
             return None
+        if isinstance(item, RaceEvent):
+            return await self._race_event(view, item) if item.race == view.race_id else None
+        return self._connection_news(view, item)
+
+    def _connection_news(self, view: RaceView, item: Incoming | Resumed) -> str | None:
+        """What the server or the connection says outside the race's events: refusals, notices, restarts, resumes."""
         if isinstance(item, Unsolicited):
             return f"Server: {item.error.message}"
         if isinstance(item, Notice):
@@ -253,19 +265,19 @@ class RaceSession:
         if isinstance(item, ServerShutdown):
             view.reconnecting = True
             return "The server is restarting; reconnecting ..."
-        if isinstance(item, Resumed):
-            synced = item.synced.get(view.race_id)
-            if synced is not None:
-                self._load(synced)
-                assert self.view is not None
-                self.view.race.event_seq = view.event_seq  # the events after it are still to come, in order
-            if self.view is not None:
-                self.view.reconnecting = False
-            return "Reconnected."
-        if not isinstance(item, RaceEvent):
+        if not isinstance(item, Resumed):
             return None
-        if item.race != view.race_id:
-            return None
+        synced = item.synced.get(view.race_id)
+        if synced is not None:
+            self._load(synced)
+            assert self.view is not None
+            self.view.race.event_seq = view.event_seq  # the events after it are still to come, in order
+        if self.view is not None:
+            self.view.reconnecting = False
+        return "Reconnected."
+
+    async def _race_event(self, view: RaceView, item: RaceEvent) -> str | None:
+        """Apply an event of the race played now."""
         if self.queued and item.seq > view.event_seq:  # someone was paired with us
             self.queued = False
         if isinstance(item, RaceClosed) and item.new_race is not None and item.seq > view.event_seq:

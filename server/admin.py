@@ -138,20 +138,7 @@ class AdminExecutor:
         args = command.get("args") if isinstance(command.get("args"), dict) else {}
         assert isinstance(args, dict)
         handler = self._handlers.get(action)
-        now = await self.now_ms()
-        problem = "this server has no operator secret configured" if not self.secret else verify(self.secret, command, now)
-        if problem is None:
-            problem = self._first_time(command_id, int(command["at"]), now)
-        if problem is None and handler is None:
-            problem = f"unknown action {action[:40]!r}"
-        result: dict[str, Any] = {}
-        if problem is None:
-            assert handler is not None
-            try:
-                claimed = await self.ops_store.claim(command_id, self.process_id)
-                result = await handler(args, claimed)
-            except (AdminError, ServiceError) as error:
-                problem = str(error) if isinstance(error, AdminError) else error.message
+        problem, result = await self._carry_out(command, command_id, action, args)
         ok = problem is None
         metrics.admin_action(action if handler is not None else "unknown", ok)
         outcome = {"process": self.process_id, "address": self.address, "ok": ok, "result": result, "error": problem}
@@ -159,6 +146,24 @@ class AdminExecutor:
         (logs.event if ok else logs.warning)("admin_action", **{key: value for key, value in entry.items() if key != "at"})
         await self.ops_store.audit(entry)
         await self.ops_store.reply(command_id, outcome)
+
+    async def _carry_out(self, command: dict[str, Any], command_id: str, action: str, args: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """Check the command (secret, signature, age, first time, known action) and run its action once across the
+        processes: (why it was refused or failed, else None; the action's result)."""
+        now = await self.now_ms()
+        problem = "this server has no operator secret configured" if not self.secret else verify(self.secret, command, now)
+        if problem is None:
+            problem = self._first_time(command_id, int(command["at"]), now)
+        handler = self._handlers.get(action)
+        if problem is None and handler is None:
+            problem = f"unknown action {action[:40]!r}"
+        if problem is not None or handler is None:
+            return problem, {}
+        try:
+            claimed = await self.ops_store.claim(command_id, self.process_id)
+            return None, await handler(args, claimed)
+        except (AdminError, ServiceError) as error:
+            return (str(error) if isinstance(error, AdminError) else error.message), {}
 
     def _first_time(self, command_id: str, at_ms: int, now_ms: int) -> str | None:
         """None the first time this process sees a genuine command id (remembered from now on), else why it is refused:

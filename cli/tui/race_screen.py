@@ -302,20 +302,23 @@ class RaceScreen(Screen[None]):
         elif self.choices and key in TARGET_KEYS:
             event.stop()
             await self.pick_destination(FOUNDATION if key == "f" else int(key) - 1)
-        elif self.typed == "1" and key == "0":
+        elif self.typed or key in RANK_KEYS or key == "1":
             event.stop()
+            await self._card_key(key)
+
+    async def _card_key(self, key: str) -> None:
+        """A key of a card being typed: the 10's second digit, the suit that completes the card, a new rank, or a
+        key that is no suit (the card is typed again)."""
+        if self.typed == "1" and key == "0":
             self.typed = "10"
             self.draw_entry()
         elif self.typed and key in SUIT_KEYS:
-            event.stop()
             text, self.typed = self.typed + key, ""
             await self.typed_card(text)
         elif key in RANK_KEYS or key == "1":
-            event.stop()
             self.typed, self.selected, self.choices = key, None, []
             self.redraw()
-        elif self.typed:
-            event.stop()
+        else:
             self.typed = ""
             self.say(f"{key!r} is not a suit: type the card again (rank, then c d h or s).")
             self.draw_entry()
