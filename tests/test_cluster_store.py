@@ -33,11 +33,14 @@ from server.store import (
     presence_member,
 )
 from server.store.archive_queue import ArchiveQueue
+from server.store.arena_store import ArenaMeta, ArenaStore
 from server.store.connection import connect_cluster
+from server.store.daily_store import COUNTED_PREFIX, DailyDeal, DailyStore
 from server.store.durability import Durability, StoreNotReady, check_store
 from server.store.player_store import AccountRecord, LoginBudget, PairRules, PlayerStore, SeatBooking
 from server.store.race_store import Identity
 from server.store.scripts import Scripts
+from shared.arena import ArenaGame
 from shared.board import Status
 from shared.protocol import AttemptState, CloseReason, Outcome, RaceStatus
 from shared.race.settings import SettingsInForce
@@ -152,12 +155,36 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     assert first in await archive.records([first, waiting])  # the finished race, not the closed one
     await archive.confirm([], [first])
     assert 0 < await cluster_client.pttl(f"fgr:{{race:{first}}}:state") <= 60_000
+    await daily_and_arena_scripts(cluster_client, calls, handle)
 
     registered = {name for name, value in vars(Scripts(cluster_client)).items() if isinstance(value, AsyncScript)}
     assert {name for name, _ in calls} == registered  # every script of the project ran here
     for name, script_keys in calls:
         slots = {await cluster_client.cluster_keyslot(key) for key in script_keys}
         assert len(slots) == 1, f"{name} names keys of slots {slots}: {script_keys}"
+
+
+async def daily_and_arena_scripts(cluster_client: RedisCluster, calls: list[tuple[str, list[str]]], handle: str) -> None:
+    """Run every script of the daily deal (one hash tag per day) and of the arenas (one per arena) on the cluster."""
+    daily, arenas = DailyStore(cluster_client, practice_ttl_ms=60_000), ArenaStore(cluster_client)
+    for store in (daily, arenas):
+        record(store.scripts, calls)
+    day, attempt, now = "2026-12-02", f"{COUNTED_PREFIX}ann", await daily.now_ms()
+    deal = DailyDeal(day=day, seed=7, salt="00", line=(), commitment="0" * 64, profile="classic", difficulty=None, time_limit_ms=600_000,
+                     opens_at=now, closes_at=now + 3_600_000)  # fmt: skip
+    assert (await daily.open_day(deal)).seed == 7
+    assert await daily.start(day, attempt, player="ann", handle=handle, counted=True, started_at=now, deadline=now + 600_000)
+    assert await daily.record(day, attempt, player="ann", seq=0, entry="5 5D b>3", count=0, ends=None, now=now + 1) == 1
+    arena = race_id()
+    await arenas.create(arena, ArenaMeta("Test arena", start_at=0, end_at=now + 3_600_000, time_limit=300))
+    for player in ("ann", "bob"):
+        await arenas.join(arena, Identity(player, player.title()), 1500.0, now)
+    race = race_id()
+    assert await arenas.claim(arena, [("ann", "bob", race)], now) == [race]
+    assert await arenas.confirm(arena, race)
+    games = {"ann": ArenaGame(race, "bob", Outcome.WON, False, 9, 1500.0), "bob": ArenaGame(race, "ann", Outcome.LOST, False, 8, 1500.0)}
+    assert await arenas.book(arena, race, games, now)
+    assert await arenas.release_stale(arena, cutoff=0, now=now) == 0
 
 
 async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalCluster, cluster_client: RedisCluster) -> None:
