@@ -518,14 +518,14 @@ _CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | Non
 def line_verdict_words(player: PlayerAnalysis) -> str:
     """``lost the win at move 10: 7♦ b→5`` (the move as the web page writes it) — a player's line in the post-race analysis, in words."""
     if player.verdict is LineVerdict.LOST_AT and player.fatal_action is not None:
-        return f"lost the win at move {player.fatal_action + 1}: {notation_label(str(player.fatal_move))}"
+        return words("verdict.lost_at", number=player.fatal_action + 1, move=notation_label(str(player.fatal_move)))
     if player.verdict is LineVerdict.LOST_BETWEEN and player.first_action is not None and player.last_action is not None:
-        return f"lost the win between moves {player.first_action + 1} and {player.last_action + 1}"
-    return {
-        LineVerdict.WON: "cleared the board",
-        LineVerdict.STILL_WINNABLE: "the position was still winnable when the attempt ended",
-        LineVerdict.DEAL_NOT_WINNABLE: "the deal could not be won: no move lost it",
-    }.get(player.verdict, "undecided within the analysis budget")
+        return words("verdict.lost_between", first=player.first_action + 1, last=player.last_action + 1)
+    return _worded("verdict", player.verdict) if player.verdict in _PLAIN_VERDICTS else words("verdict.unknown")
+
+
+_PLAIN_VERDICTS: Final = (LineVerdict.WON, LineVerdict.STILL_WINNABLE, LineVerdict.DEAL_NOT_WINNABLE)
+"""The verdicts said without a move number (the others, and one whose numbers are missing, are undecided)."""
 
 
 def standing_line(standing: FinalStanding, *, you: bool = False, split: bool = False) -> str:

@@ -3,9 +3,9 @@
 
 import { errorText } from "./refusals.js";
 import { field, fill, h } from "./dom.js";
+import { t } from "./i18n.js";
 
 const HANDLE_PATTERN = "[A-Za-z0-9][A-Za-z0-9_\\-]{2,19}";
-const HANDLE_RULE = "3–20 letters, digits, _ or -, starting with a letter or digit";
 
 export function mountAccount(root, app) {
   const view = new AccountView(root, app);
@@ -21,37 +21,37 @@ class AccountView {
   }
 
   start() {
-    document.title = "Log in · Flower Garden Race";
+    document.title = `${t("web.account.title")} · Flower Garden Race`;
     const session = this.conn.session;
     if (session.account) {
-      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, `Logged in as ${session.account}`),
-        h("p", {}, h("a", { href: `/player/${encodeURIComponent(session.account)}`, dataset: { link: "" } }, "Your races and stats"), " · ", h("a", { href: "/leaderboard", dataset: { link: "" } }, "Leaderboard")),
-        h("a", { class: "button", href: "/", dataset: { link: "" } }, "To the lobby")));
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, t("web.account.logged_in", { handle: session.account })),
+        h("p", {}, h("a", { href: `/player/${encodeURIComponent(session.account)}`, dataset: { link: "" } }, t("web.account.your_races")), " · ", h("a", { href: "/leaderboard", dataset: { link: "" } }, t("web.nav.leaderboard"))),
+        h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby"))));
       return;
     }
     fill(
       this.root,
       h("div", { class: "account-page" },
-        h("h1", { class: "sr-only" }, "Log in or register"),
-        this.form("login", "Log in", "Your races, rating and history follow your account on every device."),
-        this.form("register", "Register a handle", "Registered players can race rated, appear on the leaderboard and keep a history. Anonymous players can still race (shown as guests)."),
+        h("h1", { class: "sr-only" }, t("web.account.title")),
+        this.form("login", t("web.account.login"), t("web.account.login_text")),
+        this.form("register", t("web.account.register"), t("web.account.register_text")),
       ),
     );
   }
 
   form(kind, title, text) {
-    const handle = h("input", { name: "handle", required: true, autocomplete: "username", pattern: HANDLE_PATTERN, maxlength: "20", placeholder: "handle" });
+    const handle = h("input", { name: "handle", required: true, autocomplete: "username", pattern: HANDLE_PATTERN, maxlength: "20", placeholder: t("web.account.handle_placeholder") });
     // The browser's own words for a pattern mismatch are "Please match the requested format.": say which format.
-    handle.addEventListener("input", () => handle.setCustomValidity(handle.validity.patternMismatch ? `A handle is ${HANDLE_RULE}.` : ""));
-    const password = h("input", { name: "password", type: "password", required: true, minlength: "8", maxlength: "128", autocomplete: kind === "login" ? "current-password" : "new-password", placeholder: "password" });
+    handle.addEventListener("input", () => handle.setCustomValidity(handle.validity.patternMismatch ? t("web.account.handle_mismatch") : ""));
+    const password = h("input", { name: "password", type: "password", required: true, minlength: "8", maxlength: "128", autocomplete: kind === "login" ? "current-password" : "new-password", placeholder: t("web.account.password_placeholder") });
     const error = h("p", { class: "error-text", role: "alert" });
     const form = h(
       "form",
       { class: `panel ${kind}-form`, dataset: { form: kind }, onsubmit: (event) => this.submit(event, kind, handle.value.trim(), password.value, error) },
       h("h2", {}, title),
       h("p", {}, text),
-      field("Handle", handle, kind === "register" ? HANDLE_RULE : null),
-      field("Password", password, kind === "register" ? "8 to 128 characters; stored only as a salted slow hash" : null),
+      field(t("web.account.handle"), handle, kind === "register" ? t("web.account.handle_rule") : null),
+      field(t("web.account.password"), password, kind === "register" ? t("web.account.password_rule") : null),
       h("button", { type: "submit", class: "primary" }, title),
       error,
     );

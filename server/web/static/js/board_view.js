@@ -5,8 +5,15 @@
 import { FOUNDATION, SUIT_NAMES, SUIT_SYMBOLS, rankOf, suitOf } from "./engine.js";
 import { h } from "./dom.js";
 import { fitTable } from "./table_fit.js";
+import { t } from "./i18n.js";
 
-const RANK_NAMES = ["", "ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king"];
+const RANK_WORDS = { 1: "web.card.ace", 11: "web.card.jack", 12: "web.card.queen", 13: "web.card.king" };
+
+/** A card's name for assistive tools: "queen of hearts", "dama de copas". */
+function cardName(card, suit) {
+  const rank = rankOf(card);
+  return t("web.card.name", { rank: RANK_WORDS[rank] ? t(RANK_WORDS[rank]) : String(rank), suit: t(`web.card.suit.${SUIT_NAMES[suit]}`) });
+}
 
 function cardElement(card, classes = "") {
   const suit = suitOf(card);
@@ -24,7 +31,7 @@ function cardElement(card, classes = "") {
     },
     // The card's name is its text for a screen reader ("jack of diamonds"); the corner and face it shows are drawings
     // of the same, hidden from it (an aria-label unlike the visible "J♦" failed axe's label-content-name-mismatch).
-    h("span", { class: "sr-only" }, `${RANK_NAMES[rankOf(card)]} of ${SUIT_NAMES[suit]}`),
+    h("span", { class: "sr-only" }, cardName(card, suit)),
     h("span", { class: "corner", "aria-hidden": "true" }, h("span", { class: "rank" }, rank), h("span", { class: "pip" }, SUIT_SYMBOLS[suit])),
     h("span", { class: "face", "aria-hidden": "true" }, SUIT_SYMBOLS[suit]),
   );
@@ -42,13 +49,13 @@ export class BoardView {
     this.interactive = !!options.interactive;
     this.onMove = options.onMove || (() => {});
     this.onSelect = options.onSelect || (() => {});
-    this.emptyText = options.emptyText || (() => "The cards are dealt when the race starts.");
+    this.emptyText = options.emptyText || (() => t("web.watch.dealt_at_start"));
     this.board = null;
     this.selected = null;
     this.pending = null;
     this.drag = null;
     this.suppressClick = false;
-    this.root = h("section", { class: `board${this.interactive ? " interactive" : ""}`, "aria-label": options.label || "board" });
+    this.root = h("section", { class: `board${this.interactive ? " interactive" : ""}`, "aria-label": options.label || t("web.board.board") });
     container.append(this.root);
     if (this.interactive) this.listen();
   }
@@ -118,11 +125,11 @@ export class BoardView {
     const tops = board.foundationTops();
     const foundations = h(
       "div",
-      { class: `pile foundations${targets.has(FOUNDATION) ? " target" : ""}`, dataset: { pile: "f" }, "aria-label": "foundations" },
+      { class: `pile foundations${targets.has(FOUNDATION) ? " target" : ""}`, dataset: { pile: "f" }, "aria-label": t("web.board.foundations") },
       tops.map((top, suit) =>
         h(
           "div",
-          { class: "foundation", dataset: { suit: "CDHS"[suit] }, "aria-label": `${SUIT_NAMES[suit]} foundation` },
+          { class: "foundation", dataset: { suit: "CDHS"[suit] }, "aria-label": t("web.board.suit_foundation", { suit: t(`web.card.suit.${SUIT_NAMES[suit]}`) }) },
           top ? cardElement(top, "on-foundation" + (top === last ? " last-move" : "")) : h("span", { class: `slot-mark suit-${"cdhs"[suit]}` }, SUIT_SYMBOLS[suit]),
         ),
       ),
@@ -134,17 +141,17 @@ export class BoardView {
       board.columns.map((column, index) =>
         h(
           "div",
-          { class: `pile column${targets.has(String(index + 1)) ? " target" : ""}`, dataset: { pile: String(index + 1) }, "aria-label": `column ${index + 1}` },
+          { class: `pile column${targets.has(String(index + 1)) ? " target" : ""}`, dataset: { pile: String(index + 1) }, "aria-label": t("web.board.column", { number: index + 1 }) },
           column.length ? column.map((card, depth) => cardElement(card, classesOf(card, depth === column.length - 1))) : h("span", { class: "slot-mark" }, String(index + 1)),
         ),
       ),
     );
     const bouquet = h(
       "div",
-      { class: "pile bouquet", dataset: { pile: "b" }, "aria-label": "bouquet" },
-      board.bouquet.length ? sortedBouquet(board.bouquet).map((card) => cardElement(card, classesOf(card, true))) : h("span", { class: "slot-mark" }, "bouquet empty"),
+      { class: "pile bouquet", dataset: { pile: "b" }, "aria-label": t("web.board.bouquet") },
+      board.bouquet.length ? sortedBouquet(board.bouquet).map((card) => cardElement(card, classesOf(card, true))) : h("span", { class: "slot-mark" }, t("web.board.bouquet_empty")),
     );
-    this.root.append(h("div", { class: "board-top" }, foundations, score), columns, h("div", { class: "bouquet-area" }, h("div", { class: "bouquet-label" }, "Bouquet"), bouquet));
+    this.root.append(h("div", { class: "board-top" }, foundations, score), columns, h("div", { class: "bouquet-area" }, h("div", { class: "bouquet-label" }, t("web.board.bouquet_title")), bouquet));
   }
 
   /**

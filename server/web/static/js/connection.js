@@ -4,6 +4,7 @@
 // from the last event received, and resends a move whose reply never came (same move_id: applied once).
 
 import { ARENA_EVENTS, LOBBY_EVENTS, PROTOCOL_VERSION, RACE_EVENTS, decode, encode } from "./protocol.js";
+import { t } from "./i18n.js";
 
 /** The server refused a request: its code (switch on it), message for people, field and expected seq. */
 /**
@@ -16,8 +17,7 @@ export async function withDelayConsent(attempt) {
   } catch (error) {
     if (!(error instanceof ServerError) || error.code !== "delay_not_accepted") throw error;
     const seconds = error.expected ?? 0;
-    const question = `Spectators of this private race see the moves only ${seconds} s late, less than this server's minimum: `
-      + "someone watching could follow your opponent's line almost live. Join anyway?";
+    const question = t("web.join.delay_question", { seconds });
     if (!window.confirm(question)) throw error;
     return attempt(seconds);
   }

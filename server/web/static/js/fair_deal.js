@@ -5,6 +5,7 @@
 
 import { fill, h } from "./dom.js";
 import { deal } from "./engine.js";
+import { t } from "./i18n.js";
 
 const TAG = "FGR-DEAL-COMMIT1";
 const DEAL_ALGORITHM_VERSION = 1;
@@ -59,17 +60,17 @@ function sameLayout(a, b) {
  * https or from localhost).
  */
 export async function verifyReveal({ commitment, seed, salt, profile, provingLine, layout }) {
-  if (!commitment || seed === null || seed === undefined || !salt) return { status: "unavailable", text: "no commitment to check" };
-  if (!globalThis.crypto || !crypto.subtle) return { status: "unavailable", text: "this browser cannot check it here (WebCrypto needs https)" };
+  if (!commitment || seed === null || seed === undefined || !salt) return { status: "unavailable", text: t("web.fair.no_commitment") };
+  if (!globalThis.crypto || !crypto.subtle) return { status: "unavailable", text: t("web.fair.no_webcrypto") };
   let computed;
   try {
     computed = await dealCommitment(seed, profile, salt, provingLine);
   } catch (error) {
-    return { status: "mismatch", text: `the reveal is malformed (${error.message})` };
+    return { status: "mismatch", text: t("web.fair.malformed", { why: error.message }) };
   }
-  if (computed !== String(commitment).toLowerCase()) return { status: "mismatch", text: "the revealed seed and salt do not match the commitment" };
-  if (layout && !sameLayout(deal(seed), layout)) return { status: "mismatch", text: "the layout played is not the deal of the revealed seed" };
-  return { status: "verified", text: "verified: the deal was fixed before the start" };
+  if (computed !== String(commitment).toLowerCase()) return { status: "mismatch", text: t("web.fair.mismatch") };
+  if (layout && !sameLayout(deal(seed), layout)) return { status: "mismatch", text: t("web.fair.layout_mismatch") };
+  return { status: "verified", text: t("web.fair.verified") };
 }
 
 /**
@@ -82,13 +83,13 @@ export function dealCheckLine(state) {
   const line = h("p", { class: "deal-check", dataset: { check: state.dealCheck ? state.dealCheck.status : "pending" }, title: `commitment ${state.commitment}` });
   const show = (check) => {
     line.dataset.check = check.status;
-    fill(line, `Deal commitment ${String(state.commitment).slice(0, 12)}…: `, h("strong", {}, check.text));
+    fill(line, t("web.fair.line", { hash: String(state.commitment).slice(0, 12) }), " ", h("strong", {}, check.text));
   };
   if (state.dealCheck) {
     show(state.dealCheck);
     return line;
   }
-  fill(line, "Checking the deal's commitment…");
+  fill(line, t("web.fair.checking"));
   state.dealCheckPending ??= verifyReveal({
     commitment: state.commitment, seed: result.seed, salt: result.salt, profile: state.settings.profile,
     provingLine: result.proving_line ?? null, layout: state.layout,

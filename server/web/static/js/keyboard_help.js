@@ -1,23 +1,29 @@
 // The keyboard help (press ? on any page): every key the pages answer, in one dialog. Esc or the button closes it.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 const KEYS = [
-  ["Race", [
-    ["5d, 10h, th, kc, 5♦", "pick up that card (type its rank and suit)"],
-    ["Tab, then Enter", "move to a card that can be picked up, and pick it up"],
-    ["f", "send the picked-up card to its foundation"],
-    ["1 – 6", "send it to that column"],
-    ["Backspace", "take back the last letter typed"],
-    ["Esc", "put the card down"],
+  ["web.keys.race", [
+    ["5d, 10h, th, kc, 5♦", "web.keys.type_card"],
+    ["web.keys.tab_enter", "web.keys.tab_enter_what"],
+    ["f", "web.keys.foundation"],
+    ["1 – 6", "web.keys.column"],
+    ["web.keys.backspace", "web.keys.backspace_what"],
+    ["web.keys.esc", "web.keys.esc_what"],
   ]],
-  ["Replay", [
-    ["← →", "one move back, one move on"],
+  ["web.replay", [
+    ["← →", "web.keys.replay_steps"],
   ]],
-  ["Everywhere", [
-    ["?", "this help"],
+  ["web.keys.everywhere", [
+    ["?", "web.keys.this_help"],
   ]],
 ];
+
+/** A key's name: the words of a table key ("Tab, then Enter"), else the keys themselves ("1 – 6"). */
+function keyName(key) {
+  return key.startsWith("web.") ? t(key) : key;
+}
 
 let dialog = null;
 
@@ -29,10 +35,10 @@ export function toggleKeyboardHelp() {
   }
   if (!dialog) {
     dialog = h("dialog", { class: "panel keyboard-help", "aria-labelledby": "keyboard-help-title" },
-      h("h2", { id: "keyboard-help-title" }, "Keyboard"),
-      KEYS.map(([title, keys]) => h("section", {}, h("h3", {}, title),
-        h("dl", {}, keys.flatMap(([key, what]) => [h("dt", {}, h("kbd", {}, key)), h("dd", {}, what)])))),
-      h("form", { method: "dialog" }, h("button", { class: "primary", dataset: { action: "close-help" } }, "Close")));
+      h("h2", { id: "keyboard-help-title" }, t("web.keys.title")),
+      KEYS.map(([title, keys]) => h("section", {}, h("h3", {}, t(title)),
+        h("dl", {}, keys.flatMap(([key, what]) => [h("dt", {}, h("kbd", {}, keyName(key))), h("dd", {}, t(what))])))),
+      h("form", { method: "dialog" }, h("button", { class: "primary", dataset: { action: "close-help" } }, t("web.close"))));
     document.body.append(dialog);
   }
   dialog.showModal();

@@ -6,6 +6,7 @@ import { ageText, dealText, field, fill, h, settingsText, statusText } from "./d
 import { botLevelSelect, playerLabel } from "./players.js";
 import { parseSeed } from "./protocol.js";
 import { offerTutorial } from "./tutorial_offer.js";
+import { t, tn } from "./i18n.js";
 
 const LIVE_REFRESH_MS = 3000;
 
@@ -54,38 +55,38 @@ class LobbyView {
     const form = h(
       "form",
       { class: "settings", onsubmit: (event) => event.preventDefault() },
-      field("Rules", h("select", { name: "profile" }, h("option", { value: "classic" }, "Classic"), h("option", { value: "foundation-only" }, "Foundation only"))),
-      field("Spectators", h("select", { name: "spectators" },
-        h("option", { value: "" }, "default (anyone; link only if private)"),
-        h("option", { value: "anyone" }, "anyone (listed as live)"),
-        h("option", { value: "link" }, "only who has the link"),
-        h("option", { value: "nobody" }, "nobody"))),
-      field("Time limit", h("select", { name: "time_limit" }, h("option", { value: "" }, "none"), ...[60, 180, 300, 600, 900].map((s) => h("option", { value: String(s), selected: s === 300 }, `${s / 60} min`)))),
+      field(t("web.lobby.rules"), h("select", { name: "profile" }, h("option", { value: "classic" }, t("web.profile.classic")), h("option", { value: "foundation-only" }, t("web.profile.foundation_only")))),
+      field(t("web.lobby.spectators"), h("select", { name: "spectators" },
+        h("option", { value: "" }, t("web.lobby.spectators_default")),
+        h("option", { value: "anyone" }, t("web.lobby.spectators_anyone")),
+        h("option", { value: "link" }, t("web.lobby.spectators_link")),
+        h("option", { value: "nobody" }, t("web.lobby.spectators_nobody")))),
+      field(t("web.lobby.time_limit"), h("select", { name: "time_limit" }, h("option", { value: "" }, t("web.lobby.no_time_limit")), ...[60, 180, 300, 600, 900].map((s) => h("option", { value: String(s), selected: s === 300 }, t("web.lobby.minutes", { count: s / 60 }))))),
       this.ratedField(),
       h("div", { class: "checks" },
-        h("label", {}, h("input", { type: "checkbox", name: "undo" }), " undo (counted)"),
-        h("label", {}, h("input", { type: "checkbox", name: "redeal_once" }), " one redeal"),
-        h("label", {}, h("input", { type: "checkbox", name: "solvable_only" }), " solvable deals only"),
-        h("label", {}, h("input", { type: "checkbox", name: "private" }), " private (invite link)"),
+        h("label", {}, h("input", { type: "checkbox", name: "undo" }), " ", t("web.lobby.undo")),
+        h("label", {}, h("input", { type: "checkbox", name: "redeal_once" }), " ", t("web.lobby.redeal")),
+        h("label", {}, h("input", { type: "checkbox", name: "solvable_only" }), " ", t("web.lobby.solvable")),
+        h("label", {}, h("input", { type: "checkbox", name: "private" }), " ", t("web.lobby.private")),
       ),
       h("details", { class: "more" },
-        h("summary", {}, "More settings"),
-        field("Seed", h("input", { name: "seed", inputmode: "numeric", placeholder: "random", autocomplete: "off" }), "a fixed deal, 0 to 2^64−1"),
-        field("Spectator delay (s)", h("input", { name: "spectator_delay", type: "number", min: "0", max: "3600", placeholder: "server default" })),
-        field("Grace period (s)", h("input", { name: "grace", type: "number", min: "1", max: "3600", placeholder: "server default" }), "how long a disconnected player keeps the seat"),
+        h("summary", {}, t("web.lobby.more")),
+        field(t("web.lobby.seed"), h("input", { name: "seed", inputmode: "numeric", placeholder: t("web.lobby.seed_random"), autocomplete: "off" }), t("web.lobby.seed_hint")),
+        field(t("web.lobby.spectator_delay"), h("input", { name: "spectator_delay", type: "number", min: "0", max: "3600", placeholder: t("web.lobby.server_default") })),
+        field(t("web.lobby.grace"), h("input", { name: "grace", type: "number", min: "1", max: "3600", placeholder: t("web.lobby.server_default") }), t("web.lobby.grace_hint")),
       ),
       h("div", { class: "actions" },
-        h("button", { type: "button", class: "primary", dataset: { action: "quick-match" }, onclick: () => this.quickMatch() }, "Quick match"),
-        h("button", { type: "button", dataset: { action: "create" }, onclick: () => this.create() }, "Create race"),
+        h("button", { type: "button", class: "primary", dataset: { action: "quick-match" }, onclick: () => this.quickMatch() }, t("web.lobby.quick_match")),
+        h("button", { type: "button", dataset: { action: "create" }, onclick: () => this.create() }, t("web.lobby.create")),
       ),
       h("p", { class: "error-text", role: "alert" }),
     );
     this.form = form;
     this.botLevel = botLevelSelect();
-    this.botOfferText = h("p", {}, "Or race a practice bot:");
+    this.botOfferText = h("p", {}, t("web.lobby.bot_offer"));
     this.botOffer = h("div", { class: "bot-offer" },
       this.botOfferText,
-      h("div", { class: "actions" }, this.botLevel, h("button", { type: "button", class: "primary", dataset: { action: "race-bot" }, onclick: () => this.raceBot() }, "Race a bot")));
+      h("div", { class: "actions" }, this.botLevel, h("button", { type: "button", class: "primary", dataset: { action: "race-bot" }, onclick: () => this.raceBot() }, t("web.lobby.race_bot"))));
     this.openList = h("div", { class: "race-list", id: "open-races" });
     this.liveList = h("div", { class: "race-list", id: "live-races" });
     this.finishedList = h("div", { class: "race-list", id: "finished-races" });
@@ -93,16 +94,16 @@ class LobbyView {
       event.preventDefault();
       const code = event.target.code.value.trim();
       if (code) this.app.navigate(`/invite/${encodeURIComponent(code)}`);
-    } }, h("input", { name: "code", placeholder: "invite code", autocomplete: "off", "aria-label": "invite code" }), h("button", { type: "submit" }, "Join"));
+    } }, h("input", { name: "code", placeholder: t("web.lobby.invite_code"), autocomplete: "off", "aria-label": t("web.lobby.invite_code") }), h("button", { type: "submit" }, t("web.lobby.join")));
     fill(
       this.root,
       h("div", { class: "lobby" },
-        h("h1", { class: "sr-only" }, "Flower Garden Race lobby"),
+        h("h1", { class: "sr-only" }, t("web.lobby.title")),
         offerTutorial(),
-        h("section", { class: "panel play" }, h("h2", {}, "Play"), form, h("h3", {}, "Have an invite code?"), invite),
-        h("section", { class: "panel" }, h("h2", {}, "Open races"), this.openList, this.botOffer),
-        h("section", { class: "panel" }, h("h2", {}, "Being played now"), this.liveList),
-        h("section", { class: "panel" }, h("h2", {}, "Recently finished"), this.finishedList),
+        h("section", { class: "panel play" }, h("h2", {}, t("web.lobby.play")), form, h("h3", {}, t("web.lobby.have_invite")), invite),
+        h("section", { class: "panel" }, h("h2", {}, t("web.lobby.open_races")), this.openList, this.botOffer),
+        h("section", { class: "panel" }, h("h2", {}, t("web.lobby.live_races")), this.liveList),
+        h("section", { class: "panel" }, h("h2", {}, t("web.lobby.finished_races")), this.finishedList),
       ),
     );
     this.renderFinished();
@@ -124,11 +125,9 @@ class LobbyView {
   ratedField() {
     const account = this.conn.session.account;
     const box = h("input", { type: "checkbox", name: "rated", disabled: !account, onchange: () => this.ratedChanged() });
-    const hint = account
-      ? "both players must be registered; the server deals (no chosen seed) and there is no undo"
-      : "log in to race rated: ratings belong to registered accounts";
+    const hint = t(account ? "web.lobby.rated_hint" : "web.lobby.rated_login");
     return h("div", { class: "rated-field" },
-      h("label", { class: account ? "" : "disabled", title: hint }, box, " rated"),
+      h("label", { class: account ? "" : "disabled", title: hint }, box, " ", t("setting.rated")),
       h("span", { class: "hint rated-hint" }, account ? hint : h("a", { href: "/account", dataset: { link: "" } }, hint)));
   }
 
@@ -203,18 +202,16 @@ class LobbyView {
     const rows = [...this.open.values()].map((entry) =>
       h("div", { class: "race-row", dataset: { race: entry.race } },
         h("div", { class: "who" }, h("strong", {}, playerLabel({ name: entry.creator, account: entry.creator_account, bot: entry.creator_bot })), h("span", { class: "settings-text" }, settingsText(entry.settings) + dealText(entry))),
-        h("div", { class: "meta" }, `${entry.seats}/2 seats · ${ageText(now - entry.created_at)}`),
+        h("div", { class: "meta" }, `${t("web.lobby.seats", { seats: entry.seats })} · ${ageText(now - entry.created_at)}`),
         entry.player === mine
-          ? h("a", { class: "button", href: `/race/${entry.race}`, dataset: { link: "" } }, "Yours")
-          : h("button", { class: "primary", disabled: entry.status !== "waiting", onclick: () => this.join(entry.race) }, entry.status === "waiting" ? "Join" : "Full"),
+          ? h("a", { class: "button", href: `/race/${entry.race}`, dataset: { link: "" } }, t("web.lobby.yours"))
+          : h("button", { class: "primary", disabled: entry.status !== "waiting", onclick: () => this.join(entry.race) }, t(entry.status === "waiting" ? "web.lobby.join" : "web.lobby.full")),
       ),
     );
-    fill(this.openList, rows.length ? rows : h("p", { class: "empty" }, "No open race. Create one, or use quick match."));
+    fill(this.openList, rows.length ? rows : h("p", { class: "empty" }, t("web.lobby.no_open")));
     const othersWaiting = [...this.open.values()].some((entry) => entry.status === "waiting" && entry.player !== mine);
     this.botOffer.classList.toggle("alone", !othersWaiting);
-    this.botOfferText.textContent = othersWaiting
-      ? "Or race a practice bot (always labelled as a bot):"
-      : "Nobody else is waiting right now. Race a practice bot (always labelled as a bot):";
+    this.botOfferText.textContent = t(othersWaiting ? "web.lobby.bot_offer_others" : "web.lobby.bot_offer_alone");
   }
 
   async refreshLive() {
@@ -230,11 +227,11 @@ class LobbyView {
     const rows = reply.races.map((race) =>
       h("div", { class: "race-row", dataset: { race: race.race } },
         h("div", { class: "who" }, h("strong", {}, race.players.map((p) => h("span", { class: "live-player" }, playerLabel(p), ` ${p.count}`)).flatMap((part, index) => (index ? [" – ", part] : [part]))), h("span", { class: "settings-text" }, settingsText(race.settings) + dealText(race))),
-        h("div", { class: "meta" }, `${statusText(race.status)} · ${race.watchers ?? 0} watching`),
-        h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, "Watch"),
+        h("div", { class: "meta" }, `${statusText(race.status)} · ${tn("web.watching", race.watchers ?? 0)}`),
+        h("a", { class: "button", href: `/watch/${race.race}`, dataset: { link: "" } }, t("web.lobby.watch")),
       ),
     );
-    fill(this.liveList, rows.length ? rows : h("p", { class: "empty" }, "Nobody is racing right now."));
+    fill(this.liveList, rows.length ? rows : h("p", { class: "empty" }, t("web.lobby.no_live")));
     this.renderFinished();
   }
 
@@ -242,11 +239,11 @@ class LobbyView {
     const finished = this.app.finishedRaces();
     const rows = finished.map((race) =>
       h("div", { class: "race-row", dataset: { race: race.race } },
-        h("div", { class: "who" }, h("strong", {}, race.names.join(" vs ")), h("span", { class: "settings-text" }, race.settings ? settingsText(race.settings) : "")),
+        h("div", { class: "who" }, h("strong", {}, race.names.join(` ${t("web.versus")} `)), h("span", { class: "settings-text" }, race.settings ? settingsText(race.settings) : "")),
         h("div", { class: "meta" }, ageText(Date.now() - race.seen)),
-        h("a", { class: "button", href: `/replay/${race.race}`, dataset: { link: "" } }, "Replay"),
+        h("a", { class: "button", href: `/replay/${race.race}`, dataset: { link: "" } }, t("web.replay")),
       ),
     );
-    fill(this.finishedList, rows.length ? rows : h("p", { class: "empty" }, "Races you play or see here appear once they end."));
+    fill(this.finishedList, rows.length ? rows : h("p", { class: "empty" }, t("web.lobby.no_finished")));
   }
 }

@@ -2,7 +2,8 @@
 // (always marked), or an anonymous name — which proves nothing, so it is marked as a guest's even when it
 // equals a registered handle. And ratings: "1662?" while provisional, changes as "1500 → 1662 (+162)".
 
-import { h } from "./dom.js";
+import { h, worded } from "./dom.js";
+import { t, tn } from "./i18n.js";
 
 /** "bot", "account" or "guest" for anything carrying `account` and `bot` (PlayerInfo, result lines, lobby entries). */
 export function kindOf(player) {
@@ -14,7 +15,7 @@ export function kindOf(player) {
 export function playerText(player) {
   const kind = kindOf(player);
   const name = player.account || player.name || "?";
-  return kind === "account" ? name : `${name} (${kind})`;
+  return kind === "account" ? name : `${name} (${t(`player.${kind}`)})`;
 }
 
 /** The name as an element: handles link to /player/<handle>; bots and guests carry a tag. */
@@ -26,21 +27,22 @@ export function playerLabel(player, { link = true } = {}) {
     : name;
   return h(
     "span",
-    { class: `pname ${kind}`, dataset: { kind }, title: kind === "guest" ? "anonymous: not a registered account" : kind === "bot" ? "a practice bot" : "registered player" },
+    { class: `pname ${kind}`, dataset: { kind }, title: t(`web.player.${kind}_title`) },
     text,
-    kind === "account" ? null : h("span", { class: `kind-tag ${kind}` }, kind),
+    kind === "account" ? null : h("span", { class: `kind-tag ${kind}` }, t(`player.${kind}`)),
   );
 }
 
 /** A rating in a few characters: "1803", "1662?" while provisional (deviation in the title). */
 export function ratingText(rating) {
-  if (!rating) return "unrated";
+  if (!rating) return t("web.rating.unrated");
   return `${rating.rating}${rating.provisional ? "?" : ""}`;
 }
 
 export function ratingBadge(rating) {
-  if (!rating) return h("span", { class: "rating unrated", title: "no rated race yet in this profile" }, "unrated");
-  const title = `deviation ±${rating.deviation}${rating.provisional ? " · provisional: not on the leaderboard yet" : ""} · ${gamesText(rating.games, "rated game")}`;
+  if (!rating) return h("span", { class: "rating unrated", title: t("web.rating.unrated_title") }, t("web.rating.unrated"));
+  const parts = [t("web.rating.deviation", { deviation: rating.deviation }), rating.provisional ? t("web.rating.provisional") : null, tn("web.rating.rated_games", rating.games)];
+  const title = parts.filter(Boolean).join(" · ");
   return h("span", { class: `rating${rating.provisional ? " provisional" : ""}`, title, dataset: { rating: String(rating.rating) } }, ratingText(rating));
 }
 
@@ -53,31 +55,28 @@ export function ratingChangeText(change) {
 export function ratingChangeCell(change) {
   if (!change) return h("span", { class: "rating-change none" }, "—");
   const direction = change.delta > 0 ? "up" : change.delta < 0 ? "down" : "same";
-  return h("span", { class: `rating-change ${direction}`, dataset: { delta: String(change.delta), after: String(change.after) }, title: `deviation ±${change.deviation}${change.provisional ? ", provisional" : ""}` }, ratingChangeText(change));
+  return h("span", { class: `rating-change ${direction}`, dataset: { delta: String(change.delta), after: String(change.after) }, title: [t("web.rating.deviation", { deviation: change.deviation }), change.provisional ? t("web.rating.provisional_short") : null].filter(Boolean).join(", ") }, ratingChangeText(change));
 }
-
-/** Why a rated race was aborted, rated for nobody (the result's and a history line's `aborted`), in words. */
-export const ABORT_REASONS = {
-  too_few_moves: "a player made too few moves for the race to count",
-  too_short: "the race ended too soon after its start to count",
-};
 
 /** "aborted: not rated" with the reason in its title and `data-aborted` (the code), or null for a race that counted. */
 export function abortedBadge(reason) {
   if (!reason) return null;
-  return h("span", { class: "aborted", dataset: { aborted: reason }, title: ABORT_REASONS[reason] || reason }, "aborted: not rated");
+  return h("span", { class: "aborted", dataset: { aborted: reason }, title: worded("aborted", reason) }, t("web.rating.aborted"));
 }
 
-export const PROFILES = [["classic", "Classic"], ["foundation-only", "Foundation only"]];
+/** The rule profiles as pickers and tabs name them. */
+export function profiles() {
+  return [["classic", t("web.profile.classic")], ["foundation-only", t("web.profile.foundation_only")]];
+}
 
-export const BOT_LEVELS = [[1, "1 · beginner"], [2, "2"], [3, "3 · steady"], [4, "4"], [5, "5 · expert"]];
+const BOT_LEVELS = [[1, "web.bot.level_1"], [2, "web.bot.level"], [3, "web.bot.level_3"], [4, "web.bot.level"], [5, "web.bot.level_5"]];
 
 /** The practice bot's level (docs/PLAYERS.md: 1 slow and often random … 5 follows the solver's line). */
 export function botLevelSelect() {
-  return h("select", { name: "bot_level", "aria-label": "bot level" }, BOT_LEVELS.map(([level, label]) => h("option", { value: String(level), selected: level === 3 }, `level ${label}`)));
+  return h("select", { name: "bot_level", "aria-label": t("web.bot.level_label") }, BOT_LEVELS.map(([level, key]) => h("option", { value: String(level), selected: level === 3 }, t(key, { level }))));
 }
 
-/** "1 game", "2 games" (`noun` another singular: "1 rated game"). */
-export function gamesText(count, noun = "game") {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+/** "1 game", "2 games". */
+export function gamesText(count) {
+  return tn("web.games", count);
 }

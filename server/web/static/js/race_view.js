@@ -3,22 +3,16 @@
 
 import { BoardView } from "./board_view.js";
 import { ServerError } from "./connection.js";
-import { clockText, closedWhy, dealText, fill, h, endingText, settingsText, statusText, timeLimitText } from "./dom.js";
+import { clockText, closedWhy, dealText, endingText, fill, h, settingsText, statusText, timeLimitText, worded } from "./dom.js";
 import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
-import { ABORT_REASONS, abortedBadge, botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
+import { abortedBadge, botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
 import { typingInField } from "./keyboard_help.js";
 import { errorText, refusalNotice } from "./refusals.js";
 import { cardPlaces, celebrate, cueTitle, fly, notify, notifySwitch, play, soundSwitch } from "./feel.js";
+import { t, tn } from "./i18n.js";
 
-const RESULT_REASONS = {
-  cleared: "cleared the board first",
-  count: "more cards on the foundations",
-  reached_first: "same count, reached first",
-  abandoned: "the opponent abandoned the rated race",
-  draw: "same count at the same moment",
-};
 const MESSAGE_MS = 8000;
 /** The opponent's progress that sounds a cue: each quarter of the pack on the foundations. */
 const MILESTONE = 13;
@@ -31,28 +25,28 @@ const CUES = {
 /** A player's line: name, presence, a progress bar of cards on the foundations, how the attempt stands. */
 export function playerPanel(state, slot, now, label, connection = "connected") {
   const player = state.players[slot];
-  if (!player.name) return h("div", { class: "player empty", dataset: { slot: String(slot) } }, h("span", { class: "name" }, "waiting for a player…"));
+  if (!player.name) return h("div", { class: "player empty", dataset: { slot: String(slot) } }, h("span", { class: "name" }, t("web.race.waiting_player")));
   const percent = Math.round((100 * player.count) / FULL);
-  let presence = h("span", { class: "presence on", title: "connected" }, "online");
+  let presence = h("span", { class: "presence on", title: t("web.presence.connected_title") }, t("web.presence.online"));
   if (slot === state.mySlot && connection !== "connected") {
-    presence = h("span", { class: "presence off", title: "this page's connection" }, connection);
+    presence = h("span", { class: "presence off", title: t("web.presence.own_title") }, t(`web.connection.${connection}`));
   } else if (slot !== state.mySlot && state.mySlot !== null && connection !== "connected") {
     // Offline, this page cannot know whether the opponent is there: it never says "online" then.
-    presence = h("span", { class: "presence unknown", title: "this page is not connected: the opponent's presence is not known" }, "not known");
+    presence = h("span", { class: "presence unknown", title: t("web.presence.unknown_title") }, t("web.presence.unknown"));
   } else if (slot !== state.mySlot && !player.connected) {
-    const grace = player.grace_until ? ` · ${clockText(player.grace_until - now)} to come back` : "";
-    presence = h("span", { class: "presence off", title: "disconnected" }, `disconnected${grace}`);
+    const grace = player.grace_until ? ` · ${t("web.presence.to_come_back", { clock: clockText(player.grace_until - now) })}` : "";
+    presence = h("span", { class: "presence off", title: t("web.presence.disconnected") }, `${t("web.presence.disconnected")}${grace}`);
   }
   return h(
     "div",
     { class: `player${slot === state.mySlot ? " me" : ""}`, dataset: { slot: String(slot) } },
     h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player)), label ? h("span", { class: "tag" }, label) : null, presence),
-    h("div", { class: "progress", role: "progressbar", "aria-label": `${playerText(player)}: cards on the foundations`, "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
+    h("div", { class: "progress", role: "progressbar", "aria-label": t("web.race.progress_label", { name: playerText(player) }), "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
     h(
       "div",
       { class: "player-stats" },
-      h("span", { class: "count", dataset: { count: String(player.count) } }, `${player.count} on foundations`),
-      h("span", {}, `${player.left} left`),
+      h("span", { class: "count", dataset: { count: String(player.count) } }, t("web.race.on_foundations", { count: player.count })),
+      h("span", {}, t("web.race.cards_left", { count: player.left })),
       h("span", { class: "state" }, endingText(player.state)),
     ),
   );
@@ -63,9 +57,9 @@ export const LOW_TIME_MS = 30000;
 
 /** The watchers line: a spectator's page counts its own viewer (its snapshot's count is one delay old). */
 function watchersText(state, watchingHere) {
-  if (!watchingHere) return `${state.watchers} watching`;
+  if (!watchingHere) return tn("web.watching", state.watchers);
   const others = Math.max(0, state.watchers - 1);
-  return others ? `you and ${others} more watching` : "you are watching";
+  return others ? t("web.watch.you_and_more", { count: others }) : t("web.watch.you_watch");
 }
 
 /**
@@ -78,18 +72,18 @@ export function clockLine(state, now, watchingHere = false) {
   const until = state.result ? state.result.at : now;
   const left = state.deadline ? Math.max(0, state.deadline - Math.max(until, state.startAt || until)) : null;
   const low = left !== null && !state.result && state.status === "running" && state.startAt && now >= state.startAt && left <= LOW_TIME_MS;
-  if (state.startAt && now < state.startAt) clock = `starts in ${Math.ceil((state.startAt - now) / 1000)}`;
-  else if (low) clock = `${clockText(left)} left`;
+  if (state.startAt && now < state.startAt) clock = t("web.clock.starts_in", { seconds: Math.ceil((state.startAt - now) / 1000) });
+  else if (low) clock = t("web.clock.left", { clock: clockText(left) });
   else if (state.startAt) clock = clockText(until - state.startAt);
-  const limitText = state.settings.time_limit ? timeLimitText(state.settings.time_limit) : "no time limit";
-  const remaining = left !== null ? ` · ${clockText(left)} left` : "";
+  const limitText = state.settings.time_limit ? timeLimitText(state.settings.time_limit) : t("web.clock.no_limit");
+  const remaining = left !== null ? ` · ${t("web.clock.left", { clock: clockText(left) })}` : "";
   const limit = h("span", { class: "limit" }, limitText + remaining);
   return h(
     "div",
     { class: `clock-line${low ? " low-time" : ""}` },
-    h("span", { class: "clock", "aria-label": low ? "time left" : "race clock" }, clock),
+    h("span", { class: "clock", "aria-label": t(low ? "web.clock.time_left" : "web.clock.race_clock") }, clock),
     limit,
-    h("span", { class: "watchers", title: "spectators" }, watchersText(state, watchingHere)),
+    h("span", { class: "watchers", title: t("web.lobby.spectators") }, watchersText(state, watchingHere)),
   );
 }
 
@@ -100,18 +94,18 @@ export function clockLine(state, now, watchingHere = false) {
 export function resultTable(state, { replayHint = true } = {}) {
   const result = state.result;
   const winner = result.winner === null || result.winner === undefined ? null : playerText(result.players.find((p) => p.slot === result.winner) || state.players[result.winner]);
-  const headline = winner === null ? "Draw" : state.mySlot === null ? `${winner} wins` : result.winner === state.mySlot ? "You win!" : `${winner} wins`;
+  const headline = winner === null ? t("web.result.draw") : result.winner === state.mySlot ? t("web.result.you_win") : t("web.result.wins", { name: winner });
   const rated = result.players.some((player) => player.rating);
   return h(
     "div",
     { class: "result" },
     h("h2", { class: "headline" }, headline),
-    h("p", { class: "reason" }, RESULT_REASONS[result.reason] || result.reason, rated ? " · rated race" : null),
-    result.aborted ? h("p", { class: "aborted-line" }, abortedBadge(result.aborted), ` — ${ABORT_REASONS[result.aborted] || result.aborted}; no rating changed.`) : null,
+    h("p", { class: "reason" }, worded("reason", result.reason), rated ? ` · ${t("web.result.rated")}` : null),
+    result.aborted ? h("p", { class: "aborted-line" }, abortedBadge(result.aborted), ` — ${t("web.result.aborted", { why: worded("aborted", result.aborted) })}`) : null,
     h(
       "table",
       { class: "result-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Cards"), h("th", {}, "Time"), h("th", {}, "Moves"), h("th", {}, "Undos"), h("th", {}, "Ended"), rated ? h("th", {}, "Rating") : null)),
+      h("thead", {}, h("tr", {}, ["player", "cards", "time", "moves", "undos", "ended"].map((column) => h("th", {}, t(`web.result.${column}`))), rated ? h("th", {}, t("web.table.rating")) : null)),
       h(
         "tbody",
         {},
@@ -130,37 +124,31 @@ export function resultTable(state, { replayHint = true } = {}) {
         ),
       ),
     ),
-    result.seed !== null && result.seed !== undefined ? h("p", { class: "reveal" }, `The deal was seed ${result.seed} (revealed with the result).`) : null,
+    result.seed !== null && result.seed !== undefined ? h("p", { class: "reveal" }, t("web.result.reveal", { seed: result.seed })) : null,
     dealCheckLine(state),
     analysisLines(state, replayHint),
   );
 }
 
-const ANALYSIS_VERDICTS = {
-  won: () => "cleared the board",
-  still_winnable: () => "was still winnable when the attempt ended",
-  deal_not_winnable: () => "the deal could not be won",
-  unknown: () => "undecided within the analysis budget",
-  lost_at: (p) => `lost the win at move ${p.fatal_action + 1}: ${moveLabel(p.fatal_move)}`,
-  lost_between: (p) => `lost the win between moves ${p.first_action + 1} and ${p.last_action + 1}`,
-};
-
-/** One player's line in the post-race analysis, in words ("lost the win at move 10: 7♦ b→5"). */
+/** One player's line in the post-race analysis, in words ("lost the win at move 10: 7♦ b→5"): the tables'
+ * `verdict.*`, which the terminal says too (`client/race_view.py` `line_verdict_words`). */
 export function verdictWords(player) {
-  return (ANALYSIS_VERDICTS[player.verdict] || (() => player.verdict))(player);
+  if (player.verdict === "lost_at") return t("verdict.lost_at", { number: player.fatal_action + 1, move: moveLabel(player.fatal_move) });
+  if (player.verdict === "lost_between") return t("verdict.lost_between", { first: player.first_action + 1, last: player.last_action + 1 });
+  return worded("verdict", player.verdict);
 }
 
 /** The post-race analysis (an `analysis` event after the result): where each player lost the win. */
 function analysisLines(state, replayHint) {
   const analysis = state.analysis;
-  if (!analysis) return state.result ? h("p", { class: "analysis pending" }, "Analysing where the win slipped away …") : null;
+  if (!analysis) return state.result ? h("p", { class: "analysis pending" }, t("web.result.analysing")) : null;
   return [
     h(
       "ul",
       { class: "analysis" },
       analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${state.players[p.slot].name}: ${verdictWords(p)}`)),
     ),
-    replayHint ? h("p", { class: "analysis-hint" }, h("a", { href: `/replay/${state.race}`, dataset: { link: "" } }, "On the replay"), ": these moves marked, and a winning line from any point.") : null,
+    replayHint ? h("p", { class: "analysis-hint" }, h("a", { href: `/replay/${state.race}`, dataset: { link: "" } }, t("web.result.on_replay")), t("web.result.on_replay_text")) : null,
   ];
 }
 
@@ -193,7 +181,7 @@ class RaceView {
   }
 
   async start() {
-    fill(this.root, h("p", { class: "loading" }, "Loading the race…"));
+    fill(this.root, h("p", { class: "loading" }, t("web.race.loading")));
     const { race, code, seated, botLevel } = this.params;
     try {
       const known = race && this.app.stateOf(race);
@@ -271,7 +259,7 @@ class RaceView {
     try {
       await this.conn.summonBot(this.state.race, level);
     } catch (error) {
-      this.say(`No bot: ${errorText(error)}`, true);
+      this.say(t("web.race.no_bot", { why: errorText(error) }), true);
     } finally {
       this.botComing = null;
       if (!this.unmounted) this.render();
@@ -285,11 +273,11 @@ class RaceView {
         h(
           "div",
           { class: "panel entry" },
-          h("h2", {}, "You are not seated in this race"),
-          h("p", {}, "Take the free seat if it is still open, or watch it."),
+          h("h1", {}, t("web.race.not_seated")),
+          h("p", {}, t("web.race.not_seated_text")),
           h("div", { class: "actions" },
-            h("button", { class: "primary", onclick: () => this.joinHere(race) }, "Join this race"),
-            h("a", { class: "button", href: `/watch/${race}`, dataset: { link: "" } }, "Watch"),
+            h("button", { class: "primary", onclick: () => this.joinHere(race) }, t("web.race.join_this")),
+            h("a", { class: "button", href: `/watch/${race}`, dataset: { link: "" } }, t("web.lobby.watch")),
           ),
           h("p", { class: "error-text", role: "alert" }),
         ),
@@ -297,7 +285,7 @@ class RaceView {
       return;
     }
     const text = errorText(error);
-    fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "This race cannot be opened"), h("p", { class: "error-text", role: "alert" }, text), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
+    fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, t("web.race.cannot_open")), h("p", { class: "error-text", role: "alert" }, text), h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby"))));
   }
 
   async joinHere(race) {
@@ -392,8 +380,8 @@ class RaceView {
   sendMove(move) {
     const state = this.state;
     if (!state || !state.myBoard) return;
-    if (state.players[state.mySlot].state !== "playing") return this.say("Your attempt has ended.");
-    if (!this.canPlay()) return this.say("Wait for the start.");
+    if (state.players[state.mySlot].state !== "playing") return this.say(t("web.race.attempt_ended"));
+    if (!this.canPlay()) return this.say(t("web.race.wait_start"));
     this.queue.push(move);
     this.pump();
   }
@@ -438,15 +426,15 @@ class RaceView {
     const state = this.state;
     try {
       if (kind === "undo" || kind === "redeal") return this.playerMove({ special: kind });
-      if (kind === "resign" && !confirm("Resign this race? Your cards on the foundations still count.")) return;
-      if (kind === "stuck" && !confirm("Declare yourself stuck? Your attempt ends now; your cards on the foundations still count.")) return;
+      if (kind === "resign" && !confirm(t("web.race.resign_confirm"))) return;
+      if (kind === "stuck" && !confirm(t("web.race.stuck_confirm"))) return;
       if (kind === "resign") await this.conn.resign(state.race);
       if (kind === "stuck") await this.conn.stuck(state.race);
       if (kind === "rematch") {
         const reply = await this.conn.rematch(state.race);
         if (this.unmounted) return;
         if (reply.type === "seated") return this.app.navigate(`/race/${reply.race.race}`, { seated: reply });
-        this.say("Rematch offered: waiting for your opponent.");
+        this.say(t("web.race.rematch_offered"));
       }
       if (kind === "leave") {
         await this.conn.leave(state.race);
@@ -466,7 +454,7 @@ class RaceView {
   /** A move or other action (`move` null: resign, stuck, rematch, leave, cancel) the server refused (in words, its
    * code in the notice's title and data-code) or that never reached it. */
   sayRefused(error, move, board) {
-    if (!(error instanceof ServerError)) return this.say(`Not sent: ${errorText(error)}`, true);
+    if (!(error instanceof ServerError)) return this.say(t("web.race.not_sent", { why: errorText(error) }), true);
     const refused = refusalNotice(error, move, board);
     this.say(refused.text, true, refused);
   }
@@ -516,7 +504,7 @@ class RaceView {
     if (card) {
       this.typed = "";
       this.boardView.select(card);
-      if (!this.boardView.selected) this.say(`${cardLabel(card)} is not available`, true);
+      if (!this.boardView.selected) this.say(t("web.race.not_available", { card: cardLabel(card) }), true);
     }
     event.preventDefault();
     this.render();
@@ -549,14 +537,14 @@ class RaceView {
   playersOf(now) {
     const state = this.state;
     const mine = this.conn.status;
-    return [playerPanel(state, state.mySlot, now, "you", mine), playerPanel(state, 1 - state.mySlot, now, "opponent", mine)];
+    return [playerPanel(state, state.mySlot, now, t("web.race.you"), mine), playerPanel(state, 1 - state.mySlot, now, t("web.race.opponent"), mine)];
   }
 
   render() {
     const state = this.state;
     if (!state) return;
     const now = this.conn.serverNow();
-    this.plainTitle = `Race ${state.race} · Flower Garden Race`;
+    this.plainTitle = `${t("web.race.title", { race: state.race })} · Flower Garden Race`;
     if (!document.title.startsWith("▶ ")) document.title = this.plainTitle; // a cue stays until it is seen
     if (!this.layout) {
       this.layout = {
@@ -567,13 +555,13 @@ class RaceView {
         controls: h("div", { class: "controls" }),
       };
       fill(this.root, h("div", { class: "race-page", dataset: { race: state.race } }, Object.values(this.layout)));
-      this.boardView = new BoardView(this.layout.table, { interactive: true, label: "your board", onMove: (move) => this.playerMove(move), onSelect: () => this.renderControls() });
+      this.boardView = new BoardView(this.layout.table, { interactive: true, label: t("web.board.yours"), onMove: (move) => this.playerMove(move), onSelect: () => this.renderControls() });
     }
     const { header, players, notice, table } = this.layout;
     fill(header,
-      h("div", { class: "race-title" }, h("h1", {}, "Race ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, statusText(state.status))),
+      h("div", { class: "race-title" }, h("h1", {}, t("web.race.heading"), " ", h("code", {}, state.race)), h("span", { class: `status status-${state.status}`, dataset: { status: state.status } }, statusText(state.status))),
       h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)),
-        state.commitment ? h("span", { class: "commitment", title: `SHA-256 commitment to the deal, published before the start: ${state.commitment}` }, ` · deal committed ${String(state.commitment).slice(0, 12)}…`) : null),
+        state.commitment ? h("span", { class: "commitment", title: t("web.race.commitment_title", { commitment: state.commitment }) }, ` · ${t("web.race.commitment", { hash: String(state.commitment).slice(0, 12) })}`) : null),
       clockLine(state, now),
     );
     fill(players, this.playersOf(now));
@@ -611,29 +599,29 @@ class RaceView {
       return h(
         "div",
         { class: "overlay waiting" },
-        h("h2", {}, this.params.queued ? "Looking for an opponent…" : "Waiting for an opponent"),
-        state.invite ? h("p", {}, "A private race: send this link to your opponent.") : h("p", {}, "Send this link, or wait for someone from the lobby."),
+        h("h2", {}, t(this.params.queued ? "web.race.looking" : "web.race.waiting")),
+        h("p", {}, t(state.invite ? "web.race.send_private" : "web.race.send_link")),
         h("div", { class: "share" },
-          h("input", { class: "share-link", readonly: true, value: link, "aria-label": "invite link", onfocus: (e) => e.target.select() }),
-          h("button", { onclick: (e) => this.copy(link, e.target) }, "Copy link"),
+          h("input", { class: "share-link", readonly: true, value: link, "aria-label": t("web.race.invite_link"), onfocus: (e) => e.target.select() }),
+          h("button", { onclick: (e) => this.copy(link, e.target) }, t("web.race.copy_link")),
         ),
-        state.invite ? h("p", { class: "invite-code" }, "Code ", h("code", {}, state.invite)) : null,
+        state.invite ? h("p", { class: "invite-code" }, t("web.race.code"), " ", h("code", {}, state.invite)) : null,
         notifySwitch(),
         this.botComing
-          ? h("p", { class: "info bot-coming" }, `A level ${this.botComing} practice bot is taking the seat…`)
+          ? h("p", { class: "info bot-coming" }, t("web.race.bot_coming", { level: this.botComing }))
           : state.mySlot === 0 && !this.params.queued
-            ? h("div", { class: "actions bot-call" }, h("span", {}, "Or race a practice bot:"), this.botSelect, h("button", { dataset: { action: "call-bot" }, onclick: () => this.summonBot(Number(this.botSelect.value)) }, "Call a bot"))
+            ? h("div", { class: "actions bot-call" }, h("span", {}, t("web.lobby.bot_offer")), this.botSelect, h("button", { dataset: { action: "call-bot" }, onclick: () => this.summonBot(Number(this.botSelect.value)) }, t("web.race.call_bot")))
             : null,
         this.params.queued
-          ? h("button", { class: "ghost", onclick: () => this.action("cancel") }, "Stop looking")
-          : state.mySlot === 0 ? h("button", { class: "ghost", onclick: () => this.action("leave") }, "Close this race") : null,
+          ? h("button", { class: "ghost", onclick: () => this.action("cancel") }, t("web.race.stop_looking"))
+          : state.mySlot === 0 ? h("button", { class: "ghost", onclick: () => this.action("leave") }, t("web.race.close")) : null,
       );
     }
     if (state.status === "countdown" && state.startAt && now < state.startAt) {
-      return h("div", { class: "overlay countdown-overlay" }, h("p", {}, "Get ready"), h("div", { class: "big" }, String(Math.ceil((state.startAt - now) / 1000))));
+      return h("div", { class: "overlay countdown-overlay" }, h("p", {}, t("web.race.get_ready")), h("div", { class: "big" }, String(Math.ceil((state.startAt - now) / 1000))));
     }
     if (state.status === "closed") {
-      return h("div", { class: "overlay" }, h("h2", {}, "This race was closed"), h("p", { class: "closed-reason" }, `Why: ${closedWhy(state)}.`), h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby"));
+      return h("div", { class: "overlay" }, h("h2", {}, t("web.race.closed")), h("p", { class: "closed-reason" }, t("web.race.closed_reason", { why: closedWhy(state) })), h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby")));
     }
     if (state.result && !this.resultHidden) {
       const offered = state.rematchOffers.map((until) => until && until > now);
@@ -644,13 +632,13 @@ class RaceView {
         { class: "overlay result-overlay" },
         resultTable(state),
         h("div", { class: "actions" },
-          h("button", { class: "primary rematch", onclick: () => this.action("rematch") }, theirs ? "Accept rematch" : mine ? "Rematch offered…" : "Rematch"),
-          h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay"),
-          h("a", { class: "button", href: "/", dataset: { link: "" } }, "Lobby"),
-          h("button", { class: "ghost", dataset: { action: "hide-result" }, onclick: () => this.showResult(false) }, "Show the board"),
+          h("button", { class: "primary rematch", onclick: () => this.action("rematch") }, t(theirs ? "web.race.accept_rematch" : mine ? "web.race.rematch_offered_button" : "web.race.rematch")),
+          h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, t("web.replay")),
+          h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.race.lobby")),
+          h("button", { class: "ghost", dataset: { action: "hide-result" }, onclick: () => this.showResult(false) }, t("web.race.show_board")),
         ),
-        theirs ? h("p", { class: "info" }, `${playerText(state.players[1 - state.mySlot])} wants a rematch.`) : null,
-        state.newRace ? h("p", {}, h("a", { href: `/race/${state.newRace}`, dataset: { link: "" } }, "Go to the rematch")) : null,
+        theirs ? h("p", { class: "info" }, t("web.race.wants_rematch", { name: playerText(state.players[1 - state.mySlot]) })) : null,
+        state.newRace ? h("p", {}, h("a", { href: `/race/${state.newRace}`, dataset: { link: "" } }, t("web.race.go_to_rematch"))) : null,
       );
     }
     return null;
@@ -672,23 +660,23 @@ class RaceView {
     fill(
       controls,
       h("div", { class: "buttons" },
-        state.settings.undo ? h("button", { dataset: { action: "undo" }, disabled: !active || !board || board.check({ special: "undo" }) !== null, onclick: () => this.action("undo") }, "Undo") : null,
-        state.settings.redeal_once ? h("button", { dataset: { action: "redeal" }, disabled: !active || !board || board.redealUsed, onclick: () => this.action("redeal") }, "Redeal") : null,
-        state.result && this.resultHidden ? h("button", { class: "primary", dataset: { action: "show-result" }, onclick: () => this.showResult(true) }, "Show the result") : null,
-        h("button", { dataset: { action: "stuck" }, disabled: !active, onclick: () => this.action("stuck") }, "Stuck"),
-        h("button", { dataset: { action: "resign" }, class: "danger", disabled: !active, onclick: () => this.action("resign") }, "Resign"),
+        state.settings.undo ? h("button", { dataset: { action: "undo" }, disabled: !active || !board || board.check({ special: "undo" }) !== null, onclick: () => this.action("undo") }, t("web.race.undo")) : null,
+        state.settings.redeal_once ? h("button", { dataset: { action: "redeal" }, disabled: !active || !board || board.redealUsed, onclick: () => this.action("redeal") }, t("web.race.redeal")) : null,
+        state.result && this.resultHidden ? h("button", { class: "primary", dataset: { action: "show-result" }, onclick: () => this.showResult(true) }, t("web.race.show_result")) : null,
+        h("button", { dataset: { action: "stuck" }, disabled: !active, onclick: () => this.action("stuck") }, t("web.race.stuck")),
+        h("button", { dataset: { action: "resign" }, class: "danger", disabled: !active, onclick: () => this.action("resign") }, t("web.race.resign")),
         h("label", { class: "toggle" },
           h("input", { type: "checkbox", name: "automove", checked: this.autoMove, onchange: (e) => {
             this.autoMove = e.target.checked;
             localStorage.setItem("fg.automove", this.autoMove ? "1" : "0");
             this.maybeAutoMove();
           } }),
-          " auto-move safe cards",
+          " ", t("web.race.automove"),
         ),
         soundSwitch(),
       ),
       h("div", { class: "keyboard-hint" },
-        selected ? `${cardLabel(selected)} selected: press f or 1–6 (Esc cancels)` : this.typed ? `typed: ${this.typed}` : "Keyboard: type a card (5d) or Tab to it and press Enter, then f or a column 1–6 (? for all keys). Double-click sends a card home.",
+        selected ? t("web.race.selected", { card: cardLabel(selected) }) : this.typed ? t("web.race.typed", { typed: this.typed }) : t("web.race.keyboard_hint"),
       ),
     );
   }
@@ -696,10 +684,10 @@ class RaceView {
   async copy(text, button) {
     try {
       await navigator.clipboard.writeText(text);
-      button.textContent = "Copied";
+      button.textContent = t("web.race.copied");
     } catch {
       this.root.querySelector(".share-link")?.select();
-      button.textContent = "Press Ctrl+C";
+      button.textContent = t("web.race.press_copy");
     }
   }
 }

@@ -11,6 +11,7 @@ import { moveLabel, parseMove } from "./engine.js";
 import { playerText } from "./players.js";
 import { RaceState } from "./race_state.js";
 import { playerPanel, resultTable, verdictWords } from "./race_view.js";
+import { t, tn } from "./i18n.js";
 
 const SPEEDS = [1, 2, 4, 8, 16];
 const ANALYSIS_RETRY_MS = 3000;
@@ -39,7 +40,7 @@ class ReplayView {
   }
 
   async start() {
-    fill(this.root, h("p", { class: "loading" }, "Loading the replay…"));
+    fill(this.root, h("p", { class: "loading" }, t("web.replay.loading")));
     try {
       let after = 0;
       for (;;) {
@@ -52,8 +53,8 @@ class ReplayView {
     } catch (error) {
       const text = errorText(error);
       const live = error instanceof ServerError && error.code === "not_finished";
-      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "No replay"), h("p", { class: "error-text", role: "alert" }, text),
-        live ? h("a", { class: "button", href: `/watch/${this.race}`, dataset: { link: "" } }, "Watch it live") : h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, t("web.replay.none")), h("p", { class: "error-text", role: "alert" }, text),
+        live ? h("a", { class: "button", href: `/watch/${this.race}`, dataset: { link: "" } }, t("web.replay.watch_live")) : h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby"))));
       return;
     }
     this.moves = this.events.map((event, index) => ({ event, index })).filter((item) => item.event.type === "move");
@@ -76,18 +77,18 @@ class ReplayView {
     try {
       const report = await this.conn.analysis(this.race);
       if (report.analysis) return this.setAnalysis(report.analysis);
-      fill(this.analysisPanel, h("p", { class: "analysis pending" }, "The server is analysing where the win slipped away …"));
+      fill(this.analysisPanel, h("p", { class: "analysis pending" }, t("web.replay.analysing")));
       if (this.mounted && tries > 1) this.analysisRetry = setTimeout(() => this.loadAnalysis(tries - 1), ANALYSIS_RETRY_MS);
     } catch (error) {
-      fill(this.analysisPanel, h("p", { class: "analysis error-text" }, `No analysis: ${errorText(error)}`));
+      fill(this.analysisPanel, h("p", { class: "analysis error-text" }, t("web.replay.no_analysis", { why: errorText(error) })));
     }
   }
 
   setAnalysis(analysis) {
     this.analysis = analysis;
-    const name = (slot) => this.nameOf(slot, { you: false });
+    const name = (slot) => this.nameOf(slot);
     fill(this.analysisPanel,
-      h("h2", {}, "Analysis"),
+      h("h2", {}, t("web.replay.analysis")),
       h("ul", { class: "analysis" }, analysis.players.map((p) => h("li", { dataset: { slot: String(p.slot), verdict: p.verdict } }, `${name(p.slot)}: ${verdictWords(p)}`))));
     for (const player of analysis.players) this.markLine(player);
     this.show(this.position);
@@ -97,7 +98,9 @@ class ReplayView {
   markLine(player) {
     const items = [...this.list.children].filter((item) => Number(item.dataset.slot) === player.slot);
     const bySeq = (action) => items.find((item) => Number(item.dataset.seq) === action + 1);
-    const who = this.nameOf(player.slot, { you: true });
+    const mine = this.isMine(player.slot);
+    const who = this.nameOf(player.slot);
+    const said = (key, params = {}) => t(mine ? `${key}_you` : key, { who, ...params });
     const note = (item, text, ...more) => item.append(h("span", { class: "note" }, text, ...more));
     if (player.verdict === "lost_at") {
       const item = bySeq(player.fatal_action);
@@ -105,34 +108,39 @@ class ReplayView {
       item.classList.add("fatal");
       item.dataset.fatal = "";
       const before = Number(item.dataset.position) - 1;
-      note(item, `${who} lost the win here: ${moveLabel(player.fatal_move)}`,
+      note(item, said("web.replay.lost_here", { move: moveLabel(player.fatal_move) }),
         player.continuation ? h("button", { class: "link", dataset: { action: "fatal-line" }, onclick: (event) => {
           event.stopPropagation();
           this.show(before);
-          this.openLine({ slot: player.slot, actions: player.fatal_action, verdict: "solved", line: player.continuation, from: "the analysis" });
-        } }, "the winning line instead") : null);
+          this.openLine({ slot: player.slot, actions: player.fatal_action, verdict: "solved", line: player.continuation, from: t("web.replay.from_analysis") });
+        } }, t("web.replay.winning_instead")) : null);
     } else if (player.verdict === "lost_between") {
       const range = items.filter((item) => Number(item.dataset.seq) - 1 >= player.first_action && Number(item.dataset.seq) - 1 <= player.last_action);
       range.forEach((item) => item.classList.add("fatal-range"));
-      if (range.length) note(range[0], `${who} lost the win in one of these moves (${player.first_action + 1}–${player.last_action + 1}); the analysis budget narrowed it no further`);
+      if (range.length) note(range[0], said("web.replay.lost_between", { first: player.first_action + 1, last: player.last_action + 1 }));
     } else if (player.verdict === "still_winnable" && items.length) {
-      note(items[items.length - 1], `still winnable when ${who} stopped`);
+      note(items[items.length - 1], said("web.replay.still_winnable"));
       items[items.length - 1].classList.add("still-winnable");
     }
   }
 
-  /** A player's name, or "you" for the viewer's own seat when `you`. */
-  nameOf(slot, { you }) {
+  /** Whether the seat `slot` is the viewer's own. */
+  isMine(slot) {
     const player = this.info.players.find((p) => p.slot === slot);
-    if (you && player && this.conn.session && player.player === this.conn.session.player) return "you";
-    return playerText(player || { name: `player ${slot + 1}`, account: `player ${slot + 1}` });
+    return Boolean(player && this.conn.session && player.player === this.conn.session.player);
+  }
+
+  /** A player's name ("player 2" for a seat nobody took). */
+  nameOf(slot) {
+    const player = this.info.players.find((p) => p.slot === slot);
+    const unnamed = t("web.replay.player_n", { number: slot + 1 });
+    return playerText(player || { name: unnamed, account: unnamed });
   }
 
   /** "your position after 5 actions", "the position of Bob after 1 action", "the deal". */
   positionText(slot, actions) {
-    if (!actions) return "the deal";
-    const who = this.nameOf(slot, { you: true });
-    return `${who === "you" ? "your position" : `the position of ${who}`} after ${actions} action${actions === 1 ? "" : "s"}`;
+    if (!actions) return t("web.replay.the_deal");
+    return tn(this.isMine(slot) ? "web.replay.your_position" : "web.replay.position_of", actions, { who: this.nameOf(slot) });
   }
 
   /** How many actions the player of `slot` had made after `position` moves of the race. */
@@ -146,11 +154,11 @@ class ReplayView {
     const actions = this.actionsAt(slot, this.position);
     const asked = this.position;
     this.line = null;
-    fill(this.linePanel, h("p", { class: "pending", dataset: { state: "asking" } }, `Asking the server's solver for a winning line from ${this.positionText(slot, actions)} …`));
+    fill(this.linePanel, h("p", { class: "pending", dataset: { state: "asking" } }, t("web.replay.asking", { where: this.positionText(slot, actions) })));
     try {
       const answer = await this.conn.solveFrom(this.race, slot, actions);
       if (this.position !== asked) return; // the viewer moved on meanwhile
-      this.openLine({ slot, actions, verdict: answer.verdict, line: answer.line, from: answer.cached ? "the server's solver (cached)" : "the server's solver", budgetMs: answer.budget_ms });
+      this.openLine({ slot, actions, verdict: answer.verdict, line: answer.line, from: t(answer.cached ? "web.replay.from_solver_cached" : "web.replay.from_solver"), budgetMs: answer.budget_ms });
     } catch (error) {
       fill(this.linePanel, h("p", { class: "error-text", role: "alert", dataset: { state: "refused" } }, errorText(error)));
     }
@@ -178,22 +186,22 @@ class ReplayView {
     const line = this.line;
     const where = this.positionText(line.slot, line.actions);
     const verdictText = {
-      solved: line.line.length ? `A winning line from ${where}, ${line.line.length} moves (from ${line.from}):` : `From ${where}: already won.`,
-      unsolvable: `No winning line from ${where}: the solver proved the position lost.`,
-      unknown: `Undecided from ${where}: the solver's budget (${(line.budgetMs || 0) / 1000} s) ran out, or only the unused redeal could save it.`,
-    }[line.verdict] || line.verdict;
+      solved: () => (line.line.length ? tn("web.replay.line_solved", line.line.length, { where, from: line.from }) : t("web.replay.line_won", { where })),
+      unsolvable: () => t("web.replay.line_unsolvable", { where }),
+      unknown: () => t("web.replay.line_unknown", { where, seconds: (line.budgetMs || 0) / 1000 }),
+    }[line.verdict]?.() || line.verdict;
     const list = h("ol", { class: "solution-line" }, line.line.map((move, index) =>
       h("li", { class: index < line.step ? "played" : index === line.step ? "next" : "", dataset: { step: String(index + 1) }, onclick: () => this.stepLine(index + 1) }, h("span", { class: "step" }, `${index + 1}.`), moveLabel(move))));
     fill(this.linePanel,
       h("div", { class: "line-view", dataset: { slot: String(line.slot), verdict: line.verdict, step: String(line.step) } },
         h("p", { class: "line-verdict" }, verdictText),
         line.line.length ? h("div", { class: "transport" },
-          h("button", { dataset: { action: "line-back" }, onclick: () => this.stepLine(line.step - 1), "aria-label": "line: step back" }, "◀ line"),
-          h("button", { dataset: { action: "line-step" }, onclick: () => this.stepLine(line.step + 1), "aria-label": "line: step forward" }, "line ▶"),
-          h("button", { dataset: { action: "line-end" }, onclick: () => this.stepLine(line.line.length), "aria-label": "line: to the end" }, "line end »"),
+          h("button", { dataset: { action: "line-back" }, onclick: () => this.stepLine(line.step - 1), "aria-label": t("web.replay.line_back_label") }, t("web.replay.line_back")),
+          h("button", { dataset: { action: "line-step" }, onclick: () => this.stepLine(line.step + 1), "aria-label": t("web.replay.line_step_label") }, t("web.replay.line_step")),
+          h("button", { dataset: { action: "line-end" }, onclick: () => this.stepLine(line.line.length), "aria-label": t("web.replay.line_end_label") }, t("web.replay.line_end")),
           h("span", { class: "line-counter" }, `${line.step} / ${line.line.length}`)) : null,
         list,
-        h("button", { dataset: { action: "line-close" }, onclick: () => this.closeLine() }, "Back to the race")));
+        h("button", { dataset: { action: "line-close" }, onclick: () => this.closeLine() }, t("web.replay.back_to_race"))));
     const board = this.stateAt(line.at).boards[line.slot];
     for (const move of line.line.slice(0, line.step)) board.play(parseMove(move));
     this.boards[line.slot].render(board);
@@ -209,21 +217,21 @@ class ReplayView {
   }
 
   build() {
-    document.title = `Replay ${this.race} · Flower Garden Race`;
+    document.title = `${t("web.replay.title", { race: this.race })} · Flower Garden Race`;
     this.header = h("div", { class: "race-header" },
-      h("div", { class: "race-title" }, h("h1", {}, "Replay ", h("code", {}, this.race))),
+      h("div", { class: "race-title" }, h("h1", {}, t("web.replay"), " ", h("code", {}, this.race))),
       h("div", { class: "race-settings" }, settingsText(this.info.settings), h("span", { class: "deal-text" }, dealText(this.info))));
     this.panels = [0, 1].map(() => h("div", { class: "player-slot" }));
     this.tables = [0, 1].map((slot) => h("div", { class: "table", dataset: { slot: String(slot) } }));
-    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: `board of player ${slot + 1}` }));
-    this.slider = h("input", { type: "range", min: "0", max: String(this.moves.length), value: "0", "aria-label": "jump to move", oninput: (e) => this.show(Number(e.target.value)) });
+    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: t("web.board.of_player", { number: slot + 1 }) }));
+    this.slider = h("input", { type: "range", min: "0", max: String(this.moves.length), value: "0", "aria-label": t("web.replay.jump"), oninput: (e) => this.show(Number(e.target.value)) });
     this.counter = h("span", { class: "counter" });
-    this.playButton = h("button", { dataset: { action: "play" }, onclick: () => (this.playing ? this.pause() : this.play()) }, "▶ Play");
-    const speed = h("select", { "aria-label": "speed", onchange: (e) => (this.speed = Number(e.target.value)) }, SPEEDS.map((s) => h("option", { value: String(s) }, `${s}×`)));
+    this.playButton = h("button", { dataset: { action: "play" }, onclick: () => (this.playing ? this.pause() : this.play()) }, t("web.replay.play"));
+    const speed = h("select", { "aria-label": t("web.replay.speed"), onchange: (e) => (this.speed = Number(e.target.value)) }, SPEEDS.map((s) => h("option", { value: String(s) }, `${s}×`)));
     this.list = h("ol", { class: "move-list" });
-    this.analysisPanel = h("section", { class: "analysis-panel" }, h("p", { class: "analysis pending" }, "Loading the analysis …"));
+    this.analysisPanel = h("section", { class: "analysis-panel" }, h("p", { class: "analysis pending" }, t("web.replay.loading_analysis")));
     this.linePanel = h("section", { class: "line-panel" });
-    const names = (slot) => playerText(this.info.players.find((p) => p.slot === slot) || { name: `player ${slot + 1}`, account: `player ${slot + 1}` });
+    const names = (slot) => this.nameOf(slot);
     this.moves.forEach((item, position) => {
       const event = item.event;
       this.list.append(h("li", { dataset: { position: String(position + 1), slot: String(event.slot), seq: String(event.move_seq) }, onclick: () => this.show(position + 1) },
@@ -238,18 +246,18 @@ class ReplayView {
     window.addEventListener("keydown", this.keys);
     fill(this.root, h("div", { class: "replay-page", dataset: { race: this.race } }, this.header,
       h("div", { class: "transport" },
-        h("button", { dataset: { action: "start" }, onclick: () => this.show(0), "aria-label": "to the start" }, "« Start"),
-        h("button", { dataset: { action: "back" }, onclick: () => this.show(this.position - 1), "aria-label": "step back" }, "◀"),
+        h("button", { dataset: { action: "start" }, onclick: () => this.show(0), "aria-label": t("web.replay.to_start") }, t("web.replay.start")),
+        h("button", { dataset: { action: "back" }, onclick: () => this.show(this.position - 1), "aria-label": t("web.replay.step_back") }, "◀"),
         this.playButton,
-        h("button", { dataset: { action: "step" }, onclick: () => this.show(this.position + 1), "aria-label": "step forward" }, "▶|"),
-        h("button", { dataset: { action: "end" }, onclick: () => this.show(this.moves.length), "aria-label": "to the end" }, "End »"),
+        h("button", { dataset: { action: "step" }, onclick: () => this.show(this.position + 1), "aria-label": t("web.replay.step_forward") }, "▶|"),
+        h("button", { dataset: { action: "end" }, onclick: () => this.show(this.moves.length), "aria-label": t("web.replay.to_end") }, t("web.replay.end")),
         speed, this.slider, this.counter),
       h("div", { class: "replay-body" },
         h("div", { class: "replay-main" },
           h("div", { class: "duel" }, [0, 1].map((slot) => h("div", { class: "side", dataset: { slot: String(slot) } }, this.panels[slot], this.tables[slot],
-            h("button", { class: "solve-from", dataset: { action: "solve-from", slot: String(slot) }, onclick: () => this.solveFromHere(slot) }, "Winning line from here")))),
+            h("button", { class: "solve-from", dataset: { action: "solve-from", slot: String(slot) }, onclick: () => this.solveFromHere(slot) }, t("web.replay.solve_from"))))),
           this.linePanel),
-        h("aside", { class: "moves-panel" }, this.analysisPanel, h("h2", {}, "Moves"), this.list)),
+        h("aside", { class: "moves-panel" }, this.analysisPanel, h("h2", {}, t("web.result.moves")), this.list)),
       this.footer));
   }
 
@@ -274,7 +282,7 @@ class ReplayView {
     }
     if (this.line) this.renderLine();
     this.slider.value = String(this.position);
-    fill(this.counter, `move ${this.position} / ${this.moves.length}`);
+    fill(this.counter, t("web.replay.counter", { position: this.position, total: this.moves.length }));
     this.counter.dataset.position = String(this.position);
     for (const item of this.list.children) item.classList.toggle("current", Number(item.dataset.position) === this.position);
     this.list.querySelector(".current")?.scrollIntoView({ block: "nearest" });
@@ -284,7 +292,7 @@ class ReplayView {
 
   play() {
     if (this.position >= this.moves.length) this.show(0);
-    this.playButton.textContent = "⏸ Pause";
+    this.playButton.textContent = t("web.replay.pause");
     const next = () => {
       if (this.position >= this.moves.length) return this.pause();
       const previous = this.position ? this.moves[this.position - 1].event.at : this.startAt();
@@ -301,6 +309,6 @@ class ReplayView {
   pause() {
     if (this.playing && this.playing !== true) clearTimeout(this.playing);
     this.playing = null;
-    if (this.playButton) this.playButton.textContent = "▶ Play";
+    if (this.playButton) this.playButton.textContent = t("web.replay.play");
   }
 }

@@ -4,11 +4,17 @@
 import { BoardView } from "./board_view.js";
 import { fill, h } from "./dom.js";
 import { Board } from "./engine.js";
+import { t } from "./i18n.js";
 
 const PICTURE_SEED = 15n;
 
 function section(title, ...body) {
   return h("section", { class: "panel rules-section" }, h("h2", {}, title), ...body);
+}
+
+/** A list item that starts with its term in bold: "**Six columns** of six cards each. …". */
+function term(termKey, restKey) {
+  return h("span", {}, h("strong", {}, t(termKey)), t(restKey));
 }
 
 function list(...items) {
@@ -18,61 +24,49 @@ function list(...items) {
 /** The page's text: one function per section, in reading order. */
 function sections() {
   return [
-    section("The game",
-      h("p", {}, "Flower Garden is a patience (solitaire) game with one pack of 52 cards, all face up from the start: nothing is hidden and nothing is left to luck once the cards are dealt. The goal is to move every card to four foundations, one per suit, built up from the ace to the king."),
-      h("p", {}, "In a race two players get the same deal at the same moment, each on a board of their own. Both see how far the other has got, never the other's cards."),
+    section(t("web.rules.game"),
+      h("p", {}, t("web.rules.game_1")),
+      h("p", {}, t("web.rules.game_2")),
     ),
-    section("The deal",
+    section(t("web.rules.deal"),
       list(
-        h("span", {}, h("strong", {}, "Six columns"), " of six cards each. Only the last card of a column — the one at the bottom, not covered by another — can be moved."),
-        h("span", {}, h("strong", {}, "The bouquet"), ": the other 16 cards, spread out. ", h("em", {}, "Every"), " bouquet card can be moved at any time, in any order."),
-        h("span", {}, h("strong", {}, "Four foundations"), ", empty at the start: one for each suit (♣ ♦ ♥ ♠)."),
+        term("web.rules.deal_columns_term", "web.rules.deal_columns"),
+        term("web.rules.deal_bouquet_term", "web.rules.deal_bouquet"),
+        term("web.rules.deal_foundations_term", "web.rules.deal_foundations"),
       ),
     ),
-    section("A move",
-      list(
-        "One card at a time: the last card of a column, or any card of the bouquet.",
-        "To its foundation, when it is the next card of its suit there: the ace first, then the two, up to the king.",
-        "Onto a column whose last card is exactly one rank higher, whatever its suit or colour: the 5♦ may go on the 6♣, the 6♥ or any six.",
-        "Any card may go to an empty column.",
-        "Nothing goes back to the bouquet and nothing leaves a foundation. There is no wrap from king to ace.",
-      ),
-      h("p", {}, "Example: the bouquet holds 4♦ and 5♦ and a column ends in 6♣. Move the 5♦ from the bouquet onto the 6♣; later the 4♦ may follow onto the 5♦."),
+    section(t("web.rules.move"),
+      list(...["one_card", "foundation", "column", "empty", "nothing_back"].map((item) => t(`web.rules.move_${item}`))),
+      h("p", {}, t("web.rules.move_example")),
     ),
-    section("Winning a race",
+    section(t("web.rules.winning"),
+      list(...["first", "count", "stuck", "time_limit", "abandoned"].map((item) => t(`web.rules.winning_${item}`))),
+    ),
+    section(t("web.rules.profiles"),
       list(
-        "The first player to put all 52 cards on the foundations wins.",
-        "If neither clears the board, the player with more cards on the foundations wins; with the same count, the one who reached it first; at the same moment, it is a draw.",
-        "A player who sees no way on can declare themselves stuck, or resign: the attempt ends and its cards on the foundations still count.",
-        "A race may have a time limit: when it runs out, the counts decide.",
-        "A player who leaves and does not come back within the grace period has abandoned: the attempt ends there, its count still counts, and in a rated race the player still racing wins.",
+        term("web.profile.classic", "web.rules.profiles_classic"),
+        term("web.profile.foundation_only", "web.rules.profiles_foundation_only"),
+        term("web.race.undo", "web.rules.profiles_undo"),
+        term("web.rules.profiles_redeal_term", "web.rules.profiles_redeal"),
       ),
     ),
-    section("Two rule sets and two options",
-      list(
-        h("span", {}, h("strong", {}, "Classic"), " (the default): cards build down on the columns as above."),
-        h("span", {}, h("strong", {}, "Foundation only"), ": cards go to the foundations and nowhere else — a stricter puzzle."),
-        h("span", {}, h("strong", {}, "Undo"), " (optional, counted): take back your last move. Rated races have no undo."),
-        h("span", {}, h("strong", {}, "One redeal"), " (optional): once per game, the cards still in the columns are gathered, shuffled and dealt back into the six columns; the bouquet and the foundations stay. A redeal is final: it cannot be undone."),
-      ),
-    ),
-    section("Fair deals",
-      h("p", {}, "Before a race starts the server publishes a commitment to the deal; the seed behind it is revealed with the result, so anyone can check that the deal was fixed before the first move and was the same for both players."),
+    section(t("web.rules.fair"),
+      h("p", {}, t("web.rules.fair_text")),
     ),
   ];
 }
 
 export function mountRules(root) {
-  document.title = "How to play · Flower Garden Race";
+  document.title = `${t("web.nav.rules")} · Flower Garden Race`;
   const figure = h("figure", { class: "panel rules-figure" });
   const picture = h("div", { class: "table rules-table" });
-  figure.append(picture, h("figcaption", {}, "A deal: the foundations (top left, empty at the start), the six columns (only each column's last card can move) and the bouquet of 16 cards (every one can move)."));
+  figure.append(picture, h("figcaption", {}, t("web.rules.figure")));
   fill(root, h("div", { class: "rules-page" },
-    h("h1", {}, "How to play Flower Garden"),
-    h("p", { class: "rules-lead" }, "All 52 cards face up: six columns of six, a bouquet of sixteen you may take from anywhere, and four foundations to fill from ace to king. ",
-      h("a", { href: "/", dataset: { link: "" } }, "To the lobby"), " when you are ready to race."),
+    h("h1", {}, t("web.rules.title")),
+    h("p", { class: "rules-lead" }, t("web.rules.lead"), " ",
+      h("a", { href: "/", dataset: { link: "" } }, t("web.to_lobby")), " ", t("web.rules.when_ready")),
     figure,
     ...sections()));
-  new BoardView(picture, { interactive: false, label: "an example deal" }).render(Board.deal(PICTURE_SEED, { profile: "classic" }));
+  new BoardView(picture, { interactive: false, label: t("web.rules.example_deal") }).render(Board.deal(PICTURE_SEED, { profile: "classic" }));
   return { unmount() {} };
 }

@@ -7,6 +7,7 @@ import { errorText } from "./refusals.js";
 import { closedWhy, dealText, fill, h, settingsText, watchedBoardEmptyText, watchedStatusColour, watchedStatusNote, watchedStatusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
+import { t } from "./i18n.js";
 
 export function mountWatch(root, app, params) {
   const view = new WatchView(root, app, params.race);
@@ -26,15 +27,15 @@ class WatchView {
   }
 
   async start() {
-    fill(this.root, h("p", { class: "loading" }, "Joining the spectators…"));
+    fill(this.root, h("p", { class: "loading" }, t("web.watch.joining")));
     let watching;
     try {
       watching = await this.conn.watch(this.race);
     } catch (error) {
       const text = errorText(error);
       const seated = error instanceof ServerError && error.code === "already_seated";
-      fill(this.root, h("div", { class: "panel entry" }, h("h2", {}, "Cannot watch this race"), h("p", { class: "error-text", role: "alert" }, text),
-        seated ? h("a", { class: "button", href: `/race/${this.race}`, dataset: { link: "" } }, "Play it") : h("a", { class: "button", href: "/", dataset: { link: "" } }, "Back to the lobby")));
+      fill(this.root, h("div", { class: "panel entry" }, h("h1", {}, t("web.watch.cannot")), h("p", { class: "error-text", role: "alert" }, text),
+        seated ? h("a", { class: "button", href: `/race/${this.race}`, dataset: { link: "" } }, t("web.watch.play_it")) : h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby"))));
       return;
     }
     const state = RaceState.fromWatching(watching);
@@ -89,11 +90,11 @@ class WatchView {
   }
 
   build() {
-    document.title = `Watching ${this.race} · Flower Garden Race`;
+    document.title = `${t("web.watch.watching", { race: this.race })} · Flower Garden Race`;
     this.header = h("div", { class: "race-header" });
     this.panels = [0, 1].map(() => h("div", { class: "player-slot" }));
     this.tables = [0, 1].map((slot) => h("div", { class: "table", dataset: { slot: String(slot) } }));
-    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: `board of player ${slot + 1}`, emptyText: () => watchedBoardEmptyText(this.state.status, this.statusNow, this.delay) }));
+    this.boards = this.tables.map((table, slot) => new BoardView(table, { interactive: false, label: t("web.board.of_player", { number: slot + 1 }), emptyText: () => watchedBoardEmptyText(this.state.status, this.statusNow, this.delay) }));
     this.footer = h("div", { class: "watch-footer" });
     fill(this.root, h("div", { class: "watch-page", dataset: { race: this.race } }, this.header,
       h("div", { class: "duel" }, [0, 1].map((slot) => h("div", { class: "side", dataset: { slot: String(slot) } }, this.panels[slot], this.tables[slot]))),
@@ -110,21 +111,21 @@ class WatchView {
     const now = this.now();
     const note = watchedStatusNote(state.status, this.statusNow, this.delay);
     fill(this.header,
-      h("div", { class: "race-title" }, h("h1", {}, "Watching ", h("code", {}, state.race)), h("span", { class: `status status-${watchedStatusColour(state.status, this.statusNow)}`, dataset: { status: state.status } }, watchedStatusText(state.status, this.statusNow, this.delay))),
-      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${Math.round(this.delay / 1000)} s spectator delay`)),
+      h("div", { class: "race-title" }, h("h1", {}, t("web.watch.watching_title"), " ", h("code", {}, state.race)), h("span", { class: `status status-${watchedStatusColour(state.status, this.statusNow)}`, dataset: { status: state.status } }, watchedStatusText(state.status, this.statusNow, this.delay))),
+      h("div", { class: "race-settings" }, settingsText(state.settings), h("span", { class: "deal-text" }, dealText(state)), h("span", { class: "delay" }, ` · ${t("web.watch.delay", { seconds: Math.round(this.delay / 1000) })}`)),
       clockLine(state, now, true),
     );
     for (const slot of [0, 1]) {
       // A race under way or over has both seats taken: one not seen yet is so only because of the delay.
       const unseen = note && !state.players[slot].name;
-      fill(this.panels[slot], unseen ? h("div", { class: "player empty" }, h("span", { class: "name" }, `seated: you see who ${Math.round(this.delay / 1000)} s late`)) : playerPanel(state, slot, now, null));
+      fill(this.panels[slot], unseen ? h("div", { class: "player empty" }, h("span", { class: "name" }, t("web.watch.seated_late", { seconds: Math.round(this.delay / 1000) }))) : playerPanel(state, slot, now, null));
       this.boards[slot].render(state.boards[slot]);
     }
-    const replayNow = this.statusNow === "finished" ? h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay it now") : null;
+    const replayNow = this.statusNow === "finished" ? h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, t("web.watch.replay_now")) : null;
     if (note) fill(this.footer, h("p", { class: "info lag-note" }, note), replayNow);
-    else if (state.result) fill(this.footer, resultTable(state), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay this race"));
-    else if (state.status === "finished") fill(this.footer, h("p", {}, "This race is over. "), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, "Replay it"));
-    else if (state.status === "closed") fill(this.footer, h("p", { class: "closed-reason" }, `This race was closed: ${closedWhy(state)}.`));
-    else fill(this.footer, !state.boards[0] ? h("p", { class: "info" }, "The boards appear when the race starts.") : null);
+    else if (state.result) fill(this.footer, resultTable(state), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, t("web.watch.replay_this")));
+    else if (state.status === "finished") fill(this.footer, h("p", {}, t("web.watch.over")), h("a", { class: "button", href: `/replay/${state.race}`, dataset: { link: "" } }, t("web.watch.replay_it")));
+    else if (state.status === "closed") fill(this.footer, h("p", { class: "closed-reason" }, t("web.race.closed_why", { why: closedWhy(state) })));
+    else fill(this.footer, !state.boards[0] ? h("p", { class: "info" }, t("web.watch.boards_at_start")) : null);
   }
 }
