@@ -27,7 +27,7 @@ def fields(text: str) -> set[str]:
 ALIKE = {
     "player.bot",
     "web.lobby.minutes",
-    "web.daily.minute_bar",
+    "web.tutorial.label",
     "web.keys.esc",
     "web.board.bouquet",
     "web.board.bouquet_title",
@@ -36,7 +36,7 @@ ALIKE = {
     "web.rating.provisional_short",
 }
 """Keys whose words some language writes as English does ("bot", "{count} min", "Esc", the bouquet in French and
-Portuguese, "Code" in French, "provisional" in Spanish)."""
+Portuguese, "Code" in French, "provisional" in Spanish, "tutorial" in Portuguese and Spanish)."""
 
 
 def test_every_language_has_every_key_with_the_same_placeholders() -> None:

@@ -4,19 +4,10 @@
 // (localStorage fg.sound = "off"). `feel.played` and `feel.flights` count what happened, for the console and tests.
 
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 
 export const SOUND_KEY = "fg.sound";
 
-/** The page's words (one place, for the translations). */
-const TEXT = {
-  soundOn: "sound: on",
-  soundOff: "sound: off",
-  soundTitle: "sounds for the start, your moves, refusals, your opponent's progress, low time and the result",
-  notifyAsk: "Notify me when the race starts",
-  notifyOn: "You will be notified",
-  notifyDenied: "Notifications are blocked in this browser",
-  celebrate: "You win!",
-};
 
 /** Each sound: notes (Hz), each this long (s), with this wave; generated, never downloaded. */
 const SOUNDS = {
@@ -82,9 +73,9 @@ export function play(name) {
 
 /** The mute switch (a toggle button, remembered). */
 export function soundSwitch() {
-  const button = h("button", { class: "link sound-switch", type: "button", title: TEXT.soundTitle, dataset: { action: "sound" } });
+  const button = h("button", { class: "link sound-switch", type: "button", title: t("web.feel.sound_title"), dataset: { action: "sound" } });
   const show = () => {
-    button.textContent = soundOn() ? TEXT.soundOn : TEXT.soundOff;
+    button.textContent = soundOn() ? t("web.feel.sound_on") : t("web.feel.sound_off");
     button.setAttribute("aria-pressed", soundOn() ? "false" : "true");
     button.dataset.sound = soundOn() ? "on" : "off";
   };
@@ -121,7 +112,7 @@ export function fly(root, before, card) {
 export function celebrate(root) {
   const petals = Array.from({ length: 18 }, (_, index) =>
     h("span", { class: "petal", "aria-hidden": "true", style: `--x:${(index * 37) % 100}%;--delay:${(index % 6) * 0.15}s` }, "✿"));
-  const layer = h("div", { class: `celebration${reducedMotion() ? " still" : ""}`, role: "status" }, h("span", { class: "sr-only" }, TEXT.celebrate), petals);
+  const layer = h("div", { class: `celebration${reducedMotion() ? " still" : ""}`, role: "status" }, h("span", { class: "sr-only" }, t("web.feel.celebrate")), petals);
   root.append(layer);
   setTimeout(() => layer.remove(), 4000);
   return layer;
@@ -155,7 +146,7 @@ export function notifySwitch() {
   const button = h("button", { class: "link notify-switch", type: "button", dataset: { action: "notify" } });
   const show = () => {
     const permission = Notification.permission;
-    button.textContent = permission === "granted" ? TEXT.notifyOn : permission === "denied" ? TEXT.notifyDenied : TEXT.notifyAsk;
+    button.textContent = permission === "granted" ? t("web.feel.notify_on") : permission === "denied" ? t("web.feel.notify_denied") : t("web.feel.notify_ask");
     button.disabled = permission !== "default";
     button.dataset.permission = permission;
   };

@@ -18,8 +18,8 @@ const MESSAGE_MS = 8000;
 const MILESTONE = 13;
 /** The race page's cue words (one place, for the translations). */
 const CUES = {
-  joined: (name) => `${name} joined`,
-  started: "The race started",
+  joined: (name) => t("web.feel.joined", { name }),
+  started: () => t("web.feel.started"),
 };
 
 /** A player's line: name, presence, a progress bar of cards on the foundations, how the attempt stands. */
@@ -331,8 +331,8 @@ class RaceView {
       notify(text);
     } else if (event.type === "started") {
       play("start");
-      cueTitle(CUES.started, this.plainTitle);
-      notify(CUES.started);
+      cueTitle(CUES.started(), this.plainTitle);
+      notify(CUES.started());
     } else if (event.type === "progress" && event.slot !== mine) {
       const reached = Math.floor(event.count / MILESTONE);
       if (reached > (this.milestone || 0)) play("milestone");
