@@ -347,14 +347,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(config.to_toml(settings), end="")
         return EXIT_OK
     logs.configure(settings.log_format, settings.log_level)
-    if settings.spectator_delay_seconds < settings.min_spectator_delay_seconds:
-        print(
-            f"flowergarden: note: the default spectator delay {settings.spectator_delay_seconds:g} s is below the minimum "
-            f"{settings.min_spectator_delay_seconds:g} s (--min-spectator-delay): public races lag "
-            f"{settings.min_spectator_delay_seconds:g} s, private ones may lag {settings.spectator_delay_seconds:g} s "
-            "if their joiner accepts it",
-            file=sys.stderr, flush=True,
-        )
+    _note_low_delay(settings)
     embedded: EmbeddedRedis | None = None
     if not settings.redis_url and not settings.redis_cluster_url:
         embedded = start_embedded_redis(settings)
@@ -372,24 +365,42 @@ def run_serve(args: argparse.Namespace) -> int:
             database = start_embedded_database(Path(settings.embedded_database_dir))
             settings = replace(settings, database_url=database.url, migrate=True)  # its own database: kept up to date
         asyncio.run(serve_until_signal(settings))
-    except TlsSetupError as error:
-        raise CommandError("bad_tls", str(error)) from None
-    except StoreNotReady as error:
-        raise CommandError("store_not_ready", str(error)) from None
-    except SchemaMismatch as error:
-        raise CommandError("schema_mismatch", str(error)) from None
-    except StoreUnavailable as error:
-        raise CommandError("server_failed", str(error)) from None
-    except RedisClusterException as error:
-        raise CommandError("server_failed", f"Redis Cluster at {settings.redis_cluster_url}: {error}") from None
-    except (RedisError, OSError) as error:
-        raise CommandError("server_failed", f"{error} (is Redis reachable at {settings.redis_url}? is port {settings.port} free?)") from None
+    except (TlsSetupError, StoreNotReady, SchemaMismatch, StoreUnavailable, RedisClusterException, RedisError, OSError) as error:
+        raise _start_failure(error, settings) from None
     finally:
         if database is not None:
             database.stop()
         if embedded is not None:
             embedded.stop()
     return EXIT_OK
+
+
+def _note_low_delay(settings: ServerConfig) -> None:
+    """Say on stderr when the default spectator delay is below the minimum, and what that means for each kind of race."""
+    if settings.spectator_delay_seconds >= settings.min_spectator_delay_seconds:
+        return
+    print(
+        f"flowergarden: note: the default spectator delay {settings.spectator_delay_seconds:g} s is below the minimum "
+        f"{settings.min_spectator_delay_seconds:g} s (--min-spectator-delay): public races lag "
+        f"{settings.min_spectator_delay_seconds:g} s, private ones may lag {settings.spectator_delay_seconds:g} s "
+        "if their joiner accepts it",
+        file=sys.stderr, flush=True,
+    )
+
+
+def _start_failure(error: Exception, settings: ServerConfig) -> CommandError:
+    """The command's error for a server that could not start or keep running, with its code."""
+    if isinstance(error, TlsSetupError):
+        return CommandError("bad_tls", str(error))
+    if isinstance(error, StoreNotReady):
+        return CommandError("store_not_ready", str(error))
+    if isinstance(error, SchemaMismatch):
+        return CommandError("schema_mismatch", str(error))
+    if isinstance(error, StoreUnavailable):
+        return CommandError("server_failed", str(error))
+    if isinstance(error, RedisClusterException):
+        return CommandError("server_failed", f"Redis Cluster at {settings.redis_cluster_url}: {error}")
+    return CommandError("server_failed", f"{error} (is Redis reachable at {settings.redis_url}? is port {settings.port} free?)")
 
 
 def start_embedded_redis(settings: ServerConfig) -> EmbeddedRedis:

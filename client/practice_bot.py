@@ -100,32 +100,52 @@ async def play_seat(client: RaceClient, race_id: str, slot: int, mover: Mover, *
     bot's and the ghost's loop). With ``resume`` the seat outlives its connection: when the server goes away (a
     restart, a drain, a lost network) the client reconnects with its session and the seat's moves go on through
     ``resume`` from the position the server stored; without it ConnectionLost ends the seat."""
-    countdown: Countdown | None = None
-    moving: asyncio.Task[None] | None = None
-    ended = False
+    seat = _Seat(race_id, slot, mover, resume)
     try:
         async for item in _items(client, follow=resume is not None):
             if isinstance(item, Resumed):
-                synced = item.synced.get(race_id)
-                if resume is not None and moving is not None and synced is not None and not ended:
-                    moving.cancel()
-                    moving = asyncio.create_task(resume(synced, item.resent.get(race_id)))
-                continue
-            if not isinstance(item, RaceEvent) or item.race != race_id:
-                continue
-            if isinstance(item, Countdown):
-                countdown = item
-            elif isinstance(item, Started) and countdown is not None and moving is None:
-                moving = asyncio.create_task(mover(countdown))
-            elif isinstance(item, AttemptEnded) and item.slot == slot and moving is not None:
-                ended = True
-                moving.cancel()
-            elif isinstance(item, RaceResult):
-                return item
+                seat.resumed(item)
+            elif isinstance(item, RaceEvent) and item.race == race_id:
+                result = seat.event(item)
+                if result is not None:
+                    return result
         raise ConnectionLost(None, "the connection ended")  # not reached: the events end by raising ConnectionLost
     finally:
-        if moving is not None:
-            moving.cancel()
+        if seat.moving is not None:
+            seat.moving.cancel()
+
+
+@dataclass(slots=True)
+class _Seat:
+    """The seat :func:`play_seat` follows: the countdown's deal, and the task making its moves while its attempt runs."""
+
+    race_id: str
+    slot: int
+    mover: Mover
+    resume: Resumer | None
+    countdown: Countdown | None = None
+    moving: asyncio.Task[None] | None = None
+    ended: bool = False
+
+    def resumed(self, item: Resumed) -> None:
+        """After a reconnect: the moves start again from the position the server stored (while the attempt runs)."""
+        synced = item.synced.get(self.race_id)
+        if self.resume is not None and self.moving is not None and synced is not None and not self.ended:
+            self.moving.cancel()
+            self.moving = asyncio.create_task(self.resume(synced, item.resent.get(self.race_id)))
+
+    def event(self, item: RaceEvent) -> RaceResult | None:
+        """One event of the race: the moves start at the start and stop when the seat's attempt ends; the result."""
+        if isinstance(item, Countdown):
+            self.countdown = item
+        elif isinstance(item, Started) and self.countdown is not None and self.moving is None:
+            self.moving = asyncio.create_task(self.mover(self.countdown))
+        elif isinstance(item, AttemptEnded) and item.slot == self.slot and self.moving is not None:
+            self.ended = True
+            self.moving.cancel()
+        elif isinstance(item, RaceResult):
+            return item
+        return None
 
 
 def board_of(countdown: Countdown, rules: Rules) -> Board:

@@ -316,6 +316,34 @@ class RaceServer:
         self.archiver: Archiver | None = None
         self.port = config.port
 
+    async def _player_records(self, player_store: PlayerStore) -> PlayerRecords:
+        """The players' lasting records: PostgreSQL's when there is one, else Redis's (docs/STORAGE.md "Player
+        records"); a warning while Redis still holds records never imported."""
+        if self.database is None:
+            return player_store
+        assert self.redis is not None
+        if await import_pending(self.redis, self.database):
+            logs.warning("redis_records_not_imported", command="flowergarden db import-redis")
+        return PostgresPlayerRecords(self.database)
+
+    def _race_channels(self, sharded: bool) -> AnyRaceChannels:
+        """How race events reach this process: sharded channels on a Cluster of Redis >= 7, a direct connection to a
+        single Redis where one can be made, else plain channels through the reader pool."""
+        assert self.reader_redis is not None
+        if sharded and isinstance(self.reader_redis, RedisCluster):
+            return ShardedRaceChannels(self.reader_redis)
+        direct = DirectAddress.of(self.reader_redis)
+        return RaceChannels(self.reader_redis) if direct is None else DirectRaceChannels(direct)
+
+    def _archiver(self, archive: PostgresRaceArchive | None, process_id: str, operations: Operations) -> Archiver | None:
+        """The archiver of finished races into PostgreSQL when there is an archive (its lag shown by /ready)."""
+        if archive is None:
+            return None
+        assert self.redis is not None
+        archiver = Archiver(ArchiveQueue(self.redis, process_id, cache_ttl_ms=self.config.archive_cache_seconds * 1000), archive)
+        operations.archive_lag = lambda: archiver.lag
+        return archiver
+
     async def start(self) -> None:
         """Connect to Redis, start the background tasks and listen."""
         config = self.config
@@ -343,10 +371,7 @@ class RaceServer:
         archive = await self._open_archive()
         store.archive = archive
         player_store = PlayerStore(self.redis)
-        # The players' lasting records: PostgreSQL's when there is one, else Redis's (docs/STORAGE.md "Player records").
-        records: PlayerRecords = player_store if self.database is None else PostgresPlayerRecords(self.database)
-        if self.database is not None and await import_pending(self.redis, self.database):
-            logs.warning("redis_records_not_imported", command="flowergarden db import-redis")
+        records = await self._player_records(player_store)
         rating_policy = config.rating_policy()
         self.books = books = PlayerBooks(player_store, store, rating_policy, records=records)
         self.races = RaceService(
@@ -366,12 +391,7 @@ class RaceServer:
         process_id = secrets.token_hex(8)
         clock = ServerClock(store)
         await clock.calibrate()
-        channels: AnyRaceChannels = RaceChannels(self.reader_redis)
-        if sharded and isinstance(self.reader_redis, RedisCluster):
-            channels = ShardedRaceChannels(self.reader_redis)
-        elif (direct := DirectAddress.of(self.reader_redis)) is not None:
-            channels = DirectRaceChannels(direct)
-        hub = EventHub(store, channels, clock)
+        hub = EventHub(store, self._race_channels(sharded), clock)
         self.presence = PresenceService(store, clock, process_id=process_id, lease_ms=round(config.presence_lease_seconds * 1000))
         self.seed_pool = SeedPool(
             SeedPoolStore(self.redis),
@@ -425,11 +445,7 @@ class RaceServer:
         signer = operations.signer = (
             RecordSigner.of_file(Path(config.record_key_file)) if config.record_key_file else await RecordSigner.of_store(ops_store)
         )
-        self.archiver = None
-        if archive is not None:
-            queue = ArchiveQueue(self.redis, process_id, cache_ttl_ms=config.archive_cache_seconds * 1000)
-            self.archiver = Archiver(queue, archive)
-            operations.archive_lag = lambda: self.archiver.lag if self.archiver is not None else None
+        self.archiver = self._archiver(archive, process_id, operations)
         self.admin = AdminExecutor(
             ops_store, store, operations, self.lobby, self.seed_pool, process_id=process_id, secret=config.operator_secret,
             now_ms=store.now_ms,

@@ -58,6 +58,7 @@ from shared.protocol import (
     encode,
     unpack_map,
 )
+from shared.protocol import Request as ProtocolRequest
 
 log = logging.getLogger(__name__)
 
@@ -751,6 +752,17 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
     return parts.scheme in ("http", "https") and host is not None and parts.netloc.lower() == host.lower()
 
 
+
+def _decoded(frame: bytes | str, *, said_hello: bool) -> tuple[ProtocolRequest | None, Error]:
+    """The request a frame holds (None for text or a frame that does not decode) and the refusal to send if there is
+    none."""
+    try:
+        request = decode_request(frame) if isinstance(frame, bytes) else None
+    except ProtocolError as error:
+        return None, refusal_of(error, frame, said_hello=said_hello)
+    return request, Error(id=None, code=ErrorCode.BAD_FRAME, message="send binary frames (MessagePack), not text")
+
+
 class Transport:
     """Serves the protocol on one host and port with a dispatcher behind it."""
 
@@ -874,6 +886,20 @@ class Transport:
         async with asyncio.timeout(self.limits.hello_timeout):
             return await connection.recv()
 
+    @staticmethod
+    async def _over_rate(
+        connection: ServerConnection, outbox: Outbox, patience: TokenBucket, address: str, connection_id: str, request_id: int | None
+    ) -> bool:
+        """A frame past the rate limit: dropped with ``rate_limited``, or the connection closed once the refusals' own
+        budget (``patience``) is spent too; whether it was closed."""
+        if not patience.allow():
+            edge_journal.rate_limited(address, connection_id, closed=True)
+            await close_discarding(connection, CloseCode.POLICY_VIOLATION, "rate limit exceeded")
+            return True
+        edge_journal.rate_limited(address, connection_id, closed=False)
+        outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED, message="too many frames; this one was dropped"))
+        return False
+
     async def _handle(self, connection: ServerConnection) -> None:
         if isinstance(connection, HttpAwareConnection):
             connection.handshake_through()
@@ -908,20 +934,11 @@ class Transport:
                     return
                 if self.shutting_down:
                     continue  # closing: the client resends after reconnecting (moves are idempotent)
-                try:
-                    request = decode_request(frame) if isinstance(frame, bytes) else None
-                except ProtocolError as error:
-                    request, refusal = None, refusal_of(error, frame, said_hello=state.session is not None)
-                else:
-                    refusal = Error(id=None, code=ErrorCode.BAD_FRAME, message="send binary frames (MessagePack), not text")
+                request, refusal = _decoded(frame, said_hello=state.session is not None)
                 if not bucket.allow():
-                    if not patience.allow():
-                        edge_journal.rate_limited(address, state.connection_id, closed=True)
-                        await close_discarding(connection, CloseCode.POLICY_VIOLATION, "rate limit exceeded")
-                        return
-                    edge_journal.rate_limited(address, state.connection_id, closed=False)
                     request_id = request.id if request is not None else refusal.id
-                    outbox.send(Error(id=request_id, code=ErrorCode.RATE_LIMITED, message="too many frames; this one was dropped"))
+                    if await self._over_rate(connection, outbox, patience, address, state.connection_id, request_id):
+                        return
                     continue
                 if request is None:
                     outbox.send(refusal)

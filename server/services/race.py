@@ -122,6 +122,16 @@ class _Game:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def _attempt_end(status: Status, trial: Board) -> AttemptState | None:
+    """How the position after a move ends the attempt: cleared when won, blocked when no move is left and nothing
+    (undo, an unused redeal) could change that; None while it runs."""
+    if status is Status.WON:
+        return AttemptState.CLEARED
+    if status is Status.BLOCKED and attempt_can_end_by_position(trial):
+        return AttemptState.BLOCKED
+    return None
+
+
 def column_texts(board: Board) -> list[list[str]]:
     """The board's six columns in notation."""
     return [[card_text(card) for card in column] for column in board.columns]
@@ -229,21 +239,7 @@ class RaceService:
         script decides it on the race's own clock; the lobby forgets the code a timer tick later).
         """
         waiting = await self.record(race_id)
-        # Asked only of a joiner the race could seat: a full, closed or own race answers as any join does
-        # (``race_full``, ``race_closed``, ``already_seated``), before ``delay_not_accepted``.
-        joinable = waiting.status is RaceStatus.WAITING and len(waiting.seats) == 1 and waiting.slot_of(who.player) is None
-        if joinable and waiting.invite is not None and not by_invite:  # its id is the watch link anyone may be given
-            raise ServiceError(ErrorCode.INVITE_REQUIRED, "this private race is joined with its invite code (join_invite), not its link")
-        if joinable and self.policy.needs_acceptance(waiting.settings):
-            delay_ms = self.policy.delay_of(waiting.settings)
-            if accept_delay is None or accept_delay * 1000 > delay_ms:
-                seconds = delay_ms // 1000
-                raise ServiceError(
-                    ErrorCode.DELAY_NOT_ACCEPTED,
-                    f"spectators of this private race lag only {seconds} s behind (the server's minimum is "
-                    f"{self.policy.min_spectator_delay_ms // 1000} s); join with accept_delay {seconds} to accept",
-                    expected=seconds,
-                )
+        self._check_joiner(waiting, who, accept_delay=accept_delay, by_invite=by_invite)
         keep = {} if self.books is None or waiting.slot_of(who.player) is not None else await self.books.before_join(waiting, who)
         # Indexed before the script runs so that a crash right after it cannot lose the deadline; never later than
         # a deadline already indexed (a held-back presence announcement of the creator).
@@ -259,6 +255,34 @@ class RaceService:
                 raise ServiceError(ErrorCode.UNKNOWN_INVITE, "no open race has this invite code", field="code") from None
             raise _refused(refusal) from None
         race_journal.race_countdown(race_id, who.player, start_at)
+        record = await self._counting_down(waiting, start_at)
+        return self._seated(record, 1)
+
+    def _check_joiner(self, waiting: RaceRecord, who: Identity, *, accept_delay: int | None, by_invite: bool) -> None:
+        """Refusals asked only of a joiner the race could seat (a full, closed or own race answers as any join does,
+        ``race_full``, ``race_closed``, ``already_seated``, first): ``invite_required`` for a private race joined by
+        its link, ``delay_not_accepted`` for a delay below the server's minimum the joiner has not accepted."""
+        joinable = waiting.status is RaceStatus.WAITING and len(waiting.seats) == 1 and waiting.slot_of(who.player) is None
+        if not joinable:
+            return
+        if waiting.invite is not None and not by_invite:  # its id is the watch link anyone may be given
+            raise ServiceError(ErrorCode.INVITE_REQUIRED, "this private race is joined with its invite code (join_invite), not its link")
+        if not self.policy.needs_acceptance(waiting.settings):
+            return
+        delay_ms = self.policy.delay_of(waiting.settings)
+        if accept_delay is None or accept_delay * 1000 > delay_ms:
+            seconds = delay_ms // 1000
+            raise ServiceError(
+                ErrorCode.DELAY_NOT_ACCEPTED,
+                f"spectators of this private race lag only {seconds} s behind (the server's minimum is "
+                f"{self.policy.min_spectator_delay_ms // 1000} s); join with accept_delay {seconds} to accept",
+                expected=seconds,
+            )
+
+    async def _counting_down(self, waiting: RaceRecord, start_at: int) -> RaceRecord:
+        """After the join script seated the second player: the start indexed, the race listed live if anyone may watch
+        it and queued for analysis, both positions dealt, the ladder told; the race as it is now."""
+        race_id = waiting.race_id
         await self.store.schedule_earlier(race_id, start_at)
         if waiting.settings.spectators is Spectators.ANYONE:
             await self.store.index_live(race_id, start_at)
@@ -267,7 +291,7 @@ class RaceService:
         self._deal_positions(record)
         if self.books is not None:
             await self.books.joined(race_id, start_at, [seat.identity for seat in record.seats])
-        return self._seated(record, 1)
+        return record
 
     async def leave(
         self,
@@ -352,23 +376,10 @@ class RaceService:
             assert game.board is not None
             try:
                 action, trial = self._try_action(game, seq, text)
-            except ServiceError:
-                # Refused here; a resend and the race's state come first (docs/PROTOCOL.md "Order of checks").
-                try:
-                    stored = await self.store.check_action(race_id, slot, player=player, epoch=facts.epoch, seq=seq, move_id=move_id)
-                except StaleEpoch:
-                    raise _StaleView from None  # the engine checked another deal: check again on the current one
-                except StoreRefusal as refusal:
-                    raise self._refused_here(race_id, refusal) from None
-                if stored is None:
-                    raise
-                return await self._duplicate(race_id, slot, stored.action, stored.move_seq, game.board)
+            except ServiceError as refused:
+                return await self._refused_or_resent(race_id, facts, slot, player, seq=seq, move_id=move_id, refused=refused, board=game.board)
             status = trial.status()
-            ends: AttemptState | None = None
-            if status is Status.WON:
-                ends = AttemptState.CLEARED
-            elif status is Status.BLOCKED and attempt_can_end_by_position(trial):
-                ends = AttemptState.BLOCKED
+            ends = _attempt_end(status, trial)
             canonical = action_text(action)
             dealt = column_texts(trial) if action is Special.REDEAL else None
             try:
@@ -403,6 +414,21 @@ class RaceService:
         return self._outcome(
             race_id, canonical, result.move_seq, trial, duplicate=False, status=status, columns=dealt, event=result.event
         )
+
+    async def _refused_or_resent(
+        self, race_id: str, facts: _RaceFacts, slot: int, player: str, *, seq: int, move_id: str, refused: ServiceError, board: Board
+    ) -> MoveOutcome:
+        """A move the engine refused here: a resend of a stored move is answered as the duplicate it is, and the race's
+        state comes before the engine's refusal (docs/PROTOCOL.md "Order of checks"); else ``refused`` is raised."""
+        try:
+            stored = await self.store.check_action(race_id, slot, player=player, epoch=facts.epoch, seq=seq, move_id=move_id)
+        except StaleEpoch:
+            raise _StaleView from None  # the engine checked another deal: check again on the current one
+        except StoreRefusal as refusal:
+            raise self._refused_here(race_id, refusal) from None
+        if stored is None:
+            raise refused
+        return await self._duplicate(race_id, slot, stored.action, stored.move_seq, board)
 
     @staticmethod
     def _try_action(game: _Game, seq: int, text: str) -> tuple[Action, Board]:

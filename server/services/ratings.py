@@ -28,6 +28,7 @@ from server.store import (
     RaceStore,
     RatedRefusal,
     SeatBooking,
+    SeatRecord,
     StoredRating,
 )
 from shared.glicko2 import Game, Rating, aged, update
@@ -259,6 +260,50 @@ class PlayerBooks:
                 await self.store.untrack(race_id)
         return booked
 
+    def _booking(self, record: RaceRecord, seat: SeatRecord, kept: dict[str, str], aborted: str | None) -> SeatBooking:
+        """One registered seat's booking: its history item, stats and the rating change fixed at the join (``kept``)."""
+        assert record.finished_at is not None and seat.account is not None
+        outcome = outcome_of(record, seat.slot)
+        result = _RESULT_OF[outcome]
+        opponent = record.seats[1 - seat.slot]
+        change = kept.get(f"rating_{seat.slot}_{result}")
+        glicko = kept.get(f"glicko_{seat.slot}_{result}")
+        rating = None
+        if glicko is not None:
+            value, deviation, volatility = (float(part) for part in glicko.split(","))
+            rating = StoredRating(value, deviation, volatility, games=0, last_at=record.finished_at)
+        time_ms = max(0, seat.ended_at - (record.start_at or seat.ended_at))
+        item: dict[str, Any] = {
+            "race": record.race_id,
+            "finished_at": record.finished_at,
+            "profile": record.settings.profile,
+            "rated": record.settings.rated,
+            "slot": seat.slot,
+            "outcome": outcome,
+            "reason": record.result_reason or "",
+            "count": seat.count,
+            "ended": seat.state,
+            "time_ms": time_ms,
+            "moves": seat.moves,
+            "opponent": {"player": opponent.player, "name": opponent.name, "account": opponent.account, "bot": opponent.bot},
+            "rating": None if change is None else json.loads(change),
+            "aborted": aborted,
+        }
+        return SeatBooking(
+            player=seat.player,
+            handle=seat.account,
+            bot=seat.bot,
+            profile=record.settings.profile,
+            opponent=opponent.player,
+            item=item,
+            outcome=outcome,
+            cleared=seat.state is AttemptState.CLEARED,
+            time_ms=time_ms,
+            count=seat.count,
+            rating=rating,
+            provisional=rating is None or self.policy.provisional(rating.deviation),
+        )
+
     async def book(self, record: RaceRecord) -> bool:
         """Book a finished race for its registered players (once: False if it was booked already). An aborted rated
         race changes no rating and is counted among its pair's signals for the operators."""
@@ -268,52 +313,7 @@ class PlayerBooks:
         aborted = kept.pop("aborted", None)
         if aborted is not None:
             kept = {}
-        bookings = []
-        for seat in record.seats:
-            if seat.account is None:
-                continue
-            outcome = outcome_of(record, seat.slot)
-            result = _RESULT_OF[outcome]
-            opponent = record.seats[1 - seat.slot]
-            change = kept.get(f"rating_{seat.slot}_{result}")
-            glicko = kept.get(f"glicko_{seat.slot}_{result}")
-            rating = None
-            if glicko is not None:
-                value, deviation, volatility = (float(part) for part in glicko.split(","))
-                rating = StoredRating(value, deviation, volatility, games=0, last_at=record.finished_at)
-            time_ms = max(0, seat.ended_at - (record.start_at or seat.ended_at))
-            item: dict[str, Any] = {
-                "race": record.race_id,
-                "finished_at": record.finished_at,
-                "profile": record.settings.profile,
-                "rated": record.settings.rated,
-                "slot": seat.slot,
-                "outcome": outcome,
-                "reason": record.result_reason or "",
-                "count": seat.count,
-                "ended": seat.state,
-                "time_ms": time_ms,
-                "moves": seat.moves,
-                "opponent": {"player": opponent.player, "name": opponent.name, "account": opponent.account, "bot": opponent.bot},
-                "rating": None if change is None else json.loads(change),
-                "aborted": aborted,
-            }
-            bookings.append(
-                SeatBooking(
-                    player=seat.player,
-                    handle=seat.account,
-                    bot=seat.bot,
-                    profile=record.settings.profile,
-                    opponent=opponent.player,
-                    item=item,
-                    outcome=outcome,
-                    cleared=seat.state is AttemptState.CLEARED,
-                    time_ms=time_ms,
-                    count=seat.count,
-                    rating=rating,
-                    provisional=rating is None or self.policy.provisional(rating.deviation),
-                )
-            )
+        bookings = [self._booking(record, seat, kept, aborted) for seat in record.seats if seat.account is not None]
         ladder = self.policy.ladder
         booked = await self.records.book(
             record.race_id, record.finished_at, record.settings.profile, bookings, min_opponents=ladder.leaderboard_min_opponents
