@@ -92,6 +92,11 @@ from shared.solver import Budget, dead_check
 log = logging.getLogger(__name__)
 
 DAY_SECONDS = 24 * 3600
+OVERLOAD_SCRIPT_LAG_SECONDS = 0.5
+"""How long the oldest race script (moves, timers, presence) may wait unanswered on the store's pipelined connection
+before the process counts as overloaded and refuses new races and spectators (``overloaded``): the races under way
+are then acknowledged half a second late or worse."""
+
 BLOCKING_POOL_SIZE = 4
 """Connections for blocking reads: the lobby feed's XREAD uses one, and the event hub's pub/sub connection one where
 it goes through redis-py (on one Redis over TCP or a unix socket it has a connection of its own: server/store/direct_channels.py);
@@ -439,7 +444,8 @@ class RaceServer:
         ops_store = OpsStore(self.redis)
         redis, pool_size = self.redis, config.redis_pool_size
         operations = self.operations = Operations(
-            ops_store, store, self._healthy, overloaded=lambda: commands_waiting(redis) >= pool_size
+            ops_store, store, self._healthy,
+            overloaded=lambda: commands_waiting(redis) >= pool_size or store.script_lag() >= OVERLOAD_SCRIPT_LAG_SECONDS,
         )
         operations.readers_failing = lambda: [name for name, reading in (("lobby_feed", feed.reading), ("race_channels", hub.reading)) if not reading]
         signer = operations.signer = (

@@ -125,6 +125,8 @@ INJECTED: dict[str, list[tuple[str, Callable[[Any], Any], str]]] = {
     "PlayerBooks": [("players: booking", lambda books: books, "book_once")],
     "QuickMatchService": [("quick match: rated retries", lambda quick: quick, "retry_waiting_once")],
     "RaceAnalyst": [("race analyst", lambda analyst: analyst, "analyse_due")],
+    "DailyService": [("daily deal", lambda daily: daily, "deal_of")],
+    "ArenaService": [("arena rounds", lambda arenas: arenas, "rounds")],
 }
 """For each background service, the loop(s) it runs and a method each round calls (where the exception goes in)."""
 

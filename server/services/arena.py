@@ -169,11 +169,15 @@ class ArenaService:
         """A round a second for every arena this process's connections joined, until stopped."""
 
         async def step() -> None:
-            for arena in list(self._listeners):
-                await self.round(arena)
+            await self.rounds()
             await asyncio.sleep(self.interval)
 
         await self._loop.run(step, retry_seconds=self.interval, expected=(StoreError, ServiceError))
+
+    async def rounds(self) -> None:
+        """One round for every arena this process's connections joined."""
+        for arena in list(self._listeners):
+            await self.round(arena)
 
     async def round(self, arena: str) -> None:
         """Book what finished, pair who is free, and tell this process's connections what the feed says."""

@@ -474,6 +474,12 @@ class RaceStore:
         """Close the store's own connection for race scripts (the redis-py client is closed by whoever made it)."""
         await self.runner.close()
 
+    def script_lag(self) -> float:
+        """Seconds the oldest race script still unanswered on the store's pipelined connection has waited (0 without
+        one): moves and timers go there, not through the command pool."""
+        pipeline = self.runner.pipeline
+        return 0.0 if pipeline is None else pipeline.lag()
+
     async def _run(self, script: Any, race_id: str, *, lifecycle_at: int | None = None, **fields: Any) -> list[Any]:
         """Run a race script with its named ``fields`` (acknowledged at the store's durability level); ``lifecycle_at``
         is where its reply lists the lifecycle events it emitted."""

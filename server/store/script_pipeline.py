@@ -93,6 +93,10 @@ class _Link(asyncio.Protocol):
             self._deadline = self.loop.call_later(self.timeout, self._check_deadline)
         return future
 
+    def oldest_wait(self) -> float:
+        """Seconds the oldest command still unanswered has waited (0 when none waits)."""
+        return self.loop.time() - self.waiting[0][1] if self.waiting else 0.0
+
     def _flush(self) -> None:
         if self.closed or not self.outgoing or self.transport is None:
             return
@@ -206,6 +210,12 @@ class ScriptPipeline:
         """A pipeline to the Redis ``client`` (redis-py) talks to, if that is one Redis over plain TCP or a unix socket."""
         address = DirectAddress.of(client)
         return None if address is None else cls(address)
+
+    def lag(self) -> float:
+        """Seconds the oldest script still unanswered on the connection has waited (0 when none waits): how far this
+        process's race commands are behind Redis."""
+        link = self._link
+        return 0.0 if link is None or link.closed else link.oldest_wait()
 
     async def run_script(self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """The script's reply (loading the script first if Redis does not know it); redis-py's exceptions on failure."""
