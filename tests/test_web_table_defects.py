@@ -171,7 +171,8 @@ async def test_one_game_is_one_game_and_a_32_letter_name_keeps_join_in_the_lobby
                 words = await page.evaluate(
                     "async () => { const main = document.querySelector('script[type=module]').src;"
                     " const m = await import(main.replace('main.js', 'players.js'));"
-                    " return [m.gamesText(1), m.gamesText(2), m.gamesText(1, 'rated game')]; }"
+                    " const words = await import(main.replace('main.js', 'i18n.js'));"
+                    " return [m.gamesText(1), m.gamesText(2), words.tn('web.rating.rated_games', 1)]; }"
                 )
                 assert words == ["1 game", "2 games", "1 rated game"]
     finally:

@@ -75,7 +75,10 @@ export function play(name) {
 export function soundSwitch() {
   const button = h("button", { class: "link sound-switch", type: "button", title: t("web.feel.sound_title"), dataset: { action: "sound" } });
   const show = () => {
-    button.textContent = soundOn() ? t("web.feel.sound_on") : t("web.feel.sound_off");
+    // On a phone the words give way to a sign (the row of controls must not wrap below the screen); the name stays.
+    const words = soundOn() ? t("web.feel.sound_on") : t("web.feel.sound_off");
+    button.replaceChildren(h("span", { class: "sound-sign", "aria-hidden": "true" }, soundOn() ? "♪" : "♪̸"), h("span", { class: "sound-words" }, words));
+    button.setAttribute("aria-label", words);
     button.setAttribute("aria-pressed", soundOn() ? "false" : "true");
     button.dataset.sound = soundOn() ? "on" : "off";
   };
