@@ -241,7 +241,9 @@ async def _leaderboard(args: argparse.Namespace) -> None:
 def history_line(item: HistoryItem, server: str) -> str:
     """One finished race of a player as a line, with how to replay it."""
     opponent = player_label(item.opponent.name, item.opponent.account, item.opponent.bot)
-    kind = ("rated, aborted: not rated" if item.aborted else "rated") if item.rated else "casual"
+    if item.ghost is not None:  # a recorded attempt replayed, whatever name it carries
+        opponent = f"{item.opponent.name} (ghost)"
+    kind = ("rated, aborted: not rated" if item.aborted else "rated") if item.rated else "ghost race" if item.ghost else "casual"
     replay = f"flowergarden replay --server {server} {item.race}" if item.replay_available else "(record expired)"
     rating = rating_text(item.rating)
     return (

@@ -5,14 +5,24 @@ from __future__ import annotations
 
 from daily_helpers import TestClock, daily_server
 from lobby_helpers import refused
-from player_helpers import new_handle, registered
-from race_helpers import deals, events_until, player
+from player_helpers import booked, event_of, new_handle, registered
+from race_helpers import deals, events_until, play, player
 from winning_lines import winning_deal
 
 from client import RaceClient
 from server.app import RaceServer
 from shared.daily import DAY_MS, day_of, day_start
-from shared.protocol import AttemptEnded, AttemptState, Countdown, GhostSource, Progress, RaceEvent, RaceResult, RaceSettings
+from shared.protocol import (
+    AttemptEnded,
+    AttemptState,
+    Countdown,
+    GhostSource,
+    Progress,
+    RaceEvent,
+    RaceResult,
+    RaceSettings,
+    Started,
+)
 
 __all__ = ["daily_server"]  # the fixture
 PACE_MS = 20
@@ -72,3 +82,43 @@ async def test_a_finished_days_attempt_and_a_finished_race_run_as_ghosts_at_thei
     finally:
         await ann.close()
         await bob.close()
+
+
+async def test_a_ghost_is_never_offered_while_its_race_runs_and_its_race_is_unrated_and_a_ghost_in_the_history(
+    daily_server: tuple[RaceServer, TestClock],
+) -> None:
+    server, _ = daily_server
+    seed, line = winning_deal()
+    cy_handle = new_handle("cy")
+    cy, dee = await registered(server.url, cy_handle), await player(server.url, "Dee")
+    try:
+        recorded = (await cy.create(RaceSettings(seed=seed))).race.race
+        await dee.join(recorded)
+        await event_of(cy, recorded, Started)
+        for asker in (dee, cy):  # the seed is still secret while the race runs: even its own player gets no ghost
+            with refused("not_finished"):
+                await asker.ghost_race(GhostSource.RACE, race=recorded, slot=0)
+        await play(cy, recorded, line)
+        assert (await event_of(cy, recorded, RaceResult)).winner == 0
+        await booked(server, recorded)
+
+        seated = await cy.ghost_race(GhostSource.RACE, race=recorded, slot=0)  # his own best
+        ghost_race = seated.race.race
+        assert seated.race.seed is None and not seated.race.settings.rated
+        with refused("not_finished"):  # the ghost race runs: its own deal is not revealed yet
+            await dee.ghost_race(GhostSource.RACE, race=ghost_race, slot=1)
+        _, events = await raced_to_the_end(cy, ghost_race)
+        result = events[-1]
+        assert isinstance(result, RaceResult) and result.winner == 1 and result.seed == seed
+        assert result.players[1].rating is None and result.players[0].rating is None
+        await booked(server, ghost_race)
+
+        page = await dee.history(cy_handle)  # a friend's view of his history
+        newest, original = page.items[0], page.items[1]
+        assert (newest.race, original.race) == (ghost_race, recorded)
+        assert newest.ghost == f"race {recorded} {cy_handle}" and not newest.rated and newest.rating is None
+        assert newest.opponent.name == f"Ghost of {cy_handle}" and newest.outcome == "lost"
+        assert original.ghost is None
+    finally:
+        await cy.close()
+        await dee.close()

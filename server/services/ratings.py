@@ -288,6 +288,7 @@ class PlayerBooks:
             "opponent": {"player": opponent.player, "name": opponent.name, "account": opponent.account, "bot": opponent.bot},
             "rating": None if change is None else json.loads(change),
             "aborted": aborted,
+            "ghost": record.settings.ghost,
         }
         return SeatBooking(
             player=seat.player,

@@ -240,6 +240,9 @@ class HistoryItem:
     races are kept for the server's record time)."""
     aborted: AbortReason | None = None
     """Why the rated race was aborted, rated for nobody (the result's ``aborted``); None otherwise."""
+    ghost: str | None = None
+    """A ghost race's label (its ``settings.ghost``): the opponent in seat 1 replayed a recorded attempt; None for
+    a race between two players."""
 
 
 @dataclass(frozen=True, slots=True)
