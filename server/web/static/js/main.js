@@ -31,6 +31,7 @@ const ROUTES = [
   [/^\/arena$/, async () => (await import("./arena_view.js")).mountArena, () => ({ arena: null })],
   [/^\/arena\/([A-Za-z0-9_-]+)$/, async () => (await import("./arena_view.js")).mountArena, (m) => ({ arena: m[1] })],
   [/^\/daily$/, async () => (await import("./daily_view.js")).mountDaily, () => ({ day: new URLSearchParams(location.search).get("day") })],
+  [/^\/ghost$/, async () => (await import("./ghost_view.js")).mountGhost, () => ({ handle: new URLSearchParams(location.search).get("handle") })],
   [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
 ];
 

@@ -40,7 +40,8 @@ class PlayerView {
     }
     fill(this.root, h("div", { class: "player-page", dataset: { handle: stats.handle } },
       h("section", { class: "panel" }, h("h1", {}, playerLabel({ account: stats.handle, bot: stats.bot }, { link: false })), this.statsTable(stats)),
-      h("section", { class: "panel" }, h("h2", {}, t("web.player.races")), this.historyList(history))));
+      h("section", { class: "panel" }, h("h2", {}, t("web.player.races")), this.historyList(history),
+        h("p", {}, h("a", { href: `/ghost?handle=${encodeURIComponent(stats.handle)}`, dataset: { link: "", action: "ghost-picker" } }, t("web.player.ghosts", { handle: stats.handle }))))));
   }
 
   statsTable(stats) {
@@ -59,8 +60,8 @@ class PlayerView {
     const now = this.conn.serverNow();
     const rows = history.items.map((item) => h("div", { class: `race-row history-row ${item.outcome}`, dataset: { race: item.race } },
       h("div", { class: "who" },
-        h("span", {}, h("strong", { class: "outcome" }, worded("outcome", item.outcome)), ` ${t("web.versus")} `, playerLabel(item.opponent)),
-        h("span", { class: "settings-text" }, [worded("profile", item.profile), item.rated ? t("setting.rated") : null, t("web.player.count_in", { count: item.count, clock: clockText(item.time_ms) }), tn("web.moves", item.moves), endingText(item.ended)].filter(Boolean).join(" · "))),
+        h("span", {}, h("strong", { class: "outcome" }, worded("outcome", item.outcome)), ` ${t("web.versus")} `, playerLabel(item.opponent, { ghost: Boolean(item.ghost) })),
+        h("span", { class: "settings-text" }, [item.ghost ? t("web.setting.ghost", { ghost: item.ghost }) : null, worded("profile", item.profile), item.rated ? t("setting.rated") : null, t("web.player.count_in", { count: item.count, clock: clockText(item.time_ms) }), tn("web.moves", item.moves), endingText(item.ended)].filter(Boolean).join(" · "))),
       h("div", { class: "meta" }, item.rating ? ratingChangeCell(item.rating) : item.aborted ? abortedBadge(item.aborted) : t("web.player.casual"), " · ", ageText(now - item.finished_at)),
       item.replay_available
         ? h("a", { class: "button", href: `/replay/${item.race}`, dataset: { link: "", action: "replay" } }, t("web.replay"))

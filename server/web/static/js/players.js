@@ -11,18 +11,24 @@ export function kindOf(player) {
   return player.account ? "account" : "guest";
 }
 
-/** The name in plain text: "Ann", "Ann (guest)", "Bot3_a1b2c3 (bot)". */
-export function playerText(player) {
-  const kind = kindOf(player);
+/** Whether seat `slot` of a race with `settings` is a ghost: seat 2 of a ghost race replays a recorded attempt
+ * (docs/COMMUNITY.md "Ghost races"), whatever name it carries. */
+export function ghostSeat(settings, slot) {
+  return Boolean(settings && settings.ghost) && slot === 1;
+}
+
+/** The name in plain text: "Ann", "Ann (guest)", "Bot3_a1b2c3 (bot)", "Ghost of Ann (ghost)" (`ghost`: a ghost's seat). */
+export function playerText(player, { ghost = false } = {}) {
+  const kind = ghost ? "ghost" : kindOf(player);
   const name = player.account || player.name || "?";
   return kind === "account" ? name : `${name} (${t(`player.${kind}`)})`;
 }
 
-/** The name as an element: handles link to /player/<handle>; bots and guests carry a tag. */
-export function playerLabel(player, { link = true } = {}) {
-  const kind = kindOf(player);
+/** The name as an element: handles link to /player/<handle>; bots, guests and ghosts (`ghost`) carry a tag. */
+export function playerLabel(player, { link = true, ghost = false } = {}) {
+  const kind = ghost ? "ghost" : kindOf(player);
   const name = player.account || player.name || "?";
-  const text = link && player.account
+  const text = link && player.account && !ghost
     ? h("a", { href: `/player/${encodeURIComponent(player.account)}`, dataset: { link: "" } }, name)
     : name;
   return h(

@@ -5,7 +5,7 @@ import { BoardView } from "./board_view.js";
 import { ServerError } from "./connection.js";
 import { clockText, closedWhy, dealText, endingText, fill, h, settingsText, statusText, timeLimitText, worded } from "./dom.js";
 import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
-import { abortedBadge, botLevelSelect, playerLabel, playerText, ratingChangeCell } from "./players.js";
+import { abortedBadge, botLevelSelect, ghostSeat, playerLabel, playerText, ratingChangeCell } from "./players.js";
 import { dealCheckLine } from "./fair_deal.js";
 import { FULL, RaceState } from "./race_state.js";
 import { typingInField } from "./keyboard_help.js";
@@ -40,8 +40,8 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
   return h(
     "div",
     { class: `player${slot === state.mySlot ? " me" : ""}`, dataset: { slot: String(slot) } },
-    h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player)), label ? h("span", { class: "tag" }, label) : null, presence),
-    h("div", { class: "progress", role: "progressbar", "aria-label": t("web.race.progress_label", { name: playerText(player) }), "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
+    h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player, { ghost: ghostSeat(state.settings, slot) })), label ? h("span", { class: "tag" }, label) : null, presence),
+    h("div", { class: "progress", role: "progressbar", "aria-label": t("web.race.progress_label", { name: playerText(player, { ghost: ghostSeat(state.settings, slot) }) }), "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
     h(
       "div",
       { class: "player-stats" },
@@ -93,7 +93,7 @@ export function clockLine(state, now, watchingHere = false) {
  */
 export function resultTable(state, { replayHint = true } = {}) {
   const result = state.result;
-  const winner = result.winner === null || result.winner === undefined ? null : playerText(result.players.find((p) => p.slot === result.winner) || state.players[result.winner]);
+  const winner = result.winner === null || result.winner === undefined ? null : playerText(result.players.find((p) => p.slot === result.winner) || state.players[result.winner], { ghost: ghostSeat(state.settings, result.winner) });
   const headline = winner === null ? t("web.result.draw") : result.winner === state.mySlot ? t("web.result.you_win") : t("web.result.wins", { name: winner });
   const rated = result.players.some((player) => player.rating);
   return h(
@@ -113,7 +113,7 @@ export function resultTable(state, { replayHint = true } = {}) {
           h(
             "tr",
             { class: player.slot === result.winner ? "winner" : "", dataset: { slot: String(player.slot) } },
-            h("td", {}, playerLabel(player)),
+            h("td", {}, playerLabel(player, { ghost: ghostSeat(state.settings, player.slot) })),
             h("td", {}, `${player.count}/52`),
             h("td", {}, clockText(player.time_ms)),
             h("td", {}, String(player.moves)),
