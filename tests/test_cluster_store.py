@@ -30,6 +30,7 @@ from server.store import (
     RedisSessionStore,
     SeedPoolStore,
     SessionRecord,
+    StoreRefusal,
     presence_member,
 )
 from server.store.archive_queue import ArchiveQueue
@@ -130,6 +131,8 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     await pool.add("classic", PooledSeed(12345, None, ()), 20)
     analyses = AnalysisStore(cluster_client, record_ttl_ms=60_000)
     record(analyses.scripts, calls)
+    with pytest.raises(StoreRefusal):
+        await races.berserk(first, "nobody")  # refused by its seat check: the script ran on the race's slot
     await races.queue_for_analysis(first, 0)
     assert first in await analyses.claim(await races.now_ms(), 100, 1000)
     analysis = {"race": first, "deal": "unknown", "players": [{"slot": 0, "verdict": "unknown"}], "budget_ms": 1, "computed_at": 1}

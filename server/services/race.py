@@ -316,6 +316,14 @@ class RaceService:
         race_journal.race_left(race_id, player, outcome, reason)
         return outcome
 
+    async def berserk(self, race_id: str, player: str) -> int:
+        """``player`` goes berserk before its race starts (half the time limit): its own deadline (ms); ServiceError
+        ``berserk_too_late`` once the countdown is over, ``not_seated`` for a player not in the race."""
+        try:
+            return await self.store.berserk(race_id, player)
+        except StoreRefusal as refusal:
+            raise _refused(refusal) from None
+
     async def discard(self, race_id: str) -> None:
         """Delete a race nobody was told about."""
         await self.store.discard_race(race_id)
@@ -679,6 +687,7 @@ def _refused(refusal: StoreRefusal) -> ServiceError:
         ErrorCode.NOT_SEATED: "you have no seat in this race",
         ErrorCode.RACE_CLOSED: "the race was closed before it started",
         ErrorCode.ALREADY_STARTED: "the race has started: resign instead",
+        ErrorCode.BERSERK_TOO_LATE: "the race has started: berserk is chosen during the countdown only",
         ErrorCode.NOT_FINISHED: "the race has no result yet",
     }
     return ServiceError(refusal.code, messages.get(refusal.code, refusal.code.value), expected=refusal.expected)

@@ -121,6 +121,10 @@ class SeatRecord:
     account: str | None = None
     """The seat's registered handle (None: anonymous)."""
     bot: bool = False
+    berserk: bool = False
+    """The arena player went berserk before the start (half the time limit: lua/berserk.lua)."""
+    deadline: int | None = None
+    """A berserk seat's own deadline (ms); None: the race's."""
 
     @property
     def identity(self) -> Identity:
@@ -290,6 +294,8 @@ def _seat(fields: Mapping[str, str], slot: int) -> SeatRecord | None:
         grace_until=None if told == "here" else _optional_ms(int(told.removeprefix("away:"))),
         account=fields.get(prefix + "account") or None,
         bot=fields.get(prefix + "bot") == "1",
+        berserk=fields.get(prefix + "berserk") == "1",
+        deadline=_optional_ms(int(fields.get(prefix + "deadline") or 0)),
     )
 
 
@@ -620,6 +626,12 @@ class RaceStore:
         """Close a race that has no result yet (reason ``operator``, with ``message``); returns its status before."""
         result = await self._run(self.scripts.admin_close, race_id, message=message)
         return _text(result[1])
+
+    async def berserk(self, race_id: str, player: str) -> int:
+        """``player`` goes berserk in its race before the start (lua/berserk.lua): its own deadline, half the time
+        limit after the start (ms), which it returns; StoreRefusal ``berserk_too_late`` after the countdown."""
+        result = await self._run(self.scripts.berserk, race_id, player=player)
+        return int(result[1])
 
     async def join_race(
         self, race_id: str, who: Identity, countdown_ms: int, keep: Mapping[str, str] | None = None, *, both_expected: bool = False,

@@ -17,7 +17,7 @@ from server.store.connection import RedisClient
 
 SHARDED_PUBLISH = ("local PUBLISH = 'PUBLISH'", "local PUBLISH = 'SPUBLISH'")
 """The line of lua/common.lua that names the publishing command, and what it becomes for sharded channels."""
-RACE_SCRIPTS = ("create", "join", "apply_action", "apply_move", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close")
+RACE_SCRIPTS = ("create", "join", "apply_action", "apply_move", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close", "berserk")
 """The scripts of one race's keys: each starts with the parts of common.lua it uses (its KEYS and ARGV layout), and
 replies with one MessagePack string (:func:`packed_reply`)."""
 
@@ -137,6 +137,7 @@ class Scripts:
         self.rematch_offer: AsyncScript = race["rematch_offer"]
         self.rematch_link: AsyncScript = race["rematch_link"]
         self.admin_close: AsyncScript = race["admin_close"]
+        self.berserk: AsyncScript = race["berserk"]
         self.due_timers: AsyncScript = redis.register_script(with_arguments(_source("due_timers")))
         self.lobby_open: AsyncScript = redis.register_script(with_arguments(_source("lobby_open")))
         self.lobby_change: AsyncScript = redis.register_script(with_arguments(_source("lobby_change")))
@@ -156,6 +157,8 @@ class Scripts:
         self.book_race: AsyncScript = redis.register_script(with_arguments(_source("book_race")))
         self.analysis_save: AsyncScript = redis.register_script(with_arguments(race_script(common, _source("analysis_save"))))
         self.arena_claim: AsyncScript = redis.register_script(with_arguments(_source("arena_claim")))
+        self.arena_join: AsyncScript = redis.register_script(with_arguments(_source("arena_join")))
+        self.arena_create: AsyncScript = redis.register_script(with_arguments(_source("arena_create")))
         self.arena_confirm: AsyncScript = redis.register_script(with_arguments(_source("arena_confirm")))
         self.arena_release: AsyncScript = redis.register_script(with_arguments(_source("arena_release")))
         self.arena_result: AsyncScript = redis.register_script(with_arguments(_source("arena_result")))

@@ -171,6 +171,8 @@ class RaceRules:
 
     start_at: int
     deadline: int
+    seat_deadlines: tuple[int, int] = (0, 0)
+    """A berserk arena seat's own deadline (half the time limit; 0: the race's): only its attempt ends then."""
     rated: bool = False
     undo: bool = False
     grace_ms: int | None = None
@@ -240,6 +242,7 @@ class RaceRules:
         dues.append(self.deadline)
         if self.status is RaceStatus.RUNNING:
             dues.extend(seat.grace_until for seat in self.seats if seat.standing.playing)
+            dues.extend(due for seat, due in zip(self.seats, self.seat_deadlines, strict=True) if seat.standing.playing)
         return min((due for due in dues if due > 0), default=0)
 
     def _next_seq(self) -> int:
@@ -247,7 +250,8 @@ class RaceRules:
         return self.seq
 
     def _open_for_play(self, now: int) -> ErrorCode | None:
-        """Countdown over -> running; the time limit passed -> every running attempt ends (``time_limit``)."""
+        """Countdown over -> running; the time limit passed -> every running attempt ends (``time_limit``); a
+        berserk seat's own deadline passed -> its attempt ends (``time_limit``)."""
         if self.status is RaceStatus.FINISHED:
             return ErrorCode.RACE_OVER
         if self.status is RaceStatus.COUNTDOWN:
@@ -260,7 +264,14 @@ class RaceRules:
                     seat.standing = seat.standing.ended(AttemptState.TIME_LIMIT, self._next_seq())
             self._decide(now)
             return ErrorCode.RACE_OVER
-        return None
+        ended = False
+        for seat, due in zip(self.seats, self.seat_deadlines, strict=True):
+            if seat.standing.playing and past_deadline(now, due):
+                seat.standing = seat.standing.ended(AttemptState.TIME_LIMIT, self._next_seq())
+                ended = True
+        if ended:
+            self._decide(now)
+        return ErrorCode.RACE_OVER if self.status is RaceStatus.FINISHED else None
 
     def _update_presence(self, now: int) -> None:
         ended = False

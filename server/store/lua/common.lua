@@ -301,8 +301,26 @@ local function opening(now)
   return nil
 end
 
--- Countdown over -> running (once); deadline passed -> time limit. Returns nil when play is open,
--- else the refusal code.
+-- Whether a berserk seat's own deadline (half the time limit: berserk.lua) has passed while its attempt runs.
+local function seat_past_deadline(slot, now)
+  local deadline = geti(pf(slot, 'deadline'))
+  return deadline > 0 and now >= deadline and get(pf(slot, 'state')) == 'playing'
+end
+
+-- End the attempts of the seats whose own deadline passed (time_limit), and decide the race if that decides it.
+local function seat_time_up(now)
+  local ended = false
+  for slot = 0, 1 do
+    if seat_past_deadline(slot, now) then
+      end_attempt(slot, 'time_limit', now)
+      ended = true
+    end
+  end
+  if ended then decide(now) end
+end
+
+-- Countdown over -> running (once); deadline passed -> time limit (a berserk seat's own deadline ends its attempt
+-- alone). Returns nil when play is open, else the refusal code.
 local function open_for_play(now)
   local refusal = opening(now)
   if refusal then return refusal end
@@ -310,6 +328,8 @@ local function open_for_play(now)
     time_up(now)
     return 'race_over'
   end
+  seat_time_up(now)
+  if get('status') == 'finished' then return 'race_over' end
   return nil
 end
 
@@ -399,7 +419,9 @@ end
 -- The state fields next_due() reads: the presence and timer scripts read them with one HMGET (load_state) first.
 local DEADLINE_FIELDS = {'status', 'start_at', 'deadline', 'watchers', 'watchers_at',
                          'p0_player', 'p0_seen', 'p0_state', 'p0_grace_until', 'p0_away', 'p0_told', 'p0_told_at',
-                         'p1_player', 'p1_seen', 'p1_state', 'p1_grace_until', 'p1_away', 'p1_told', 'p1_told_at'}
+                         'p0_deadline',
+                         'p1_player', 'p1_seen', 'p1_state', 'p1_grace_until', 'p1_away', 'p1_told', 'p1_told_at',
+                         'p1_deadline'}
 
 -- The race's next deadline (ms; 0 for none): start, time limit, a grace period, the first lease to expire.
 local function next_due()
@@ -411,8 +433,11 @@ local function next_due()
   end
   if status == 'countdown' then consider(geti('start_at')) end
   consider(geti('deadline'))
-  for slot = 0, 1 do  -- a grace period only ends an attempt once the race runs (the start is considered above)
-    if status == 'running' and get(pf(slot, 'state')) == 'playing' then consider(geti(pf(slot, 'grace_until'))) end
+  for slot = 0, 1 do  -- a grace period (and a berserk seat's deadline) only ends an attempt once the race runs
+    if status == 'running' and get(pf(slot, 'state')) == 'playing' then
+      consider(geti(pf(slot, 'grace_until')))
+      consider(geti(pf(slot, 'deadline')))
+    end
   end
   for index, key in ipairs({K_PRESENCE[1], K_PRESENCE[2], K_WATCHERS}) do
     local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
@@ -434,7 +459,8 @@ end
 -- ordinary move of a running race reads; the rarer paths read more with get() when needed. Returns the reply of a
 -- refusal or a resend, or nil.
 local function move_checks(slot)
-  load_state({'status', 'epoch', 'deadline', 'event_seq', pf(slot, 'player'), pf(slot, 'count'), 'p0_state', 'p1_state'})
+  load_state({'status', 'epoch', 'deadline', 'event_seq', pf(slot, 'player'), pf(slot, 'count'), 'p0_state', 'p1_state',
+              'p0_deadline', 'p1_deadline'})
   if get('status') == false then return {0, 'unknown_race'} end
   local stale = seat_refusal(slot, ARGS.player, ARGS.epoch)
   if stale then return stale end
