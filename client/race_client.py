@@ -48,13 +48,18 @@ from shared.protocol import (
     PROTOCOL_VERSION,
     AccountReply,
     AnalysisReport,
+    ArenaBerserk,
     ArenaCreate,
     ArenaJoin,
+    ArenaList,
+    ArenaListReply,
     ArenaPaired,
     ArenaPause,
     ArenaReply,
     ArenaStandings,
     ArenaStandingsRequest,
+    ArenaUnwatch,
+    ArenaWatch,
     CancelQuickMatch,
     ChangePassword,
     Create,
@@ -454,9 +459,16 @@ class RaceClient:
         """A player's record and rating per profile (``handle`` None: this session's account)."""
         return await self.request(StatsRequest(id=self._id(), token=self.token, handle=handle), Stats)
 
-    async def arena_create(self, name: str, *, minutes: int = 20, time_limit: int = 300) -> ArenaReply:
-        """Open an arena tournament that starts now (a registered player's)."""
-        return await self.request(ArenaCreate(id=self._id(), token=self.token, name=name, minutes=minutes, time_limit=time_limit), ArenaReply)
+    async def arena_create(
+        self, name: str, *, minutes: int = 20, time_limit: int = 300, rated: bool = False, max_players: int | None = None, starts_in: int = 0,
+        private: bool = True,
+    ) -> ArenaReply:
+        """Open a private arena tournament (a registered player's), starting now or ``starts_in`` seconds from now."""
+        request = ArenaCreate(
+            id=self._id(), token=self.token, name=name, minutes=minutes, time_limit=time_limit, rated=rated, max_players=max_players,
+            starts_in=starts_in, private=private,
+        )
+        return await self.request(request, ArenaReply)
 
     async def arena_join(self, arena: str) -> ArenaReply:
         """Join an arena (or come back after a pause): ``arena_paired`` and ``arena_standings`` follow as events."""
@@ -465,6 +477,22 @@ class RaceClient:
     async def arena_pause(self, arena: str) -> Ok:
         """Stop being paired in an arena."""
         return await self.request(ArenaPause(id=self._id(), token=self.token, arena=arena), Ok)
+
+    async def arena_berserk(self, arena: str, race: str) -> Ok:
+        """Go berserk in one's arena race ``race`` before it starts (half the time limit)."""
+        return await self.request(ArenaBerserk(id=self._id(), token=self.token, arena=arena, race=race), Ok)
+
+    async def arena_watch(self, arena: str) -> ArenaReply:
+        """Follow an arena without playing: ``arena_standings`` follow as events."""
+        return await self.request(ArenaWatch(id=self._id(), token=self.token, arena=arena), ArenaReply)
+
+    async def arena_unwatch(self, arena: str) -> Ok:
+        """Stop following an arena (``arena_watch``)."""
+        return await self.request(ArenaUnwatch(id=self._id(), token=self.token, arena=arena), Ok)
+
+    async def arena_list(self) -> ArenaListReply:
+        """The listed arenas: upcoming, running and the newest finished."""
+        return await self.request(ArenaList(id=self._id(), token=self.token), ArenaListReply)
 
     async def arena_standings(self, arena: str) -> ArenaReply:
         """An arena and its standings."""

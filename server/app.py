@@ -467,7 +467,7 @@ class RaceServer:
         self.admin.analysis_backlog = self.analyst.backlog
         arena_store = ArenaStore(self.redis)
         arena_races = ArenaRaces(arena_store, self.races, dealer)
-        self.arenas = ArenaService(arena_store, store.now_ms, arena_races.start, settle=arena_races.settle)
+        self.arenas = ArenaService(arena_store, store.now_ms, arena_races.start, settle=arena_races.settle, go_berserk=arena_races.berserk)
         self.daily = DailyService(
             DailyStore(self.redis, practice_ttl_ms=DAY_SECONDS * 1000), self.seed_pool, config.daily, now_ms=self.daily_clock,
             dead_check=self.dead_check,

@@ -43,11 +43,15 @@ from shared.protocol import (
     PROTOCOL_VERSION,
     AccountReply,
     AnalysisReport,
+    ArenaBerserk,
     ArenaCreate,
     ArenaJoin,
+    ArenaList,
     ArenaPause,
     ArenaReply,
     ArenaStandingsRequest,
+    ArenaUnwatch,
+    ArenaWatch,
     AttemptState,
     CancelQuickMatch,
     ChangePassword,
@@ -155,6 +159,8 @@ class ConnectionState:
     lobby_watcher: LobbyWatcher | None = None
     arenas: set[str] = field(default_factory=set)
     """The arenas this connection joined (told of its pairings and the standings; paused when it closes)."""
+    watched_arenas: set[str] = field(default_factory=set)
+    """The arenas this connection watches (``arena_watch``: told the top of the standings)."""
 
     @property
     def player(self) -> str | None:
@@ -563,7 +569,12 @@ class Dispatcher:
     async def _arena_create(self, state: ConnectionState, session: Session, request: ArenaCreate) -> None:
         if session.account is None:
             raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "arenas are opened by registered players: register or log in first")
-        arena = await self.arenas.create(request.name, await self.races.now_ms(), request.minutes * 60_000, request.time_limit)
+        if not request.private:
+            raise ServiceError(ErrorCode.BAD_FIELD, "a player's arena is private (shared by its link): listed arenas are the operator's", field="private")
+        start_at = await self.races.now_ms() + request.starts_in * 1000
+        arena = await self.arenas.create(
+            request.name, start_at, request.minutes * 60_000, request.time_limit, rated=request.rated, max_players=request.max_players
+        )
         state.send(ArenaReply(id=request.id, arena=await self.arenas.info(arena), standings=[]))
 
     @handles(ArenaJoin)
@@ -581,6 +592,28 @@ class Dispatcher:
         await self.arenas.pause(request.arena, session.player)
         state.send(Ok(id=request.id))
 
+    @handles(ArenaBerserk)
+    async def _arena_berserk(self, state: ConnectionState, session: Session, request: ArenaBerserk) -> None:
+        await self.arenas.berserk(request.arena, request.race, session.player)
+        state.send(Ok(id=request.id, race=request.race))
+
+    @handles(ArenaWatch)
+    async def _arena_watch(self, state: ConnectionState, session: Session, request: ArenaWatch) -> None:
+        info = await self.arenas.info(request.arena)
+        self.arenas.watch(request.arena, state.send)
+        state.watched_arenas.add(request.arena)
+        state.send(ArenaReply(id=request.id, arena=info, standings=await self.arenas.lines(request.arena)))
+
+    @handles(ArenaUnwatch)
+    async def _arena_unwatch(self, state: ConnectionState, session: Session, request: ArenaUnwatch) -> None:
+        self.arenas.unwatch(request.arena, state.send)
+        state.watched_arenas.discard(request.arena)
+        state.send(Ok(id=request.id))
+
+    @handles(ArenaList)
+    async def _arena_list(self, state: ConnectionState, session: Session, request: ArenaList) -> None:
+        state.send(replace(await self.arenas.listed(), id=request.id))
+
     @handles(ArenaStandingsRequest)
     async def _arena_standings(self, state: ConnectionState, session: Session, request: ArenaStandingsRequest) -> None:
         state.send(ArenaReply(id=request.id, arena=await self.arenas.info(request.arena), standings=await self.arenas.lines(request.arena)))
@@ -588,6 +621,9 @@ class Dispatcher:
     async def _leave_arenas(self, state: ConnectionState) -> None:
         """A closed connection's arenas: its player is paused in those it has no other connection here listening to."""
         player = state.player
+        for watched in state.watched_arenas:
+            self.arenas.unwatch(watched, state.send)
+        state.watched_arenas = set()
         arenas, state.arenas = state.arenas, set()
         for arena in arenas:
             if player is not None and self.arenas.forget(arena, player, state.send):

@@ -68,13 +68,21 @@ class Standing:
     performance: float
     fire: bool
     games: int
+    berserks: int = 0
+    """Races the player went berserk in."""
 
 
 def standings(players: dict[str, Sequence[ArenaGame]]) -> list[Standing]:
     """Everybody's line, best first: higher score, then higher performance, then the player id (a stable order)."""
-    lines = [(name, score(games), performance(games), on_fire(games), len(games)) for name, games in players.items()]
+    lines = [
+        (name, score(games), performance(games), on_fire(games), len(games), sum(game.berserk for game in games))
+        for name, games in players.items()
+    ]
     lines.sort(key=lambda line: (-line[1], -line[2], line[0]))
-    return [Standing(rank, name, points, perf, fire, count) for rank, (name, points, perf, fire, count) in enumerate(lines, start=1)]
+    return [
+        Standing(rank, name, points, perf, fire, count, berserks)
+        for rank, (name, points, perf, fire, count, berserks) in enumerate(lines, start=1)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

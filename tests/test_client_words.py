@@ -26,6 +26,7 @@ def fields(text: str) -> set[str]:
 
 ALIKE = {
     "player.bot",
+    "web.race.berserk_tag",
     "web.lobby.minutes",
     "web.tutorial.label",
     "web.keys.esc",

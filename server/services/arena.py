@@ -19,13 +19,17 @@ from server.services.background import BackgroundLoop
 from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, new_race_id
-from server.store import ArenaMeta, ArenaStore, Identity, StoreError
+from server.store import ArenaCounts, ArenaMeta, ArenaStore, Identity, StoreError
 from shared.arena import ArenaGame, Standing, choose_pairs, standings
 from shared.protocol import (
+    ARENA_FINISHED_LISTED,
+    ARENA_TOP,
     ArenaInfo,
     ArenaLine,
+    ArenaListReply,
     ArenaPaired,
     ArenaStandings,
+    ArenaStatus,
     ErrorCode,
     Message,
     Outcome,
@@ -42,6 +46,8 @@ Send = Callable[[Message], None]
 """Queues a message for one connection."""
 Settle = Callable[[str, "ArenaService"], Awaitable[None]]
 """Books an arena's races that finished."""
+Berserk = Callable[[str, str], Awaitable[int]]
+"""A player goes berserk in a race before its start: (race id, player) -> its own deadline (ms)."""
 
 CLAIM_LEASE_MS = 10_000
 """How long a claimed pair waits for its process to confirm it (a confirmation follows the claim at once) before
@@ -62,24 +68,35 @@ class Side:
 class ArenaService:
     """Arenas: joining, pausing, pairing rounds, booking results, standings."""
 
-    def __init__(self, store: ArenaStore, now_ms: Clock, start_race: StartRace, *, settle: Settle | None = None, interval: float = 1.0) -> None:
+    def __init__(
+        self, store: ArenaStore, now_ms: Clock, start_race: StartRace, *, settle: Settle | None = None, go_berserk: Berserk | None = None,
+        interval: float = 1.0,
+    ) -> None:
         """``start_race`` starts each pair's race; ``settle`` books the arena's races that finished (both for
-        :meth:`run`); ``interval``: seconds between two rounds."""
+        :meth:`run`); ``go_berserk`` halves a player's time in a race (:meth:`berserk`); ``interval``: seconds between
+        two rounds."""
         self.store = store
         self.now_ms = now_ms
         self.start_race = start_race
         self.settle = settle
+        self.go_berserk = go_berserk
         self.interval = interval
         self._listeners: dict[str, dict[str, set[Send]]] = {}
         """Arena -> player -> the sends of this process's connections that joined it."""
+        self._watchers: dict[str, set[Send]] = {}
+        """Arena -> the sends of this process's connections that watch it (``arena_watch``)."""
         self._read: dict[str, str] = {}
         """Arena -> the last feed entry this process told its connections of."""
         self._loop = BackgroundLoop("arena rounds")
 
-    async def create(self, name: str, start_at: int, duration_ms: int, time_limit: int = 300) -> str:
-        """A new arena from ``start_at`` for ``duration_ms`` whose races last ``time_limit`` seconds; its id."""
+    async def create(
+        self, name: str, start_at: int, duration_ms: int, time_limit: int = 300, *, rated: bool = False, private: bool = True,
+        max_players: int | None = None,
+    ) -> str:
+        """A new arena from ``start_at`` for ``duration_ms`` whose races last ``time_limit`` seconds (``rated``: they
+        change the ratings; ``private``: not listed; ``max_players``: a cap); its id."""
         arena = new_race_id()  # letters and digits: one word in a link
-        await self.store.create(arena, ArenaMeta(name, start_at, start_at + duration_ms, time_limit))
+        await self.store.create(arena, ArenaMeta(name, start_at, start_at + duration_ms, time_limit, rated, private, max_players or 0))
         return arena
 
     async def info(self, arena: str) -> ArenaInfo:
@@ -87,13 +104,24 @@ class ArenaService:
         meta = await self.store.meta(arena)
         if meta is None:
             raise ServiceError(ErrorCode.UNKNOWN_ARENA, f"there is no arena {arena[:16]!r}", field="arena")
-        return ArenaInfo(arena=arena, name=meta.name, start_at=meta.start_at, end_at=meta.end_at, time_limit=meta.time_limit)
+        return arena_info(arena, meta, await self.store.counts(arena), await self.now_ms())
+
+    async def listed(self) -> ArenaListReply:
+        """The listed arenas by status (reply id 0: the handler sets its own)."""
+        now = await self.now_ms()
+        current, past = await self.store.listed(now, ARENA_FINISHED_LISTED)
+        infos = [arena_info(arena, meta, await self.store.counts(arena), now) for arena, meta in current]
+        upcoming = sorted((info for info in infos if info.status is ArenaStatus.UPCOMING), key=lambda info: info.start_at)
+        running = [info for info in infos if info.status is ArenaStatus.RUNNING]
+        finished = [arena_info(arena, meta, await self.store.counts(arena), now) for arena, meta in past]
+        return ArenaListReply(id=0, upcoming=upcoming, running=running, finished=finished)
 
     async def join(self, arena: str, who: Identity, rating: float) -> None:
         """Join (or come back from a pause): paired from the next round on; ``unknown_arena`` for no such arena,
-        ``arena_over`` once its clock ran out."""
-        await self._open(arena)
-        await self.store.join(arena, who, rating, await self.now_ms())
+        ``arena_over`` once its clock ran out, ``arena_full`` when it has its maximum of players."""
+        meta = await self._open(arena)
+        if not await self.store.join(arena, who, rating, await self.now_ms(), meta.max_players):
+            raise ServiceError(ErrorCode.ARENA_FULL, f"this arena has its {meta.max_players} players", field="arena", expected=meta.max_players)
 
     async def pause(self, arena: str, player: str) -> None:
         """Stop being paired (a race under way still counts); ``join`` again to come back."""
@@ -113,6 +141,14 @@ class ArenaService:
                 await self.start_race(arena, race, a, b)
                 started.append((race, a, b))
         return started
+
+    async def berserk(self, arena: str, race: str, player: str) -> int:
+        """``player`` goes berserk in ``race``, its arena race under way, before the start: its own deadline (ms);
+        ServiceError ``not_seated`` if that is not its race of this arena, ``berserk_too_late`` after the countdown."""
+        await self.info(arena)
+        if (await self.store.busy(arena)).get(player) != race or self.go_berserk is None:
+            raise ServiceError(ErrorCode.NOT_SEATED, "that is not your race under way in this arena", field="race")
+        return await self.go_berserk(race, player)
 
     async def release_stale(self, arena: str) -> int:
         """Free the players of pairs claimed more than :data:`CLAIM_LEASE_MS` ago and never confirmed (the claiming
@@ -137,18 +173,33 @@ class ArenaService:
 
     async def lines(self, arena: str) -> list[ArenaLine]:
         """The standings as the protocol shows them (by handle)."""
+        return list((await self.table(arena)).values())
+
+    async def table(self, arena: str) -> dict[str, ArenaLine]:
+        """Player id -> its line of the standings as the protocol shows it, best first."""
         who = await self.store.identities(arena)
-        return [
-            ArenaLine(rank=line.rank, handle=who[line.player].account or who[line.player].name, score=line.score,
-                      performance=round(line.performance), fire=line.fire, games=line.games)
+        return {
+            line.player: ArenaLine(rank=line.rank, handle=who[line.player].account or who[line.player].name, score=line.score,
+                                   performance=round(line.performance), fire=line.fire, games=line.games, berserks=line.berserks)
             for line in await self.standings(arena) if line.player in who
-        ]  # fmt: skip
+        }  # fmt: skip
 
     # --- this process's connections and rounds ------------------------------------------------------
 
     def listen(self, arena: str, player: str, send: Send) -> None:
         """Tell ``send`` (a connection of ``player``) its pairings in ``arena`` and the standings."""
         self._listeners.setdefault(arena, {}).setdefault(player, set()).add(send)
+
+    def watch(self, arena: str, send: Send) -> None:
+        """Tell ``send`` (a spectator's connection) the top of ``arena``'s standings from now on."""
+        self._watchers.setdefault(arena, set()).add(send)
+
+    def unwatch(self, arena: str, send: Send) -> None:
+        """Stop telling ``send`` of ``arena``."""
+        sends = self._watchers.get(arena, set())
+        sends.discard(send)
+        if not sends:
+            self._watchers.pop(arena, None)
 
     def forget(self, arena: str, player: str, send: Send) -> bool:
         """Stop telling ``send``; True if ``player`` has no other connection listening to ``arena`` here."""
@@ -175,8 +226,8 @@ class ArenaService:
         await self._loop.run(step, retry_seconds=self.interval, expected=(StoreError, ServiceError))
 
     async def rounds(self) -> None:
-        """One round for every arena this process's connections joined."""
-        for arena in list(self._listeners):
+        """One round for every arena this process's connections joined or watch."""
+        for arena in list(dict.fromkeys([*self._listeners, *self._watchers])):
             await self.round(arena)
 
     async def round(self, arena: str) -> None:
@@ -195,15 +246,41 @@ class ArenaService:
                 for slot, player in enumerate((note["a"], note["b"])):
                     for send in listeners.get(player, ()):
                         send(ArenaPaired(arena=arena, race=note["race"], slot=slot))
-        standing = ArenaStandings(arena=arena, standings=await self.lines(arena))
-        for sends in listeners.values():
-            for send in sends:
-                send(standing)
+        await self._push_standings(arena, listeners)
 
-    async def _open(self, arena: str) -> None:
+    async def _push_standings(self, arena: str, listeners: dict[str, set[Send]]) -> None:
+        """The top of the table to every joined and watching connection here, with each player's own line."""
+        table = await self.table(arena)
         info = await self.info(arena)
-        if await self.now_ms() >= info.end_at:
+        top = list(table.values())[:ARENA_TOP]
+
+        def standings(own: ArenaLine | None) -> ArenaStandings:
+            return ArenaStandings(arena=arena, standings=top, own=own, players=len(table), status=info.status, races=info.races)
+
+        for player, sends in listeners.items():
+            message = standings(table.get(player))
+            for send in sends:
+                send(message)
+        watching = standings(None)
+        for send in self._watchers.get(arena, ()):
+            send(watching)
+
+    async def _open(self, arena: str) -> ArenaMeta:
+        meta = await self.store.meta(arena)
+        if meta is None:
+            raise ServiceError(ErrorCode.UNKNOWN_ARENA, f"there is no arena {arena[:16]!r}", field="arena")
+        if await self.now_ms() >= meta.end_at:
             raise ServiceError(ErrorCode.ARENA_OVER, "this arena's clock has run out: no new race is paired", field="arena")
+        return meta
+
+
+def arena_info(arena: str, meta: ArenaMeta, counts: ArenaCounts, now: int) -> ArenaInfo:
+    """An arena as the protocol shows it, its status at ``now``."""
+    status = ArenaStatus.UPCOMING if now < meta.start_at else ArenaStatus.RUNNING if now < meta.end_at else ArenaStatus.FINISHED
+    return ArenaInfo(
+        arena=arena, name=meta.name, start_at=meta.start_at, end_at=meta.end_at, time_limit=meta.time_limit, status=status, rated=meta.rated,
+        private=meta.private, max_players=meta.max_players or None, players=counts.players, races=counts.races, schedule=meta.schedule or None,
+    )
 
 
 class ArenaRaces:
@@ -220,10 +297,14 @@ class ArenaRaces:
         meta = await self.store.meta(arena)
         who = await self.store.identities(arena)
         assert meta is not None
-        new = await self.dealer.deal(RaceSettings(time_limit=meta.time_limit), origin="arena")
+        new = await self.dealer.deal(RaceSettings(time_limit=meta.time_limit, rated=meta.rated, arena=arena), origin="arena")
         await self.races.create(race, who[a], new)
         await self.races.join(race, who[b])
         await self.store.note(arena, kind="paired", race=race, a=a, b=b)
+
+    async def berserk(self, race: str, player: str) -> int:
+        """``player`` goes berserk in ``race`` (the race's script checks the seat and the countdown)."""
+        return await self.races.berserk(race, player)
 
     async def settle(self, arena: str, service: ArenaService) -> None:
         """Book every race of the arena that has finished (once, whichever processes try)."""
@@ -236,5 +317,5 @@ class ArenaRaces:
                 continue
             first, second = record.seats[0], record.seats[1]
             outcome = Outcome.DRAW if record.winner is None else Outcome.WON if record.winner == 0 else Outcome.LOST
-            if await service.finished(arena, race, Side(first.player, False, first.moves), Side(second.player, False, second.moves), outcome):
+            if await service.finished(arena, race, Side(first.player, first.berserk, first.moves), Side(second.player, second.berserk, second.moves), outcome):
                 await self.store.note(arena, kind="result", race=race)

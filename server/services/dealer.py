@@ -96,13 +96,16 @@ class Dealer:
         checked_profile(settings, self.seeds)
         if settings.ghost is not None and origin != "ghost":
             raise ServiceError(ErrorCode.BAD_FIELD, "only a ghost_race sets ghost", field="settings.ghost")
+        if settings.arena is not None and origin != "arena":
+            raise ServiceError(ErrorCode.BAD_FIELD, "only an arena's pairing sets arena", field="settings.arena")
         chosen = SettingsInForce.chosen(settings, spectators=spectators_of(settings, origin))
         return NewRace(chosen, await self._new_deal(chosen, settings.seed), seed_fixed=settings.seed is not None, origin=origin)
 
     async def rematch_of(self, record: RaceRecord) -> NewRace:
         """The same settings as ``record`` (the delay its players accepted included) with a new deal (random, or
         proven when solvable-only)."""
-        return NewRace(record.settings, await self._new_deal(record.settings), origin="rematch", rematch_of=record.race_id)
+        settings = replace(record.settings, arena=None)  # a rematch of an arena race is not one of the arena's
+        return NewRace(settings, await self._new_deal(settings), origin="rematch", rematch_of=record.race_id)
 
     async def _new_deal(self, settings: SettingsInForce, seed: int | None = None) -> SealedDeal:
         """The deal of ``seed``, a proven one popped from the pool (``seed_pool_empty``) or a random one."""

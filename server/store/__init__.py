@@ -1,7 +1,7 @@
 """The Redis store: the only package that knows key names and Lua scripts (docs/STORAGE.md)."""
 
 from server.store.analysis_store import AnalysisStore
-from server.store.arena_store import ArenaMeta, ArenaStore
+from server.store.arena_store import ArenaCounts, ArenaMeta, ArenaStore
 from server.store.connection import commands_waiting, connect_redis, open_client
 from server.store.daily_store import DailyDeal, DailyStore, StoredAttempt
 from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
@@ -51,6 +51,7 @@ __all__ = [
     "AnalysisStore",
     "AnyRaceChannels",
     "ApplyResult",
+    "ArenaCounts",
     "ArenaMeta",
     "ArenaStore",
     "Ban",

@@ -20,12 +20,35 @@ from shared.protocol import Outcome
 
 @dataclass(frozen=True, slots=True)
 class ArenaMeta:
-    """An arena's name, its clock (ms) and the time limit of each of its races (s)."""
+    """An arena's name, its clock (ms), the time limit of each of its races (s), and how it is played and found."""
 
     name: str
     start_at: int
     end_at: int
     time_limit: int
+    rated: bool = False
+    private: bool = True
+    """Not listed (``arena_list``): joined by its link."""
+    max_players: int = 0
+    """The most players who may join; 0: no cap."""
+    schedule: str = ""
+    """The operator's recurring schedule that opened it; empty: none."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaCounts:
+    """How many players joined an arena and how many of its races are under way."""
+
+    players: int
+    races: int
+
+
+def _meta(stored: dict[bytes, bytes]) -> ArenaMeta:
+    text = {name.decode(): value.decode() for name, value in stored.items()}
+    return ArenaMeta(
+        text["name"], int(text["start_at"]), int(text["end_at"]), int(text.get("time_limit", "300")), rated=text.get("rated") == "1",
+        private=text.get("private", "1") == "1", max_players=int(text.get("max_players", "0")), schedule=text.get("schedule", ""),
+    )
 
 
 def _game(text: bytes) -> ArenaGame:
@@ -42,18 +65,61 @@ class ArenaStore:
         self.scripts = Scripts(redis)
 
     @repeatable
-    async def create(self, arena: str, meta: ArenaMeta) -> None:
-        """Store a new arena."""
-        await self.redis.hset(keys.arena_keys(arena)["meta"], mapping={name: str(value) for name, value in asdict(meta).items()})
+    async def create(self, arena: str, meta: ArenaMeta) -> bool:
+        """Store a new arena once (a listed one in the list too); False if it existed (another process opened it)."""
+        fields = {name: str(int(value) if isinstance(value, bool) else value) for name, value in asdict(meta).items()}
+        created = bool(await self.scripts.arena_create(keys=[keys.arena_keys(arena)["meta"]], args=script_arguments(fields=fields)))
+        if not meta.private:
+            await self.redis.zadd(keys.ARENAS_LISTED, {arena: meta.end_at})
+        return created
 
     @repeatable
     async def meta(self, arena: str) -> ArenaMeta | None:
-        """An arena's name and times, None if there is no such arena."""
+        """An arena's name, times and rules, None if there is no such arena."""
         stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["meta"])
-        if not stored:
-            return None
-        text = {name.decode(): value.decode() for name, value in stored.items()}
-        return ArenaMeta(text["name"], int(text["start_at"]), int(text["end_at"]), int(text.get("time_limit", "300")))
+        return _meta(stored) if stored else None
+
+    @repeatable
+    async def counts(self, arena: str) -> ArenaCounts:
+        """How many joined the arena and how many of its races are under way."""
+        names = keys.arena_keys(arena)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hlen(names["players"])
+            pipe.hvals(names["busy"])
+            players, busy = await pipe.execute()
+        return ArenaCounts(int(players), len(set(busy)))
+
+    @repeatable
+    async def listed(self, now: int, finished: int) -> tuple[list[tuple[str, ArenaMeta]], list[tuple[str, ArenaMeta]]]:
+        """The listed arenas whose clock runs or is to come (soonest end first), and the newest ``finished`` ones whose
+        clock ran out (newest first)."""
+        current: Any = await self.redis.zrangebyscore(keys.ARENAS_LISTED, f"({now}", "+inf", start=0, num=200)
+        past: Any = await self.redis.zrevrangebyscore(keys.ARENAS_LISTED, now, "-inf", start=0, num=finished)
+        return await self._metas([arena.decode() for arena in current]), await self._metas([arena.decode() for arena in past])
+
+    async def _metas(self, arenas: list[str]) -> list[tuple[str, ArenaMeta]]:
+        found = []
+        for arena in arenas:
+            meta = await self.meta(arena)
+            if meta is not None:
+                found.append((arena, meta))
+        return found
+
+    @repeatable
+    async def schedules(self) -> dict[str, str]:
+        """The operators' recurring arena schedules (``flowergarden admin tournament``): name -> spec text."""
+        stored: Any = await self.redis.hgetall(keys.ARENA_SCHEDULES)
+        return {name.decode(): spec.decode() for name, spec in stored.items()}
+
+    @repeatable
+    async def put_schedule(self, name: str, spec: str) -> None:
+        """Add (or replace) an operator's recurring schedule."""
+        await self.redis.hset(keys.ARENA_SCHEDULES, name, spec)
+
+    @repeatable
+    async def remove_schedule(self, name: str) -> bool:
+        """Remove an operator's recurring schedule (arenas it opened stay); False if there was none of that name."""
+        return bool(await self.redis.hdel(keys.ARENA_SCHEDULES, name))
 
     async def times(self, arena: str) -> tuple[int, int] | None:
         """An arena's start and end (ms), None if there is no such arena."""
@@ -61,18 +127,16 @@ class ArenaStore:
         return None if meta is None else (meta.start_at, meta.end_at)
 
     @repeatable
-    async def join(self, arena: str, who: Identity, rating: float, now: int) -> None:
-        """Add a player (or bring a paused one back): free for pairing unless it is racing."""
+    async def join(self, arena: str, who: Identity, rating: float, now: int, max_players: int = 0) -> bool:
+        """Add a player (or bring a paused one back), atomically with the cap ``max_players`` (0: none): free for
+        pairing unless it is racing. False if the arena is full (a player who joined before always comes back)."""
         names = keys.arena_keys(arena)
-        player = who.player
         entry = {"handle": who.account or who.name, "name": who.name, "account": who.account, "bot": who.bot, "rating": rating}
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(names["players"], player, json.dumps(entry))
-            pipe.srem(names["paused"], player)
-            pipe.zadd(names["scores"], {player: 0}, nx=True)
-            await pipe.execute()
-        if not await self.redis.hexists(names["busy"], player):
-            await self.redis.zadd(names["free"], {player: now}, nx=True)
+        joined: Any = await self.scripts.arena_join(
+            keys=[names["players"], names["paused"], names["scores"], names["busy"], names["free"]],
+            args=script_arguments(player=who.player, entry=json.dumps(entry), now=now, max_players=max_players),
+        )
+        return bool(joined[0])
 
     @repeatable
     async def pause(self, arena: str, player: str) -> None:

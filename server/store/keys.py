@@ -179,6 +179,12 @@ def arena_keys(arena: str) -> dict[str, str]:
     return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked", "feed", "claimed")}
 
 
+ARENAS_LISTED = f"{PREFIX}:arenas:listed"
+"""Sorted set: the listed (operators') arenas -> their end time (ms): ``arena_list`` reads it."""
+ARENA_SCHEDULES = f"{PREFIX}:arenas:schedules"
+"""Hash: an operator's recurring arena schedule (``flowergarden admin tournament add``) -> its spec text."""
+
+
 def arena_games(arena: str, player: str) -> str:
     """List of one player's finished races in an arena (JSON each), oldest first."""
     return f"{PREFIX}:{{arena:{arena}}}:games:{player}"

@@ -40,6 +40,10 @@ MAX_GHOST_LABEL_LEN: Final = 64
 """A ghost race's label (``settings.ghost``)."""
 MAX_ARENA_ID_LEN: Final = 16
 MAX_ARENA_MINUTES: Final = 180
+MAX_ARENA_PLAYERS: Final = 10_000
+"""The most players one arena may be capped at (``max_players``)."""
+MAX_ARENA_STARTS_IN_SECONDS: Final = 7 * 86_400
+"""How far ahead an arena may be opened (``starts_in``)."""
 MAX_DAY_LEN: Final = 10
 """A daily deal's day, ``YYYY-MM-DD`` (UTC)."""
 MAX_ATTEMPT_ID_LEN: Final = 48
@@ -153,6 +157,10 @@ class ErrorCode(StrEnum):
     """No arena tournament has that id."""
     ARENA_OVER = "arena_over"
     """``arena_join`` after the arena's clock ran out: no new race is paired."""
+    ARENA_FULL = "arena_full"
+    """``arena_join`` of an arena that has its ``max_players`` already (``expected``: that number)."""
+    BERSERK_TOO_LATE = "berserk_too_late"
+    """``arena_berserk`` once the race's countdown is over: berserk is chosen before the start only."""
     DAILY_NOT_OVER = "daily_not_over"
     """The day of that daily deal is not over: its leaderboard, its statistics and everybody's attempts but your own
     stay hidden until it is (``expected``: the server time, ms, at which it ends)."""

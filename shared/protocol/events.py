@@ -59,6 +59,17 @@ class Started(RaceEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class WentBerserk(RaceEvent):
+    """An arena player went berserk before the start (``arena_berserk``): its attempt ends at ``deadline``, half the
+    race's time limit after the start; a win with at least 7 moves earns it one arena point more."""
+
+    TYPE: ClassVar[str] = "berserk"
+    slot: int
+    deadline: int
+    """Server time (ms) at which this seat's attempt ends (``time_limit``) if it still runs."""
+
+
+@dataclass(frozen=True, slots=True)
 class MoveMade(RaceEvent):
     """A player's action with its details: sent to that player itself and to spectators (delayed), never to the opponent."""
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from shared.board import Status
 from shared.protocol.base import bounded
 from shared.protocol.codes import (
+    MAX_ARENA_ID_LEN,
     MAX_GHOST_LABEL_LEN,
     MAX_GRACE_SECONDS,
     MAX_SEED,
@@ -15,6 +16,7 @@ from shared.protocol.codes import (
 )
 from shared.protocol.states import (
     AbortReason,
+    ArenaStatus,
     AttemptState,
     Difficulty,
     LineVerdict,
@@ -55,6 +57,9 @@ class RaceSettings:
     ghost: str | None = bounded(max_len=MAX_GHOST_LABEL_LEN, default=None)
     """A ghost race (``ghost_race``): whose recorded attempt the second seat replays, e.g. ``daily 2026-12-01 Ann``.
     Set by the server only (a ``create`` or ``quick_match`` that sets it is ``bad_field``); never rated."""
+    arena: str | None = bounded(max_len=MAX_ARENA_ID_LEN, default=None)
+    """An arena tournament's race: the arena's id (set by the server's pairing only; a ``create`` or
+    ``quick_match`` that sets it is ``bad_field``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +84,10 @@ class PlayerInfo:
     even when it equals some handle: show it as a guest)."""
     bot: bool = False
     """The account is a bot (the practice bot): always show it as one."""
+    berserk: bool = False
+    """An arena player who went berserk (see :class:`WentBerserk`): half the time limit."""
+    deadline: int | None = None
+    """A berserk seat's own deadline (server time, ms); nil: the race's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +370,8 @@ class ArenaLine:
     fire: bool
     """On a streak of two wins or more: the next result counts double."""
     games: int
+    berserks: int = 0
+    """How many of its races the player went berserk in (``arena_berserk``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,4 +384,17 @@ class ArenaInfo:
     end_at: int
     """Server time (ms) after which no new race is paired (races under way finish and count)."""
     time_limit: int
-    """Seconds of each of its races."""
+    """Seconds of each of its races (half for a player who goes berserk)."""
+    status: ArenaStatus = ArenaStatus.RUNNING
+    rated: bool = False
+    """Its races change the players' classic ratings (as any rated race)."""
+    private: bool = True
+    """Not in ``arena_list``: joined by its link (an arena a player opened); operators' arenas are listed."""
+    max_players: int | None = None
+    """The most players who may join (nil: no cap)."""
+    players: int = 0
+    """How many joined so far."""
+    races: int = 0
+    """Races under way now."""
+    schedule: str | None = None
+    """The operator's recurring schedule it was opened by (docs/OPERATIONS.md "Recurring arenas"); nil otherwise."""

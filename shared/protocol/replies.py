@@ -25,7 +25,7 @@ from shared.protocol.records import (
     RaceInfo,
     RatingInfo,
 )
-from shared.protocol.states import Difficulty, RaceStatus
+from shared.protocol.states import ArenaStatus, Difficulty, RaceStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,11 +318,40 @@ class ArenaPaired(Message):
 
 @dataclass(frozen=True, slots=True)
 class ArenaStandings(Message):
-    """Pushed to the arena's joined connections after a pairing or a result, at most once a second."""
+    """Pushed to the arena's joined and watching connections after a pairing or a result, at most once a second:
+    the top of the table, and the player's own line."""
 
     TYPE: ClassVar[str] = "arena_standings"
     arena: str
     standings: list[ArenaLine]
+    """The first lines (at most :data:`ARENA_TOP`); the whole table: ``arena_standings_request``."""
+    own: ArenaLine | None = None
+    """The receiving player's own line (nil for a spectator, or a player not in the table)."""
+    players: int = 0
+    """How many lines the whole table has."""
+    status: ArenaStatus = ArenaStatus.RUNNING
+    races: int = 0
+    """Races under way: once ``finished`` with none left, the table is final (its first three are the podium)."""
+
+
+ARENA_TOP: Final = 10
+"""The lines of the table an ``arena_standings`` push carries."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaListReply(Message):
+    """Reply to ``arena_list``: the listed arenas, each list soonest (upcoming, running) or newest (finished) first."""
+
+    TYPE: ClassVar[str] = "arenas"
+    id: int
+    upcoming: list[ArenaInfo]
+    running: list[ArenaInfo]
+    finished: list[ArenaInfo]
+    """The newest :data:`ARENA_FINISHED_LISTED` finished ones."""
+
+
+ARENA_FINISHED_LISTED: Final = 20
+"""How many finished arenas ``arena_list`` carries."""
 
 
 # --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------

@@ -9,6 +9,8 @@ from shared.protocol.base import RaceRequest, Request, SessionRequest, bounded, 
 from shared.protocol.codes import (
     MAX_ARENA_ID_LEN,
     MAX_ARENA_MINUTES,
+    MAX_ARENA_PLAYERS,
+    MAX_ARENA_STARTS_IN_SECONDS,
     MAX_ATTEMPT_ID_LEN,
     MAX_CURSOR_LEN,
     MAX_DAILY_PAGE,
@@ -314,7 +316,7 @@ class GhostRace(SessionRequest):
 
 @dataclass(frozen=True, slots=True)
 class ArenaCreate(SessionRequest):
-    """Open an arena tournament that starts now (registered players)."""
+    """Open a private arena tournament (registered players), starting now or ``starts_in`` seconds from now."""
 
     TYPE: ClassVar[str] = "arena_create"
     name: str = bounded(max_len=MAX_NAME_LEN)
@@ -322,6 +324,14 @@ class ArenaCreate(SessionRequest):
     """How long new races are paired."""
     time_limit: int = bounded(low=10, high=3600, default=300)
     """Seconds of each race."""
+    rated: bool = False
+    """Its races change the players' classic ratings."""
+    private: bool = True
+    """Joined by its link only, never listed (a player's arena must be private: listed ones are the operator's)."""
+    max_players: int | None = bounded(low=2, high=MAX_ARENA_PLAYERS, default=None)
+    """The most players who may join; nil: no cap."""
+    starts_in: int = bounded(low=0, high=MAX_ARENA_STARTS_IN_SECONDS, default=0)
+    """Seconds from now to its start (players may join before)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +349,40 @@ class ArenaPause(SessionRequest):
 
     TYPE: ClassVar[str] = "arena_pause"
     arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaBerserk(SessionRequest):
+    """Go berserk in one's next arena race before it starts: half the time limit, one point more for a win with at
+    least 7 moves (``berserk_too_late`` once the countdown is over)."""
+
+    TYPE: ClassVar[str] = "arena_berserk"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+    race: str = bounded(max_len=MAX_RACE_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaWatch(SessionRequest):
+    """Follow an arena without playing: this connection is sent ``arena_standings`` (the top of the table) from
+    now on, at most once a second; ``arena_unwatch`` or closing the connection stops it."""
+
+    TYPE: ClassVar[str] = "arena_watch"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaUnwatch(SessionRequest):
+    """Stop following an arena one watches (a player's own pushes, after ``arena_join``, stop with ``arena_pause``)."""
+
+    TYPE: ClassVar[str] = "arena_unwatch"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaList(SessionRequest):
+    """The listed arenas: upcoming, running and the newest finished ones (private arenas are never listed)."""
+
+    TYPE: ClassVar[str] = "arena_list"
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,17 @@ class AttemptState(StrEnum):
     """The race was decided while this attempt still ran."""
 
 
+class ArenaStatus(StrEnum):
+    """Where an arena tournament is in its clock (``arena_list`` sorts them by it)."""
+
+    UPCOMING = "upcoming"
+    """Before its start: players may join; nobody is paired yet."""
+    RUNNING = "running"
+    """Between its start and its end: free players are paired."""
+    FINISHED = "finished"
+    """Its clock ran out: no new pairing; races under way still finish and count (``races`` says how many)."""
+
+
 class GhostSource(StrEnum):
     """Where the recorded attempt a ghost race replays comes from (``ghost_race``)."""
 

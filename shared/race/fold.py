@@ -26,6 +26,7 @@ from shared.protocol import (
     RaceStatus,
     Started,
     WatcherCount,
+    WentBerserk,
 )
 
 
@@ -74,6 +75,10 @@ def _started(race: RaceSnapshot, event: Started) -> None:
     race.status = RaceStatus.RUNNING
 
 
+def _berserk(race: RaceSnapshot, event: WentBerserk) -> None:
+    race.players[event.slot] = replace(race.players[event.slot], berserk=True, deadline=event.deadline)
+
+
 def _moved(race: RaceSnapshot, event: MoveMade) -> None:
     race.players[event.slot] = replace(race.players[event.slot], count=event.count, left=event.left)
     race.actions[event.slot] = event.move_seq
@@ -116,6 +121,7 @@ FOLDS: Final[dict[type[RaceEvent], Callable[[RaceSnapshot, Any], None]]] = {
     PlayerJoined: _joined,
     Countdown: _countdown,
     Started: _started,
+    WentBerserk: _berserk,
     MoveMade: _moved,
     AttemptEnded: _attempt_ended,
     RaceResult: _result,

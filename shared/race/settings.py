@@ -37,6 +37,8 @@ class SettingsInForce:
     """How long a disconnected player keeps its seat; None: the server's default."""
     ghost: str | None = None
     """A ghost race's label: whose recorded attempt seat 1 replays (set by the server's ``ghost_race`` only)."""
+    arena: str | None = None
+    """An arena tournament's race: the arena's id (set by the arena's pairing only)."""
 
     @classmethod
     def chosen(cls, request: RaceSettings, *, spectators: Spectators) -> SettingsInForce:

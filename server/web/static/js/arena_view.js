@@ -73,9 +73,12 @@ class ArenaView {
   onStandings(message) {
     if (!this.table || (message.arena !== this.arena && message.arena?.arena !== this.arena)) return;
     const me = this.conn.session.account;
-    const rows = message.standings.map((line) =>
+    const lines = [...message.standings];
+    if (message.own && !lines.some((line) => line.handle === message.own.handle)) lines.push(message.own); // a push: the top, then one's own place
+    const rows = lines.map((line) =>
       h("tr", { class: line.handle === me ? "me" : "", dataset: { rank: String(line.rank), handle: line.handle } },
-        h("td", {}, String(line.rank)), h("td", {}, line.handle, line.fire ? h("span", { class: "fire", title: t("web.arena.fire") }, " 🔥") : null),
+        h("td", {}, String(line.rank)), h("td", {}, line.handle, line.fire ? h("span", { class: "fire", title: t("web.arena.fire") }, " 🔥") : null,
+          line.berserks ? h("span", { class: "berserks", title: t("web.race.berserk_title") }, ` ⚡${line.berserks}`) : null),
         h("td", { class: "score" }, String(line.score)), h("td", {}, String(line.performance)), h("td", {}, String(line.games))));
     fill(this.table, rows.length
       ? h("table", { class: "leaderboard" },

@@ -194,6 +194,22 @@ export class Connection {
     return this.request({ type: "arena_standings_request", arena });
   }
 
+  arenaBerserk(arena, race) {
+    return this.request({ type: "arena_berserk", arena, race });
+  }
+
+  arenaWatch(arena) {
+    return this.request({ type: "arena_watch", arena });
+  }
+
+  arenaUnwatch(arena) {
+    return this.request({ type: "arena_unwatch", arena });
+  }
+
+  arenaList() {
+    return this.request({ type: "arena_list" });
+  }
+
   /** Race a ghost (docs/COMMUNITY.md "Ghost races"): source "daily" (day, handle) or "race" (race, slot). */
   ghostRace(source, { day = null, handle = null, race = null, slot = 0 } = {}) {
     return this.request({ type: "ghost_race", source, day, handle, race, slot });

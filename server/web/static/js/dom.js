@@ -64,6 +64,7 @@ export function ageText(ms) {
 export function settingsText(settings) {
   const parts = [t(settings.profile === "foundation-only" ? "setting.foundation_only" : "setting.classic")];
   if (settings.ghost) parts.unshift(t("web.setting.ghost", { ghost: settings.ghost })); // never rated; seat 2 replays a recorded attempt
+  if (settings.arena) parts.unshift(t("web.setting.arena")); // one of an arena's races: booked into its standings
   if (settings.rated) parts.push(t("setting.rated"));
   if (settings.undo) parts.push(t("setting.undo"));
   if (settings.redeal_once) parts.push(t("setting.redeal"));

@@ -50,7 +50,7 @@ function narrow(value) {
 
 /** Race events carry race and seq; lobby events start with "lobby_"; everything else answers a request. */
 export const RACE_EVENTS = new Set([
-  "player_joined", "countdown", "started", "move", "progress", "attempt_ended", "result", "disconnected", "back",
+  "player_joined", "countdown", "started", "berserk", "move", "progress", "attempt_ended", "result", "disconnected", "back",
   "watchers", "player_left", "race_closed", "rematch_offered", "rematch", "analysis",
 ]);
 export const LOBBY_EVENTS = new Set(["lobby_added", "lobby_changed", "lobby_removed", "lobby_reset"]);

@@ -124,6 +124,10 @@ export class RaceState {
     for (const player of event.players) Object.assign(this.players[player.slot], { count: player.count, left: player.left, state: player.ended });
   }
 
+  on_berserk(event) {
+    Object.assign(this.players[event.slot], { berserk: true, deadline: event.deadline });
+  }
+
   on_disconnected(event) {
     Object.assign(this.players[event.slot], { connected: false, grace_until: event.grace_until ?? null });
   }

@@ -40,7 +40,8 @@ export function playerPanel(state, slot, now, label, connection = "connected") {
   return h(
     "div",
     { class: `player${slot === state.mySlot ? " me" : ""}`, dataset: { slot: String(slot) } },
-    h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player, { ghost: ghostSeat(state.settings, slot) })), label ? h("span", { class: "tag" }, label) : null, presence),
+    h("div", { class: "player-line" }, h("span", { class: "name" }, playerLabel(player, { ghost: ghostSeat(state.settings, slot) })), label ? h("span", { class: "tag" }, label) : null,
+      player.berserk ? h("span", { class: "tag berserk", title: t("web.race.berserk_title") }, t("web.race.berserk_tag")) : null, presence),
     h("div", { class: "progress", role: "progressbar", "aria-label": t("web.race.progress_label", { name: playerText(player, { ghost: ghostSeat(state.settings, slot) }) }), "aria-valuemin": "0", "aria-valuemax": "52", "aria-valuenow": String(player.count) }, h("div", { class: "bar", style: `width:${percent}%` })),
     h(
       "div",
@@ -422,6 +423,15 @@ class RaceView {
     if (safe) this.sendMove(safe);
   }
 
+  /** Go berserk in this arena race during its countdown (the berserk event then marks the seat). */
+  async berserk() {
+    try {
+      await this.conn.arenaBerserk(this.state.settings.arena, this.state.race);
+    } catch (error) {
+      this.say(refusalText(error));
+    }
+  }
+
   async action(kind) {
     const state = this.state;
     try {
@@ -618,7 +628,11 @@ class RaceView {
       );
     }
     if (state.status === "countdown" && state.startAt && now < state.startAt) {
-      return h("div", { class: "overlay countdown-overlay" }, h("p", {}, t("web.race.get_ready")), h("div", { class: "big" }, String(Math.ceil((state.startAt - now) / 1000))));
+      const me = state.mySlot === null ? null : state.players[state.mySlot];
+      const berserk = state.settings?.arena && me
+        ? me.berserk ? h("p", { class: "berserk-chosen" }, t("web.race.berserk_chosen")) : h("button", { dataset: { action: "berserk" }, title: t("web.race.berserk_title"), onclick: () => this.berserk() }, t("web.race.berserk"))
+        : null; // an arena race: half the time, a point more for a win (docs/COMMUNITY.md)
+      return h("div", { class: "overlay countdown-overlay" }, h("p", {}, t("web.race.get_ready")), h("div", { class: "big" }, String(Math.ceil((state.startAt - now) / 1000))), berserk);
     }
     if (state.status === "closed") {
       return h("div", { class: "overlay" }, h("h2", {}, t("web.race.closed")), h("p", { class: "closed-reason" }, t("web.race.closed_reason", { why: closedWhy(state) })), h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby")));
