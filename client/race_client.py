@@ -76,6 +76,8 @@ from shared.protocol import (
     DailyRequest,
     DailyStart,
     DailyStop,
+    Emote,
+    EmoteRequest,
     Error,
     GetAnalysis,
     GhostRace,
@@ -346,6 +348,11 @@ class RaceClient:
     async def cancel_quick_match(self) -> Ok:
         """Leave the quick-match queue (``not_queued`` if you were paired meanwhile)."""
         return await self.request(CancelQuickMatch(id=self._id(), token=self.token), Ok)
+
+    async def emote(self, race: str, phrase: Emote) -> Ok:
+        """Send the opponent one of the fixed phrases (an ``emote`` event to both players; never to live spectators).
+        ``emote_limit`` past the connection's budget of 3 at once, then one every 5 s."""
+        return await self.request(EmoteRequest(id=self._id(), token=self.token, race=race, phrase=phrase), Ok)
 
     async def rematch(self, race: str) -> Seated | Ok:
         """After a finished race: ``ok`` for an offer, ``seated`` in the new race once both players sent it.

@@ -63,6 +63,7 @@ from shared.protocol import (
     DailyRequest,
     DailyStart,
     DailyStop,
+    EmoteRequest,
     Error,
     ErrorCode,
     GetAnalysis,
@@ -130,6 +131,16 @@ WATCH_BURST = 20
 """``watch`` and ``unwatch`` per connection: bursts of 20, then one a second (docs/PROTOCOL.md "Limits")."""
 
 
+EMOTE_RATE_PER_SECOND = 0.2
+EMOTE_BURST = 3
+"""``emote`` per connection: 3 at once, then one every 5 s (``emote_limit`` past it; docs/PROTOCOL.md "Limits")."""
+
+
+def emote_bucket() -> TokenBucket:
+    """The budget of one connection's quick emotes."""
+    return TokenBucket(EMOTE_RATE_PER_SECOND, EMOTE_BURST)
+
+
 def watch_bucket() -> TokenBucket:
     """The budget of one connection's ``watch``/``unwatch`` requests."""
     return TokenBucket(WATCH_RATE_PER_SECOND, WATCH_BURST)
@@ -152,6 +163,7 @@ class ConnectionState:
     replies: int = 0
     """Replies (messages with a request id) sent so far: a request that failed after its reply gets no second one."""
     watches: TokenBucket = field(default_factory=watch_bucket)
+    emotes: TokenBucket = field(default_factory=emote_bucket)
     session: Session | None = None
     subscriptions: dict[str, Subscription] = field(default_factory=dict)
     owner: Owner = field(default_factory=Owner)
@@ -419,6 +431,14 @@ class Dispatcher:
         if outcome.event is not None and own is not None and own.viewer_slot is not SPECTATOR:
             self.hub.deliver_next(own, outcome.event)  # the mover's own event, in the same write as the reply
         metrics.move_stored(outcome.duplicate)
+
+    @handles(EmoteRequest)
+    async def _emote(self, state: ConnectionState, session: Session, request: EmoteRequest) -> None:
+        self._refuse_spectator(state, request.race)
+        if not state.emotes.allow():
+            raise ServiceError(ErrorCode.EMOTE_LIMIT, f"at most {EMOTE_BURST} emotes at once, then one every {1 / EMOTE_RATE_PER_SECOND:.0f} s")
+        await self.races.emote(request.race, session.player, request.phrase)
+        state.send(Ok(id=request.id, race=request.race))
 
     @handles(Resign)
     async def _resign(self, state: ConnectionState, session: Session, request: Resign) -> None:

@@ -35,9 +35,10 @@ ALIKE = {
     "web.race.code",
     "web.replay.pause",
     "web.rating.provisional_short",
+    "emote.said",
 }
 """Keys whose words some language writes as English does ("bot", "{count} min", "Esc", the bouquet in French and
-Portuguese, "Code" in French, "provisional" in Spanish, "tutorial" in Portuguese and Spanish)."""
+Portuguese, "Code" in French, "provisional" in Spanish, "tutorial" in Portuguese and Spanish, "{name}: {phrase}")."""
 
 
 def test_every_language_has_every_key_with_the_same_placeholders() -> None:

@@ -23,6 +23,7 @@ from shared.protocol import (
     SERVER_MESSAGE_TYPES,
     AttemptState,
     CloseReason,
+    Emote,
     LobbyEntry,
     RaceInfo,
     RaceSettings,
@@ -85,7 +86,7 @@ def test_the_name_rules_are_documented_with_their_limits() -> None:
         assert named in DOC, f"{named} (default-ignorable, removed from names) is not listed under Names"
 
 
-@pytest.mark.parametrize("values", [RaceStatus, AttemptState, ResultReason, CloseReason, Spectators], ids=lambda values: values.__name__)
+@pytest.mark.parametrize("values", [RaceStatus, AttemptState, ResultReason, CloseReason, Spectators, Emote], ids=lambda values: values.__name__)
 def test_every_value_of_every_closed_set_is_documented(values: type[StrEnum]) -> None:
     for value in values:
         assert f"`{value}`" in DOC, f"{values.__name__}.{value.name} ({value}) is not documented"

@@ -12,6 +12,7 @@ from shared.protocol import (
     CloseReason,
     Countdown,
     Disconnected,
+    EmoteSent,
     FinalStanding,
     MoveMade,
     PlayerJoined,
@@ -144,5 +145,5 @@ def test_progress_and_rematch_events_change_nothing_but_the_sequence() -> None:
 
 
 def test_every_event_type_either_folds_or_is_known_to_change_nothing() -> None:
-    silent = {Progress, RematchOffered, RematchStarted, AnalysisReady}
+    silent = {Progress, RematchOffered, RematchStarted, AnalysisReady, EmoteSent}
     assert set(FOLDS) | silent == set(EVENT_TYPES.values()) and not set(FOLDS) & silent

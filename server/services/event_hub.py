@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable
 from server import metrics
 from server.services.background import BackgroundLoop, Backoff
 from server.services.clock import ServerClock
-from server.services.views import event_for
+from server.services.views import event_for, shown_live
 from server.store import (
     AnyRaceChannels,
     LiveEvent,
@@ -117,6 +117,8 @@ class Subscription:
             if self.on_unseated is not None:
                 self.on_unseated()
             return
+        if not shown_live(event, self.viewer_slot):
+            return  # its place in the sequence is passed: nothing after it is held back
         message = event_for(event, self.viewer_slot)
         self.send(message)
         if self.clock is not None:  # how long after it was stored (beyond the delay) the event went out

@@ -46,7 +46,7 @@ from server.store import (
     deal_texts,
 )
 from shared import Action, Board, DeadCheck, EngineError, Rules, Special, Status, action_text, card_text, parse_action
-from shared.protocol import AttemptState, CloseReason, DealLayout, ErrorCode, RaceInfo, RaceStatus, Spectators
+from shared.protocol import AttemptState, CloseReason, DealLayout, Emote, ErrorCode, RaceInfo, RaceStatus, Spectators
 from shared.race.replay import replay
 from shared.race.rules import attempt_can_end_by_position
 
@@ -334,6 +334,15 @@ class RaceService:
         await self.record(race_id)
         try:
             return await self.store.offer_rematch(race_id, player, self.policy.rematch_window_ms)
+        except StoreRefusal as refusal:
+            raise _refused(refusal) from None
+
+    async def emote(self, race_id: str, player: str, phrase: Emote) -> None:
+        """Send ``player``'s quick emote to its race (``not_started`` while the race waits for an opponent)."""
+        if not RACE_ID_PATTERN.fullmatch(race_id):
+            raise ServiceError(ErrorCode.UNKNOWN_RACE, f"there is no race {race_id[:32]!r}")
+        try:
+            await self.store.emote(race_id, player, phrase.value)
         except StoreRefusal as refusal:
             raise _refused(refusal) from None
 

@@ -13,6 +13,7 @@ from server.store import LobbyChange, RaceRecord
 from shared import Board, Suit, card_text, make_card
 from shared.protocol import (
     BoardView,
+    EmoteSent,
     LobbyAdded,
     LobbyChanged,
     LobbyEntry,
@@ -38,6 +39,12 @@ def event_for(event: RaceEvent, viewer_slot: int | None) -> RaceEvent:
     if isinstance(event, MoveMade) and viewer_slot is not SPECTATOR and viewer_slot != event.slot:
         return Progress(race=event.race, seq=event.seq, at=event.at, slot=event.slot, count=event.count, left=event.left, status=event.status)
     return event
+
+
+def shown_live(event: RaceEvent, viewer_slot: int | None) -> bool:
+    """Whether ``viewer_slot`` receives ``event`` as it happens: a quick emote goes to the players only, never to live
+    spectators (docs/decisions/0015-emotes-between-players.md); a replay, the race's whole record, has it."""
+    return viewer_slot is not SPECTATOR or not isinstance(event, EmoteSent)
 
 
 def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> RaceInfo:

@@ -622,6 +622,12 @@ class RaceStore:
         result = await self._run(self.scripts.rematch_link, race_id, new_race=new_race_id)
         return _text(result[1])
 
+    async def emote(self, race_id: str, player: str, phrase: str) -> int:
+        """Append ``player``'s quick emote ``phrase`` to the race's events; returns its seq. Not repeated after a lost
+        reply (a second phrase would be shown twice)."""
+        result = await self._run(self.scripts.emote, race_id, player=player, phrase=phrase)
+        return int(result[1])
+
     async def close_by_operator(self, race_id: str, message: str) -> str:
         """Close a race that has no result yet (reason ``operator``, with ``message``); returns its status before."""
         result = await self._run(self.scripts.admin_close, race_id, message=message)

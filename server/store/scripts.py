@@ -17,7 +17,7 @@ from server.store.connection import RedisClient
 
 SHARDED_PUBLISH = ("local PUBLISH = 'PUBLISH'", "local PUBLISH = 'SPUBLISH'")
 """The line of lua/common.lua that names the publishing command, and what it becomes for sharded channels."""
-RACE_SCRIPTS = ("create", "join", "apply_action", "apply_move", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close", "berserk")
+RACE_SCRIPTS = ("create", "join", "apply_action", "apply_move", "check_action", "end_attempt", "tick", "presence", "leave", "rematch_offer", "rematch_link", "admin_close", "berserk", "emote")
 """The scripts of one race's keys: each starts with the parts of common.lua it uses (its KEYS and ARGV layout), and
 replies with one MessagePack string (:func:`packed_reply`)."""
 
@@ -138,6 +138,7 @@ class Scripts:
         self.rematch_link: AsyncScript = race["rematch_link"]
         self.admin_close: AsyncScript = race["admin_close"]
         self.berserk: AsyncScript = race["berserk"]
+        self.emote: AsyncScript = race["emote"]
         self.due_timers: AsyncScript = redis.register_script(with_arguments(_source("due_timers")))
         self.lobby_open: AsyncScript = redis.register_script(with_arguments(_source("lobby_open")))
         self.lobby_change: AsyncScript = redis.register_script(with_arguments(_source("lobby_change")))

@@ -98,6 +98,8 @@ class ErrorCode(StrEnum):
     """This connection watches the race: it cannot act in it (move, resign, stuck)."""
     NOT_FINISHED = "not_finished"
     """A replay (watch the race instead) or a ``rematch`` of a race that has no result yet."""
+    EMOTE_LIMIT = "emote_limit"
+    """``emote`` past the connection's budget (3 at once, then one every 5 s): nothing was sent; wait a little."""
     WATCH_LIMIT = "watch_limit"
     """The connection already watches as many races as the server allows (16 by default); unwatch one first."""
     SEED_POOL_EMPTY = "seed_pool_empty"

@@ -8,7 +8,7 @@ from typing import ClassVar, Final
 from shared.board import Status
 from shared.protocol.base import Message, message_types
 from shared.protocol.records import FinalStanding, RaceAnalysis
-from shared.protocol.states import AbortReason, AttemptState, CloseReason, Difficulty, ResultReason
+from shared.protocol.states import AbortReason, AttemptState, CloseReason, Difficulty, Emote, ResultReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +197,16 @@ class RematchStarted(RaceEvent):
 
     TYPE: ClassVar[str] = "rematch"
     new_race: str
+
+
+@dataclass(frozen=True, slots=True)
+class EmoteSent(RaceEvent):
+    """A player sent a quick emote: to both players live, never to live spectators (it stays in the race's record,
+    so a replay has it)."""
+
+    TYPE: ClassVar[str] = "emote"
+    slot: int
+    phrase: Emote
 
 
 @dataclass(frozen=True, slots=True)

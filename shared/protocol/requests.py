@@ -30,7 +30,7 @@ from shared.protocol.codes import (
     MAX_TOKEN_LEN,
 )
 from shared.protocol.records import RaceSettings
-from shared.protocol.states import GhostSource
+from shared.protocol.states import Emote, GhostSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +112,14 @@ class Rematch(RaceRequest):
     """After a finished race: offer (or accept) a new race with the same settings and a new deal."""
 
     TYPE: ClassVar[str] = "rematch"
+
+
+@dataclass(frozen=True, slots=True)
+class EmoteRequest(RaceRequest):
+    """A player sends the opponent one of the fixed phrases (``emote`` event), from the countdown to after the result."""
+
+    TYPE: ClassVar[str] = "emote"
+    phrase: Emote = bounded()  # noqa: RUF009 - required on the wire (no default); bounded() only satisfies the dataclass order
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,6 +163,23 @@ class LineVerdict(StrEnum):
     """The budget did not decide enough positions to say anything."""
 
 
+class Emote(StrEnum):
+    """A quick emote: one of a fixed set of phrases a race's player sends the opponent (``emote``). Only the phrase's
+    name goes over the wire; each client says it in its reader's own language (``emote.<value>`` in
+    ``shared/words``), so there is no free text to moderate."""
+
+    HELLO = "hello"
+    GOOD_LUCK = "good_luck"
+    HAVE_FUN = "have_fun"
+    NICE_MOVE = "nice_move"
+    OOPS = "oops"
+    WOW = "wow"
+    WELL_PLAYED = "well_played"
+    THANKS = "thanks"
+    REMATCH = "rematch"
+    BYE = "bye"
+
+
 class LobbyOp(StrEnum):
     """A change of the lobby list, as the lobby feed stores it (the type of the lobby event it becomes)."""
 

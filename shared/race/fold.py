@@ -131,8 +131,8 @@ FOLDS: Final[dict[type[RaceEvent], Callable[[RaceSnapshot, Any], None]]] = {
     PlayerLeft: _player_left,
     RaceClosed: _closed,
 }
-"""What each event changes; the others (``progress``, ``rematch_offered``, ``rematch``, ``analysis``) change nothing a
-snapshot shows."""
+"""What each event changes; the others (``progress``, ``rematch_offered``, ``rematch``, ``analysis``, ``emote``) change
+nothing a snapshot shows."""
 
 
 def fold_events(history: Iterable[RaceEvent], race: RaceSnapshot | None = None) -> RaceSnapshot:

@@ -51,7 +51,7 @@ function narrow(value) {
 /** Race events carry race and seq; lobby events start with "lobby_"; everything else answers a request. */
 export const RACE_EVENTS = new Set([
   "player_joined", "countdown", "started", "berserk", "move", "progress", "attempt_ended", "result", "disconnected", "back",
-  "watchers", "player_left", "race_closed", "rematch_offered", "rematch", "analysis",
+  "watchers", "player_left", "race_closed", "rematch_offered", "rematch", "analysis", "emote",
 ]);
 export const LOBBY_EVENTS = new Set(["lobby_added", "lobby_changed", "lobby_removed", "lobby_reset"]);
 /** Pushed to the connections that joined an arena tournament. */
