@@ -34,6 +34,7 @@ from shared.protocol import (
     DealLayout,
     Difficulty,
     Disconnected,
+    EmoteSent,
     FinalStanding,
     LineVerdict,
     MoveMade,
@@ -454,6 +455,10 @@ class RaceView:
         self.rematch_offers[event.slot] = event.until
         return None if event.slot == self.slot else f"{self.name(event.slot)} offers a rematch."
 
+    def _emote(self, event: EmoteSent) -> str:
+        """The opponent's (or one's own) quick emote, in the reader's language: ``Bob: Good luck!``."""
+        return words("emote.said", name=self.name(event.slot), phrase=_worded("emote", event.phrase))
+
     def _rematch_started(self, event: RematchStarted) -> str:
         self.rematch_race = event.new_race
         return f"Rematch agreed: race {event.new_race}."
@@ -511,6 +516,7 @@ _CLIENT_CHANGES: Final[dict[type[RaceEvent], Callable[[RaceView, Any], str | Non
     RematchOffered: RaceView._rematch_offered,
     RematchStarted: RaceView._rematch_started,
     AnalysisReady: RaceView._analysed,
+    EmoteSent: RaceView._emote,
 }
 """What each event changes beyond the shared fold (boards, progress, offers, the result), and what it says."""
 

@@ -26,7 +26,7 @@ from cli.tui.spectate_screens import ReplayScreen
 from server.app import RaceServer
 from shared import Board, parse_action
 from shared.assist import destinations
-from shared.protocol import RaceResult, RaceSettings, Seated, Started
+from shared.protocol import Emote, RaceResult, RaceSettings, Seated, Started
 
 ON_BOTH_SIZES = pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x45"])
 
@@ -103,6 +103,8 @@ async def test_the_race_screen_draws_the_table_and_the_opponents_progress(race_s
     async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=seed, time_limit=600, undo=True), size=size) as race:
         app, pilot, screen, bob = race.app, race.pilot, race.screen, race.bob
         await race.start()
+        await bob.emote(screen.view.race_id, Emote.GOOD_LUCK)  # a quick emote lands in the message log, in words
+        await until(pilot, lambda: "Bob (guest): Good luck!" in screen.messages, what="the opponent's emote")
         for move in line[:6]:
             await type_move(pilot, move)
         await bob.move(screen.view.race_id, line[0])
