@@ -352,6 +352,11 @@ export class Connection {
     return reply;
   }
 
+  /** Send the opponent a quick emote, one of the fixed phrases (`emotes.js` PHRASES). */
+  emote(race, phrase) {
+    return this.request({ type: "emote", race, phrase });
+  }
+
   resign(race) {
     return this.request({ type: "resign", race });
   }

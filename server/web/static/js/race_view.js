@@ -2,6 +2,7 @@
 // watchers and presence, the buttons, keyboard entry, and the result with a rematch button.
 
 import { BoardView } from "./board_view.js";
+import { BUBBLE_MS, emoteBubble, emotePicker, isMuted } from "./emotes.js";
 import { ServerError } from "./connection.js";
 import { clockText, closedWhy, dealText, endingText, fill, h, settingsText, statusText, timeLimitText, worded } from "./dom.js";
 import { cardLabel, moveLabel, moveText, parseCard, replayLayout } from "./engine.js";
@@ -316,9 +317,42 @@ class RaceView {
       return;
     }
     if (event.type === "result") this.message = null;
+    if (event.type === "emote" && event.seq > this.caughtUpSeq) this.showEmote(event);
     this.render();
     if (event.seq > this.caughtUpSeq) this.cue(event);
     this.maybeAutoMove();
+  }
+
+  /** A quick emote as it comes: a bubble on its player's panel for a few seconds, unless that player is muted here. */
+  showEmote(event) {
+    const player = this.state.players[event.slot];
+    if (event.slot !== this.state.mySlot && isMuted(player)) return;
+    const shown = { phrase: event.phrase };
+    this.emotes = { ...this.emotes, [event.slot]: shown };
+    setTimeout(() => {
+      if (this.unmounted || this.emotes[event.slot] !== shown) return;
+      delete this.emotes[event.slot];
+      this.render();
+    }, BUBBLE_MS);
+  }
+
+  async sendEmote(phrase) {
+    try {
+      await this.conn.emote(this.state.race, phrase);
+    } catch (error) {
+      this.sayRefused(error, null, null);
+    }
+  }
+
+  /** The emote menu while there is an opponent to talk to: from the countdown to after the result. */
+  emoteMenu() {
+    const state = this.state;
+    const opponent = state.players[1 - state.mySlot];
+    if (!opponent || !["countdown", "running", "finished"].includes(state.status)) return null;
+    return emotePicker({
+      opponent, name: playerText(opponent), send: (phrase) => this.sendEmote(phrase), onMute: () => this.render(),
+      open: this.emoteMenuOpen, onToggle: (open) => { this.emoteMenuOpen = open; },
+    });
   }
 
   /** The sound, title and notification of a race event as it happens (not of one replayed from the race's past). */
@@ -547,7 +581,12 @@ class RaceView {
   playersOf(now) {
     const state = this.state;
     const mine = this.conn.status;
-    return [playerPanel(state, state.mySlot, now, t("web.race.you"), mine), playerPanel(state, 1 - state.mySlot, now, t("web.race.opponent"), mine)];
+    const panels = [playerPanel(state, state.mySlot, now, t("web.race.you"), mine), playerPanel(state, 1 - state.mySlot, now, t("web.race.opponent"), mine)];
+    [state.mySlot, 1 - state.mySlot].forEach((slot, index) => {
+      const shown = this.emotes?.[slot];
+      if (shown && (slot === state.mySlot || !isMuted(state.players[slot]))) panels[index].append(emoteBubble(shown.phrase));
+    });
+    return panels;
   }
 
   render() {
@@ -688,6 +727,7 @@ class RaceView {
           " ", t("web.race.automove"),
         ),
         soundSwitch(),
+        this.emoteMenu(),
       ),
       h("div", { class: "keyboard-hint" },
         selected ? t("web.race.selected", { card: cardLabel(selected) }) : this.typed ? t("web.race.typed", { typed: this.typed }) : t("web.race.keyboard_hint"),
