@@ -3,8 +3,6 @@ clients dropped for not reading. One call per fact, so the transport's instrumen
 
 from __future__ import annotations
 
-import time
-
 from server import logs, metrics
 
 
@@ -20,25 +18,7 @@ def connection_closed(peer: str, connection_id: str, code: int | None, reason: s
     logs.event("connection_closed", peer=peer, connection=connection_id, code=code, reason=reason or None, player=player)
 
 
-class _Throttle:
-    """At most one log line per ``seconds``; counts what it held back."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.last = -seconds
-        self.held_back = 0
-
-    def due(self) -> int | None:
-        """None while a line was written less than ``seconds`` ago, else how many were held back since."""
-        now = time.monotonic()
-        if now - self.last < self.seconds:
-            self.held_back += 1
-            return None
-        held_back, self.last, self.held_back = self.held_back, now, 0
-        return held_back
-
-
-_REFUSALS = _Throttle(1.0)
+_REFUSALS = logs.Throttle(1.0)
 
 
 def rate_limited(peer: str, connection_id: str, *, closed: bool) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from enum import Enum
 from typing import Any
 
@@ -101,3 +102,21 @@ def warning(name: str, **fields: Any) -> None:
     """Log event ``name`` at WARNING."""
     _events.warning(name, **fields)
 
+
+class Throttle:
+    """At most one log line per ``seconds`` for one kind of repeated fact (a flood must not flood the logs): counts
+    what it held back, so the line that is written says how many were not."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.last = -seconds
+        self.held_back = 0
+
+    def due(self) -> int | None:
+        """None while a line was written less than ``seconds`` ago, else how many were held back since."""
+        now = time.monotonic()
+        if now - self.last < self.seconds:
+            self.held_back += 1
+            return None
+        held_back, self.last, self.held_back = self.held_back, now, 0
+        return held_back

@@ -106,3 +106,28 @@ async def test_a_background_worker_that_crashes_is_logged_with_its_cause(
     crashed = [record for record in caplog.records if "background worker RaceAnalyst crashed" in record.getMessage()]
     assert crashed and crashed[0].levelname == "ERROR" and crashed[0].exc_info is not None
     assert "the analyst's own bug" in str(crashed[0].exc_info[1])
+
+
+async def test_a_flood_of_refused_watches_writes_a_line_a_second_not_a_line_each(spawn_servers: SpawnServers) -> None:
+    # One connection's watch budget is 20 at once: most of the next 100 are refused rate_limited, each counted in the metrics
+    # but logged at most once a second, the line saying how many were not logged since (main before: a line each).
+    (server,) = await spawn_servers(1, "--log-format", "json", "--log-level", "INFO")
+    ann, bob = await player(server.url, "Ann"), await player(server.url, "Bob")
+    race = (await ann.create(RaceSettings())).race.race
+    watcher = await player(server.url, "Churn")
+    refused = 0
+    for _ in range(60):
+        for request in (watcher.watch, watcher.unwatch):
+            try:
+                await request(race)
+            except ServerError as error:
+                assert error.code == "rate_limited"
+                refused += 1
+    for client in (ann, bob, watcher):
+        await client.close()
+    server.signal(signal.SIGTERM)
+    assert await server.exited() == 0
+    lines = [line for line in events(server.output()) if line.get("event") == "rate_limited" and line.get("request") in ("watch", "unwatch")]
+    assert refused >= 80  # the budget refills at one a second while the loop runs
+    assert 1 <= len(lines) <= 10, lines
+    assert sum(int(str(line["not_logged_since"])) for line in lines) + len(lines) <= refused  # the last ones wait for a next line

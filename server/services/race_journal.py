@@ -52,12 +52,18 @@ def race_discarded(race_id: str) -> None:
     logs.event("race_discarded", race=race_id)
 
 
+_RATE_LIMITED_REQUESTS = logs.Throttle(1.0)
+"""Requests refused ``rate_limited`` are each counted but logged at most once a second per process: one line per
+refusal let a flood of refused requests cost the server more in log lines than in the refusals themselves."""
+
+
 def request_refused(request: Request, player: str | None, error_code: AnyErrorCode) -> None:
     """A request was answered with error ``error_code``; a refused move is a lifecycle step of its race."""
     code = str(error_code.value)
     metrics.request_refused(request.TYPE, code)
-    if error_code == ErrorCode.RATE_LIMITED:  # e.g. too many wrong invite codes (the codes themselves are never logged)
-        logs.warning("rate_limited", request=request.TYPE, player=player, action="refused")
+    if error_code == ErrorCode.RATE_LIMITED and (held_back := _RATE_LIMITED_REQUESTS.due()) is not None:
+        # e.g. too many wrong invite codes (the codes themselves are never logged), or watch churn
+        logs.warning("rate_limited", request=request.TYPE, player=player, action="refused", not_logged_since=held_back)
     if isinstance(request, MoveRequest):
         logs.event("move_refused", race=request.race, player=player, seq=request.seq, move=request.move, code=code)
 
