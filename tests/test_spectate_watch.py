@@ -15,9 +15,9 @@ from winning_lines import winning_deal
 from client import RaceClient, ServerError
 from client.race_view import RaceView, watched_status_note, watched_status_words
 from server.app import RaceServer
-from server.services.spectate import SpectateService
+from server.services.spectate import SpectateService, SpectatorViews
 from server.store import StoredEvent
-from shared import Board, card_text
+from shared import Board, Rules, card_text
 from shared.protocol import MoveMade, RaceEvent, RaceResult, RaceSettings, RaceStatus, Started, WatcherCount, Watching
 from shared.race.replay import replay
 
@@ -26,11 +26,11 @@ def moves_seen(events: list[RaceEvent]) -> list[tuple[int, str, int]]:
     return [(event.slot, event.move, event.move_seq) for event in events if isinstance(event, MoveMade)]
 
 
-def assert_boards_match(watching: Watching, seed: int, actions: dict[int, list[str]]) -> None:
+def assert_boards_match(watching: Watching, seed: int, actions: dict[int, list[str]], rules: Rules | None = None) -> None:
     """The snapshot's boards are the deal with exactly ``actions`` played, for each seat."""
     assert [board.slot for board in watching.boards] == sorted(actions)
     for board in watching.boards:
-        expected = replay(seed, Board.deal(seed).rules, actions[board.slot])
+        expected = replay(seed, rules or Board.deal(seed).rules, actions[board.slot])
         assert board.moves == actions[board.slot]
         assert board.columns == [[card_text(card) for card in column] for column in expected.columns]
         assert board.bouquet == [card_text(card) for card in expected.bouquet]
@@ -374,3 +374,44 @@ async def test_a_second_watch_of_a_race_reads_only_the_events_since_the_first_an
     finally:
         await race.close()
         await eve.close()
+
+
+async def test_a_spectator_view_carried_on_action_by_action_shows_the_boards_a_replay_of_the_stored_actions_shows(
+    race_server: RaceServer,
+) -> None:
+    # The view a watch carries on from the last one (server/services/spectate.py SpectatorViews) against the boards
+    # made afresh from the stored actions, after each action of a race with moves, undos and a redeal, and for an
+    # earlier moment than the view's (built again).
+    seed, line = winning_deal()
+    race = await seated_race(race_server.url, RaceSettings(seed=seed, spectator_delay=0, undo=True, redeal_once=True))
+    store = race_server.races.store  # type: ignore[union-attr]
+    assert store is not None and race_server.transport is not None
+    spectate = race_server.transport.dispatcher.spectate
+    ann_actions = [line[0], line[1], "undo", line[1], "redeal"]
+    bob_actions = [line[0], "undo", line[0], line[1]]
+    moments: list[int] = []
+    try:
+        for ann_action, bob_action in itertools.zip_longest(ann_actions, bob_actions):
+            for client, action in ((race.ann, ann_action), (race.bob, bob_action)):
+                if action is None:
+                    continue
+                await client.move(race.race_id, action)
+                snapshot = await spectate.watch(race.race_id)
+                moments.append(snapshot.as_of)
+                record = await store.load_race(race.race_id)
+                assert record is not None
+                stored = {slot: await store.actions(race.race_id, slot) for slot in (0, 1)}
+                assert_boards_match(Watching(id=0, race=snapshot.info, boards=snapshot.boards, as_of=snapshot.as_of,
+                                             delay_ms=0, deal=snapshot.deal, status_now=snapshot.status_now),
+                                    seed, stored, Rules(undo=True, redeal_once=True))  # fmt: skip
+        redealt = (await race_server.races.line(record, 0)).redeal_columns  # type: ignore[union-attr]
+        final = await spectate.watch(race.race_id)
+        assert redealt is not None and final.boards[0].redeal_columns == redealt
+        history = await spectate.histories.events(race.race_id)
+        scratch = SpectatorViews().as_of(record, history, moments[1])
+        view = spectate.views.as_of(record, history, moments[1])
+        assert {slot: seat.actions for slot, seat in view.seated().items()} == {slot: seat.actions for slot, seat in scratch.seated().items()}
+        shown = [event for event in history if isinstance(event, MoveMade) and event.at <= moments[1]]
+        assert sum(len(seat.actions) for seat in view.seated().values()) == len(shown) >= 2
+    finally:
+        await race.close()

@@ -3,7 +3,7 @@
 Fair play: spectators lag ``delay`` behind the race, so a player cannot follow
 the opponent's line live from a second connection. The snapshot a spectator
 starts from is the race as it stood at *now − delay*, folded from the stored
-events and rebuilt from the stored actions, never the live state; the events
+events (their moves played on the deal), never the live state; the events
 after it are delivered by the event hub, each no earlier than its time plus the
 delay. Everything is read from Redis, so any process can serve any race.
 """
@@ -12,16 +12,27 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
-from itertools import takewhile
+from dataclasses import dataclass, field
 
 from server.services.errors import ServiceError
-from server.services.race import RaceService
+from server.services.race import RaceService, column_texts
 from server.services.views import SPECTATOR, board_view, event_for, race_as_of
-from server.store import RaceRecord, RaceStore, StoredEvent
-from shared.protocol import LIVE_STATUSES, BoardView, DealLayout, ErrorCode, RaceEvent, RaceInfo, RaceStatus, Spectators, as_map
+from server.store import RaceRecord, RaceStore, StoredEvent, deal_texts
+from shared import Board, Rules, Special, parse_action
+from shared.protocol import (
+    LIVE_STATUSES,
+    BoardView,
+    DealLayout,
+    ErrorCode,
+    MoveMade,
+    RaceEvent,
+    RaceInfo,
+    RaceStatus,
+    Spectators,
+    as_map,
+)
+from shared.race import RaceSnapshot, fold_events
 from shared.race.record import record_digest
-from shared.race.replay import replay
 
 
 def ensure_shown_to(record: RaceRecord, player: str) -> None:
@@ -95,6 +106,90 @@ class RaceHistories:
         return history
 
 
+@dataclass(slots=True)
+class SeatView:
+    """One seat's board as spectators see it at the moment a :class:`SpectatorView` was folded to."""
+
+    board: Board
+    actions: list[str] = field(default_factory=list)
+    redeal_columns: list[list[str]] | None = None
+    """What the seat's redeal dealt, once it redealt."""
+
+
+@dataclass(slots=True)
+class SpectatorView:
+    """A race as its events up to one moment made it (their fold, and each seat's board after its moves), kept to
+    be carried on to a later moment by the next ``watch``."""
+
+    seed: int
+    rules: Rules
+    as_of: int
+    """Every event at or before this time is folded (up to the first one after it)."""
+    read: int = 0
+    """How many of the race's stored events are folded or skipped."""
+    race: RaceSnapshot = field(default_factory=RaceSnapshot)
+    seats: dict[int, SeatView] = field(default_factory=dict)
+
+    def carry_on(self, history: list[StoredEvent], as_of: int) -> None:
+        """Fold the events after the last one read, up to the first race event after ``as_of``, and play each move
+        on its seat's board."""
+        self.as_of = as_of
+        while self.read < len(history):
+            event = history[self.read]
+            if isinstance(event, RaceEvent):
+                if event.at > as_of:
+                    return
+                fold_events((event,), self.race)
+                if isinstance(event, MoveMade):
+                    self._play(event)
+            self.read += 1
+
+    def _play(self, event: MoveMade) -> None:
+        seat = self.seats.get(event.slot)
+        if seat is None:
+            seat = self.seats[event.slot] = SeatView(Board.deal(self.seed, self.rules))
+        seat.board.play(parse_action(event.move))
+        seat.actions.append(event.move)
+        if event.move == Special.REDEAL.value:
+            seat.redeal_columns = column_texts(seat.board)
+
+    def seated(self) -> dict[int, SeatView]:
+        """Each seat the fold has (a seat that has not moved yet: its board as dealt)."""
+        for slot in self.race.actions:
+            if slot not in self.seats:
+                self.seats[slot] = SeatView(Board.deal(self.seed, self.rules))
+        for slot in [slot for slot in self.seats if slot not in self.race.actions]:  # seat 1 left before the start
+            del self.seats[slot]
+        return self.seats
+
+
+class SpectatorViews:
+    """The spectator views of the races watched lately, each carried on from where the last ``watch`` left it.
+
+    A ``watch`` needs the race as it stood at now minus the delay: folding every event and replaying both boards
+    from the deal made each watch cost in proportion to the race's length, and a few watches a second of a long race
+    took a core. A race's events only grow and its spectator moment only moves on, so a view is carried on by the
+    events since; it is built afresh when the race was dealt again (a seat left before the start) or when a watch
+    asks for an earlier moment than the view's."""
+
+    def __init__(self, kept: int = HISTORIES_KEPT) -> None:
+        self.kept = kept
+        self._views: OrderedDict[str, SpectatorView] = OrderedDict()
+
+    def as_of(self, record: RaceRecord, history: list[StoredEvent], as_of: int) -> SpectatorView:
+        """The race ``record`` as its ``history`` made it at ``as_of`` (the view is shared and carried on by the next
+        call: read it at once)."""
+        view = self._views.get(record.race_id)
+        if view is None or view.seed != record.deal.seed or view.rules != record.settings.rules or as_of < view.as_of:
+            view = SpectatorView(record.deal.seed, record.settings.rules, as_of)
+        view.carry_on(history, as_of)
+        self._views[record.race_id] = view
+        self._views.move_to_end(record.race_id)
+        while len(self._views) > self.kept:
+            self._views.popitem(last=False)
+        return view
+
+
 class SpectateService:
     """Lists, snapshots and replays for people without a seat; never changes a race."""
 
@@ -103,6 +198,7 @@ class SpectateService:
         self.races = races
         self.sign = sign
         self.histories = RaceHistories(store)
+        self.views = SpectatorViews()
         """Signs a record's digest (server/record_signing.py); None: replays carry no signature."""
 
     async def live_races(self, limit: int) -> list[RaceInfo]:
@@ -127,17 +223,16 @@ class SpectateService:
             raise ServiceError(ErrorCode.NO_SPECTATORS, "the players of this race chose that nobody watches it")
         delay_ms = self.races.policy.delay_of(record.settings)
         as_of = await self.store.now_ms() - delay_ms
-        history = [event for event in await self.histories.events(race_id) if isinstance(event, RaceEvent)]
-        shown = list(takewhile(lambda event: event.at <= as_of, history))
-        info, action_counts = race_as_of(record, shown, spectator_delay_ms=delay_ms)
+        seen = self.views.as_of(record, await self.histories.events(race_id), as_of)
+        info = race_as_of(record, seen.race, spectator_delay_ms=delay_ms)
         boards: list[BoardView] = []
         deal: DealLayout | None = None
         if info.status not in (RaceStatus.WAITING, RaceStatus.CLOSED):  # the countdown has dealt
-            rules = record.settings.rules
-            for slot, count in sorted(action_counts.items()):
-                line = await self.races.line(record, slot, count)
-                deal = line.deal
-                boards.append(board_view(slot, line.actions, replay(record.deal.seed, rules, line.actions), line.redeal_columns))
+            deal = DealLayout(*deal_texts(record.deal.seed))
+            boards = [
+                board_view(slot, list(seat.actions), seat.board, seat.redeal_columns)
+                for slot, seat in sorted(seen.seated().items())
+            ]  # fmt: skip
         return WatchSnapshot(info=info, boards=boards, as_of=as_of, delay_ms=delay_ms, deal=deal, status_now=record.status)
 
     async def replay_page(self, race_id: str, after: int, limit: int, player: str) -> EventPage:

@@ -28,7 +28,7 @@ from shared.protocol import (
     from_map,
     project,
 )
-from shared.race import fold_events
+from shared.race import RaceSnapshot
 
 SPECTATOR = None
 """The viewer slot of someone who watches without a seat; sees every move (after the spectator delay)."""
@@ -70,15 +70,14 @@ def race_info(record: RaceRecord, *, spectator_delay_ms: int | None = None) -> R
     )
 
 
-def race_as_of(record: RaceRecord, history: list[RaceEvent], *, spectator_delay_ms: int) -> tuple[RaceInfo, dict[int, int]]:
-    """The race as it stood after ``history`` (its first events, in order) and each seat's action count then.
+def race_as_of(record: RaceRecord, race: RaceSnapshot, *, spectator_delay_ms: int) -> RaceInfo:
+    """The race as it stood when its events had made ``race`` (their fold, see :func:`shared.race.fold_events`).
 
-    This is how a spectator's snapshot is built for a moment in the past (see :func:`shared.race.fold_events`).
+    This is how a spectator's snapshot is built for a moment in the past.
     """
     info = race_info(record, spectator_delay_ms=spectator_delay_ms)
-    race = fold_events(history)
     revealed = race.status is RaceStatus.FINISHED
-    as_of = replace(
+    return replace(
         info,
         status=race.status,
         players=race.seats(),
@@ -91,7 +90,6 @@ def race_as_of(record: RaceRecord, history: list[RaceEvent], *, spectator_delay_
         event_seq=race.event_seq,
         watchers=race.watchers,
     )
-    return as_of, race.actions
 
 
 def board_view(slot: int, actions: list[str], board: Board, redeal_columns: list[list[str]] | None = None) -> BoardView:
