@@ -5,6 +5,7 @@
 #   nginx:1.27-alpine             Debian's nginx 1.22
 #   prom/prometheus:v3.1.0        Debian's prometheus 2.42 (promtool included)
 #   oliver006/redis_exporter:v1.67.0   Debian's prometheus-redis-exporter 1.45
+#   postgres:15-bookworm          Debian's postgresql-15 (the official image's POSTGRES_* variables and data folder)
 # Each stand-in keeps the real image's interface (entrypoint, paths, ports) as far as docker-compose*.yml use it.
 # The debootstrap root file system is cached as a tarball (FLOWERGARDEN_IMAGE_CACHE, default
 # ~/.cache/flowergarden/images), so a second run on a fresh Docker data root only imports it; an image already in
@@ -57,7 +58,7 @@ if ! has_image python:3.11-slim; then
 fi
 
 for spec in redis:redis:7.2 nginx:nginx:1.27-alpine prometheus:prom/prometheus:v3.1.0 \
-            redis-exporter:oliver006/redis_exporter:v1.67.0; do
+            redis-exporter:oliver006/redis_exporter:v1.67.0 postgres:postgres:15-bookworm; do
     folder=${spec%%:*}
     tag=${spec#*:}
     if ! has_image "$tag"; then
@@ -66,4 +67,4 @@ for spec in redis:redis:7.2 nginx:nginx:1.27-alpine prometheus:prom/prometheus:v
             || { echo "build-stand-ins: building $tag failed, see $cache/build-$folder.log" >&2; exit 1; }
     fi
 done
-echo "build-stand-ins: python:3.11-slim redis:7.2 nginx:1.27-alpine prom/prometheus:v3.1.0 oliver006/redis_exporter:v1.67.0 ready"
+echo "build-stand-ins: python:3.11-slim redis:7.2 nginx:1.27-alpine prom/prometheus:v3.1.0 oliver006/redis_exporter:v1.67.0 postgres:15-bookworm ready"
