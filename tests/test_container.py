@@ -3,9 +3,12 @@ up on a Docker engine of the test's own (tests/container_engine.py; stand-in bas
 locally where no registry is reachable), a race played through nginx with the Python client, ``/metrics`` hidden
 at the balancer, a server killed mid-race (and nginx restarted while it is away) with the race finishing through
 the other, Redis restarted with nothing lost, the documented rolling upgrade (old image -> new, one server at a
-time, a race under way survives), and the Redis backup + restore drill; then ``docker-compose.cluster.yml`` with a
+time, a race under way survives), the Redis backup + restore drill and the PostgreSQL one (the first race's players
+registered: their accounts and its record dumped with pg_dump, the database volume removed, the dump restored, and
+then the accounts log in and the record exports and verifies from PostgreSQL alone); then ``docker-compose.cluster.yml`` with a
 primary killed mid-race (the race and the lobby feed on it: the player's own connection is sent the result, a
-lobby watcher on each process sees the next race listed, both processes ready afterwards). Slow (minutes): the first run builds the images, later runs reuse the cached ones."""
+lobby watcher on each process sees the next race listed, both processes ready afterwards, the race archived in
+PostgreSQL). Slow (minutes): the first run builds the images, later runs reuse the cached ones."""
 
 from __future__ import annotations
 
@@ -26,14 +29,17 @@ from packaging.utils import canonicalize_name
 from websockets.exceptions import InvalidHandshake
 from winning_lines import winning_deal
 
+from cli.player_commands import record_of
 from client import ConnectionLost, RaceClient, Resumed, ServerError
 from server.store import keys
 from shared.protocol import Countdown, LobbyAdded, RaceResult, RaceSettings, RaceStatus, Started
+from shared.race.record import verify_record
 
 pytestmark = [pytest.mark.container, pytest.mark.timeout(2400)]
 
 OLD, NEW = "flowergarden:container-test-old", "flowergarden:container-test-new"
 SECRET = "container-test-secret"
+PASSWORD = "correct horse battery"
 
 
 def free_port() -> int:
@@ -61,10 +67,13 @@ class Stack:
         return subprocess.run(command, cwd=ROOT, env={**self.environment, **environment}, capture_output=True, text=True,
                               check=False, timeout=600)
 
+    def compose_command(self, *args: str) -> list[str]:
+        """The docker-compose command line of ``args`` on this stack's project and file."""
+        return ["docker-compose", "-p", self.project, "-f", str(ROOT / self.file), *args]
+
     def compose(self, *args: str, image: str = OLD, check: bool = True, timeout: float = 600) -> str:
-        done = subprocess.run(["docker-compose", "-p", self.project, "-f", str(ROOT / self.file), *args], cwd=ROOT,
-                              env={**self.environment, "FLOWERGARDEN_IMAGE": image}, capture_output=True, text=True,
-                              check=False, timeout=timeout)
+        done = subprocess.run(self.compose_command(*args), cwd=ROOT, env={**self.environment, "FLOWERGARDEN_IMAGE": image},
+                              capture_output=True, text=True, check=False, timeout=timeout)
         if check:
             assert done.returncode == 0, f"docker-compose {' '.join(args)}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
         return done.stdout
@@ -111,6 +120,26 @@ class Stack:
                   "except urllib.error.HTTPError as error:\n    print(error.read().decode())")
         document: dict[str, str] = json.loads(self.compose("exec", "-T", service, "python", "-c", script))
         return document
+
+    def sql(self, query: str) -> str:
+        """One query's rows (``psql -tA``) in the stack's PostgreSQL."""
+        return self.compose("exec", "-T", "postgres", "psql", "-tA", "-v", "ON_ERROR_STOP=1", "-U", "flowergarden",
+                            "-d", "flowergarden", "-c", query).strip()
+
+    def wait_archived(self, race_id: str, timeout: float = 120) -> None:
+        """Until the archiver has the race's row in PostgreSQL (it passes every 0.5 s)."""
+        deadline = time.monotonic() + timeout
+        while self.sql(f"SELECT count(*) FROM finished_races WHERE race_id = '{race_id}'") != "1":
+            assert time.monotonic() < deadline, f"race {race_id} was not archived"
+            time.sleep(0.5)
+
+    def pg_dump(self, path: Path) -> None:
+        """OPERATIONS.md's backup: ``docker compose exec -T postgres pg_dump -Fc … > path``."""
+        with path.open("wb") as output:
+            dumped = subprocess.run(self.compose_command("exec", "-T", "postgres", "pg_dump", "-Fc", "-U", "flowergarden", "flowergarden"),
+                                    cwd=ROOT, env=self.environment, stdout=output, stderr=subprocess.PIPE, check=False, timeout=300)
+        assert dumped.returncode == 0, dumped.stderr
+        assert path.stat().st_size > 0
 
     def down(self) -> None:
         self.compose("down", "--volumes", "--remove-orphans", check=False)
@@ -160,9 +189,13 @@ def test_the_image_holds_the_locked_versions_and_nothing_it_does_not_need_to_ser
     print(f"container test: the project image is {int(size.stdout) / 1e6:.0f} MB")
 
 
-async def connect(url: str, name: str) -> RaceClient:
+async def connect(url: str, name: str, *, register: bool = False) -> RaceClient:
+    """A session named ``name``; with ``register`` logged in to a new account of that handle."""
     client = await RaceClient.connect(url)
     await client.hello(name)
+    if register:
+        client.request_timeout = 60  # registering hashes the password: slow on a busy host
+        await client.register(name, PASSWORD)
     return client
 
 
@@ -195,8 +228,8 @@ async def play_through(client: RaceClient, race_id: str, moves: tuple[str, ...],
         acknowledged.append(reply.move)
 
 
-async def start_race(url: str, seed: int) -> tuple[RaceClient, RaceClient, str]:
-    ann, bob = await connect(url, "Ann"), await connect(url, "Bob")
+async def start_race(url: str, seed: int, *, register: bool = False) -> tuple[RaceClient, RaceClient, str]:
+    ann, bob = await connect(url, "Ann", register=register), await connect(url, "Bob", register=register)
     race_id = (await ann.create(RaceSettings(seed=seed, spectator_delay=0))).race.race
     await bob.join(race_id)
     await ann.wait_for(Countdown)
@@ -233,6 +266,9 @@ def test_compose_plays_through_nginx_survives_a_server_kill_redis_restart_and_a_
         asyncio.run(_restart_redis(stack))
         asyncio.run(_rolling_upgrade(stack))
         asyncio.run(_backup_and_restore(stack, tmp_path))
+        started = time.monotonic()
+        asyncio.run(_postgres_backup_and_restore(stack, tmp_path))
+        print(f"container test: the PostgreSQL backup and restore drill took {time.monotonic() - started:.0f} s")
     finally:
         stack.down()
 
@@ -243,7 +279,7 @@ async def _play_and_kill(stack: Stack) -> None:
     health = json.loads(stack.http("/health")[1])
     assert health["status"] == "ok" and health["version"] != "unknown"
     seed, line = winning_deal()
-    ann, bob, race_id = await start_race(stack.url, seed)
+    ann, bob, race_id = await start_race(stack.url, seed, register=True)  # their accounts: the PostgreSQL drill's
     acknowledged: list[str] = []
     try:
         await play_through(ann, race_id, line[:10], stack.url, acknowledged)
@@ -329,6 +365,34 @@ async def _backup_and_restore(stack: Stack, tmp_path: Path) -> None:
             await asyncio.sleep(1)
 
 
+async def _postgres_backup_and_restore(stack: Stack, tmp_path: Path) -> None:
+    """OPERATIONS.md "Backups and restore (PostgreSQL)": a dump, a disaster (the database volume removed), the restore
+    script; then the first race's players log in and its record exports from PostgreSQL (its Redis cache dropped)."""
+    race_id = stack.race_id
+    await asyncio.to_thread(stack.wait_archived, race_id)
+    assert stack.sql("SELECT string_agg(handle, ',' ORDER BY handle) FROM accounts") == "Ann,Bob"
+    dump = tmp_path / "flowergarden.dump"
+    stack.pg_dump(dump)
+    stack.compose("rm", "--stop", "--force", "postgres")
+    removed = stack.run("docker", "volume", "rm", f"{stack.project}_postgres-data")
+    assert removed.returncode == 0, removed.stderr
+    restored = stack.run("sh", str(ROOT / "deploy" / "postgres-restore.sh"), str(dump),
+                         FLOWERGARDEN_IMAGE=NEW, COMPOSE=f"docker-compose -p {stack.project}")
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert "2 accounts" in restored.stdout, restored.stdout
+    stack.wait_ready()
+    stack.compose("exec", "-T", "redis", "redis-cli", "UNLINK", *keys.race_keys(race_id))  # as when its cache day is over
+    ann = await connect(stack.url, "Visitor")
+    ann.request_timeout = 60  # a login hashes the password: slow on a busy host
+    try:
+        await ann.login("Ann", PASSWORD)
+        assert race_id in [item.race for item in (await ann.history()).items]
+        verdict = verify_record(await record_of(ann, race_id))
+        assert (verdict.race, verdict.winner, verdict.reason) == (race_id, 0, "cleared")
+    finally:
+        await ann.close()
+
+
 def primary_of(stack: Stack, key: str) -> str:
     """The compose service of the primary that holds ``key``'s slot (node 172.30.0.1N is redis-N)."""
     slot = int(stack.compose("exec", "-T", "redis-1", "redis-cli", "CLUSTER", "KEYSLOT", key).strip())
@@ -395,6 +459,7 @@ async def _kill_a_primary(stack: Stack) -> None:
             await cid.close()
         for service in ("server-1", "server-2"):
             assert stack.ready_of(service)["status"] == "ready"
+        await asyncio.to_thread(stack.wait_archived, race_id)  # the records of docker-compose.cluster.yml's PostgreSQL
     finally:
         for client in (ann, bob, *watchers):
             await client.close()

@@ -118,6 +118,26 @@ def test_the_servers_of_each_compose_file_trust_the_balancer_and_take_the_operat
 
 
 @pytest.mark.parametrize("name", COMPOSE_FILES)
+def test_the_servers_of_each_compose_file_keep_their_records_in_its_postgresql(name: str) -> None:
+    """Without DATABASE_URL a server keeps accounts, ratings and histories in Redis only (decision 0012's development
+    fallback: a lost Redis loses them). The database is a service of its own with a named volume, healthy before
+    the servers start; they migrate it as they start (the rolling upgrade migrates too), with the service's password."""
+    document = compose(name)
+    postgres = document["services"]["postgres"]
+    volume, _, mounted = postgres["volumes"][0].partition(":")
+    assert volume in document["volumes"] and mounted == "/var/lib/postgresql/data"
+    assert "pg_isready" in postgres["healthcheck"]["test"]
+    assert postgres["environment"]["POSTGRES_PASSWORD"] == "${POSTGRES_PASSWORD:-flowergarden}"
+    for server in ("server-1", "server-2"):
+        spec = document["services"][server]
+        user, database = postgres["environment"]["POSTGRES_USER"], postgres["environment"]["POSTGRES_DB"]
+        expected = f"postgresql://{user}:${{POSTGRES_PASSWORD:-flowergarden}}@postgres:5432/{database}"
+        assert spec["environment"]["DATABASE_URL"] == expected
+        assert spec["environment"]["FLOWERGARDEN_MIGRATE"] == "true"
+        assert spec["depends_on"]["postgres"] == {"condition": "service_healthy"}
+
+
+@pytest.mark.parametrize("name", COMPOSE_FILES)
 def test_each_compose_file_has_prometheus_on_this_host_only_and_grafana_never_on_admin_admin(name: str) -> None:
     services = compose(name)["services"]
     assert "prometheus" in services
@@ -186,5 +206,6 @@ def test_the_kubernetes_example_is_valid_and_probes_ready_and_live() -> None:
     assert set(kinds) == {"Deployment", "PodDisruptionBudget", "Service"}
     container = kinds["Deployment"]["spec"]["template"]["spec"]["containers"][0]
     assert (container["readinessProbe"]["httpGet"]["path"], container["livenessProbe"]["httpGet"]["path"]) == ("/ready", "/live")
+    assert {"DATABASE_URL", "FLOWERGARDEN_MIGRATE"} <= {item["name"] for item in container["env"]}  # records in PostgreSQL
     drain = next(float(item["value"]) for item in container["env"] if item["name"] == "FLOWERGARDEN_SIGTERM_DRAIN_SECONDS")
     assert drain < kinds["Deployment"]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
