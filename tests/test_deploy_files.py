@@ -54,6 +54,10 @@ tests:
         values: '1000x20'
       - series: 'flowergarden_background_worker_up{{instance="server-2:8765",worker="PlayerBooks"}}'
         values: '1 1 0 0 0'
+      - series: 'flowergarden_archive_oldest_seconds{{instance="server-1:8765"}}'
+        values: '0 0 60+60x20'
+      - series: 'flowergarden_archive_oldest_seconds{{instance="server-2:8765"}}'
+        values: '0 0 60+60x20'
     alert_rule_test:
       - eval_time: 3m
         alertname: RaceServerDown
@@ -86,6 +90,16 @@ tests:
       - eval_time: 1m
         alertname: RaceServerDown
         exp_alerts: []
+      - eval_time: 8m
+        alertname: ArchiveLagging
+        exp_alerts: []
+      - eval_time: 12m
+        alertname: ArchiveLagging
+        exp_alerts:
+          - exp_labels: {{severity: page}}
+            exp_annotations:
+              summary: "the oldest finished race not in PostgreSQL yet is 11m 0s old (PostgreSQL down or slow?)"
+              runbook: "OPERATIONS.md#postgresql-down-or-the-archive-lags"
 """
 
 
