@@ -26,7 +26,8 @@ from server.admin_signing import sign
 from server.app import ServerConfig
 from server.embedded_redis import running_url
 from server.record_signing import public_hex
-from server.store import AnalysisStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, keys, open_client
+from server.store import AnalysisStore, ArenaStore, BanKind, OpsStore, PlayerStore, RaceStore, StoreError, keys, open_client
+from shared.arena import Schedule, parse_schedule
 from shared.protocol import RaceStatus
 
 EPILOG = """\
@@ -50,6 +51,8 @@ examples:
   flowergarden admin notice "restart at 10:00 UTC (in 5 minutes)"
   flowergarden admin drain 3c9e1f0a2b4d6e8f --wait
   flowergarden admin pairs
+  flowergarden admin tournament add "Hourly 5-minute" --every 60 --minutes 55 --time-limit 300
+  flowergarden admin tournament list
 """
 
 DURATION = re.compile(r"^(\d+)([smhd]?)$")
@@ -112,6 +115,25 @@ def register(subparsers: Any) -> None:
     drain.add_argument("--wait", action="store_true", help="wait until the process has exited")
     pairs = action("pairs", "pairs of accounts whose rated races look farmed (shared address, pair limit, aborted results)")
     pairs.add_argument("--count", type=whole_number(1), default=50, metavar="N", help="how many pairs, newest signal first (default %(default)s)")
+    tournament = action("tournament", "recurring arena tournaments: add, list, remove (docs/OPERATIONS.md \"Recurring arenas\")")
+    schedules = tournament.add_subparsers(dest="tournament_command", required=True, metavar="ACTION")
+    add = schedules.add_parser("add", help="add (or replace) a recurring arena", description=(
+        "Add a recurring arena, or replace the one of that name: one opens every EVERY minutes counted from 00:00 UTC "
+        "(60: on the hour), listed AHEAD minutes before its start, and pairs for MINUTES. Arenas it opened stay as they are."))
+    add.add_argument("name", metavar="NAME", help="its name, shown in the list (at most 32 characters, no ';')")
+    add.add_argument("--every", type=whole_number(1), required=True, metavar="MINUTES", help="minutes from one start to the next (60: hourly)")
+    add.add_argument("--minutes", type=whole_number(1), required=True, metavar="MINUTES", help="minutes of pairing (at most --every)")
+    add.add_argument("--time-limit", type=whole_number(10), default=300, metavar="SECONDS", help="seconds of each race (default %(default)s)")
+    add.add_argument("--rated", action="store_true", help="its races change the classic ratings")
+    add.add_argument("--max-players", type=whole_number(0), default=0, metavar="N", help="the most players who may join (default 0: no cap)")
+    add.add_argument("--ahead", type=whole_number(0), default=60, metavar="MINUTES", help="listed this long before its start (default %(default)s)")
+    schedules.add_parser("list", help="the recurring arenas (stored and of the config file) and the listed arenas to come",
+                         description="The recurring arenas (those added here and those of the config file's arena.recurring) and the listed arenas running or to come.")
+    remove = schedules.add_parser("remove", help="remove a recurring arena (the arenas it opened stay)",
+                                  description="Remove a recurring arena added with `add` (the arenas it opened stay and finish).")
+    remove.add_argument("name", metavar="NAME", help="its name")
+    for schedule_parser in schedules.choices.values():
+        _common_options(schedule_parser, given_here_only=True)
     action("record-key", "the public key the servers sign exported race records with (flowergarden verify --key)")
     audit = action("audit", "the newest audited operator commands")
     audit.add_argument("--count", type=whole_number(1), default=20, metavar="N", help="how many of the newest entries (default %(default)s)")
@@ -444,6 +466,34 @@ def _when(ms: int) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ms / 1000))
 
 
+async def _tournament(admin: Admin, args: argparse.Namespace) -> int:
+    """Recurring arenas: add and remove are signed commands (one process stores them), list reads Redis."""
+    if args.tournament_command == "add":
+        schedule = Schedule(args.name, args.every, args.minutes, args.time_limit, args.rated, args.max_players, args.ahead)
+        try:
+            spec = parse_schedule(schedule.text()).text()
+        except ValueError as error:
+            raise CommandError("bad_schedule", str(error), exit_code=EXIT_USAGE) from None
+        replies = await admin.command("tournament_add", {"spec": spec})
+        return _replies(args, replies, lambda result: f"stored {result['schedule']}" if result.get("stored") else "seen")
+    if args.tournament_command == "remove":
+        replies = await admin.command("tournament_remove", {"name": args.name})
+        return _replies(args, replies, lambda result: f"removed {result['removed']}" if result else "seen")
+    store = ArenaStore(admin.races.redis)
+    stored = await store.schedules()
+    configured = {parse_schedule(spec).name: spec for spec in _settings(args).arena.recurring}
+    current, _ = await store.listed(await admin.now_ms(), 0)
+    document = {
+        "stored": stored, "config": configured,
+        "arenas": [{"arena": arena, "name": meta.name, "start_at": meta.start_at, "end_at": meta.end_at, "schedule": meta.schedule or None}
+                   for arena, meta in current],
+    }  # fmt: skip
+    lines = [f"stored  {spec}" for spec in stored.values()] + [f"config  {spec}" for spec in configured.values()]
+    lines += [f"arena   {arena}  {meta.name}  {_when(meta.start_at)} to {_when(meta.end_at)}" for arena, meta in current]
+    _print(args, document, "\n".join(lines) or "no recurring arena, no listed arena to come")
+    return EXIT_OK
+
+
 ACTIONS = {
     "processes": _processes,
     "list": _list,
@@ -458,4 +508,5 @@ ACTIONS = {
     "audit": _audit,
     "pairs": _pairs,
     "record-key": _record_key,
+    "tournament": _tournament,
 }

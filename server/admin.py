@@ -21,8 +21,9 @@ from server.services.background import BackgroundLoop
 from server.services.errors import ServiceError
 from server.services.lobby import LobbyService
 from server.services.seed_pool import SeedPool
-from server.store import Ban, BanKind, OpsStore, RaceStore, StoreError, StoreRefusal
+from server.store import ArenaStore, Ban, BanKind, OpsStore, RaceStore, StoreError, StoreRefusal
 from server.transport import LiveConnection, Transport
+from shared.arena import parse_schedule
 from shared.protocol import CloseReason, Notice
 
 Handler = Callable[[dict[str, Any], bool], Awaitable[dict[str, Any]]]
@@ -78,7 +79,11 @@ class AdminExecutor:
             "close_race": self._close_race,
             "notice": self._notice,
             "drain": self._drain,
+            "tournament_add": self._tournament_add,
+            "tournament_remove": self._tournament_remove,
         }
+        self.arena_store: ArenaStore | None = None
+        """Where the operators' recurring arenas are kept (set by the assembly)."""
 
     def stop(self) -> None:
         """Make :meth:`run` return."""
@@ -252,6 +257,26 @@ class AdminExecutor:
         for item in live:
             item.outbox.send(Notice(message=message[:500]))
         return {"sent": len(live)}
+
+    async def _tournament_add(self, args: dict[str, Any], claimed: bool) -> dict[str, Any]:
+        """Add (or replace) a recurring arena; the process that claimed the command stores it, every process opens
+        its arenas from its next schedule round on."""
+        try:
+            schedule = parse_schedule(str(args.get("spec") or ""))
+        except ValueError as error:
+            raise AdminError(f"bad schedule: {error}") from None
+        if claimed and self.arena_store is not None:
+            await self.arena_store.put_schedule(schedule.name, schedule.text())
+        return {"schedule": schedule.text(), "stored": claimed}
+
+    async def _tournament_remove(self, args: dict[str, Any], claimed: bool) -> dict[str, Any]:
+        """Remove a recurring arena (the arenas it opened stay, and finish)."""
+        name = str(args.get("name") or "")
+        if not claimed or self.arena_store is None:
+            return {}
+        if not await self.arena_store.remove_schedule(name):
+            raise AdminError(f"no recurring arena is named {name[:40]!r} (a config file's arena.recurring is removed there)")
+        return {"removed": name}
 
     async def _drain(self, args: dict[str, Any], claimed: bool) -> dict[str, Any]:
         timeout = float(args.get("timeout") or self.drain_timeout)

@@ -34,7 +34,7 @@ from server.services import race_journal
 from server.services.accounts import AccountService, LoginLimits
 from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
 from server.services.archiver import Archiver
-from server.services.arena import ArenaRaces, ArenaService
+from server.services.arena import ArenaRaces, ArenaRules, ArenaService
 from server.services.clock import ServerClock
 from server.services.daily import Clock as DailyClock
 from server.services.daily import DailyRules, DailyService
@@ -86,6 +86,7 @@ from server.store.redis_import import import_pending
 from server.store.script_pipeline import DirectAddress
 from server.transport import Transport, TransportLimits
 from shared import DeadCheck
+from shared.arena import parse_schedule
 from shared.glicko2 import DEFAULT_RATING
 from shared.solver import Budget, dead_check
 
@@ -230,6 +231,8 @@ class ServerConfig:
     """The daily deal: the seed pool tier it is drawn from, its profile and an attempt's time limit (docs/COMMUNITY.md)."""
     solve_from: SolveFromLimits = field(default_factory=SolveFromLimits)
     """What ``solve_from`` (a winning line from any point of a finished race) may spend, and how often (docs/FAIRPLAY.md)."""
+    arena: ArenaRules = field(default_factory=ArenaRules)
+    """Arena tournaments: the operator's recurring arenas (docs/OPERATIONS.md "Recurring arenas")."""
 
     @property
     def embedded_database_dir(self) -> str:
@@ -468,6 +471,8 @@ class RaceServer:
         arena_store = ArenaStore(self.redis)
         arena_races = ArenaRaces(arena_store, self.races, dealer)
         self.arenas = ArenaService(arena_store, store.now_ms, arena_races.start, settle=arena_races.settle, go_berserk=arena_races.berserk)
+        self.arenas.schedules = tuple(parse_schedule(spec) for spec in config.arena.recurring)  # checked by server/config.py
+        self.admin.arena_store = arena_store
         self.daily = DailyService(
             DailyStore(self.redis, practice_ttl_ms=DAY_SECONDS * 1000), self.seed_pool, config.daily, now_ms=self.daily_clock,
             dead_check=self.dead_check,

@@ -21,6 +21,7 @@ from server.app import ServerConfig
 from server.logs import REDACTED
 from server.peers import parse_networks
 from server.store.connection import cluster_nodes
+from shared.arena import parse_schedule
 
 ENV_PREFIX = "FLOWERGARDEN_"
 ENV_ALIASES = {"REDIS_URL": "redis_url", "REDIS_CLUSTER_URL": "redis_cluster_url", "DATABASE_URL": "database_url"}
@@ -211,9 +212,19 @@ def build(settings: Mapping[str, Any]) -> ServerConfig:
     for secret in sorted(SECRET_KEYS):
         if str(getattr(config, secret) or "").strip() in REDACTION_MARKERS:
             raise ConfigError(f"{secret}: {getattr(config, secret)!r} stands in for a hidden value; give the real secret")
+    _check_schedules(config.arena.recurring)
     if (config.certfile is None) != (config.keyfile is None):
         raise ConfigError("certfile and keyfile go together: give both for wss://, or neither")
     return config
+
+
+def _check_schedules(specs: tuple[str, ...]) -> None:
+    """ConfigError naming the first recurring arena spec (``arena.recurring``) that does not read."""
+    for spec in specs:
+        try:
+            parse_schedule(spec)
+        except ValueError as error:
+            raise ConfigError(f"arena.recurring: {spec!r}: {error}") from None
 
 
 def effective(file: Path | None, environ: Mapping[str, str], flags: Mapping[str, Any]) -> ServerConfig:

@@ -9,6 +9,7 @@ rating of the opponents beaten (docs/COMMUNITY.md "Arena tournaments").
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -108,3 +109,92 @@ def choose_pairs(free: Sequence[FreePlayer]) -> list[tuple[str, str]]:
         )
         pairs.append((first.player, waiting.pop(index).player))
     return pairs
+
+
+# --- the operators' recurring arenas (docs/OPERATIONS.md "Recurring arenas") ---------------------------------------
+
+SCHEDULE_ID_ALPHABET: Final = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+SCHEDULE_ID_LENGTH: Final = 11
+MINUTE_MS: Final = 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """An operator's recurring arena: one opens every ``every`` minutes (counted from 00:00 UTC, so ``every=60``
+    starts on the hour) and pairs for ``minutes``; it is listed ``ahead`` minutes before its start."""
+
+    name: str
+    every: int
+    minutes: int
+    time_limit: int = 300
+    """Seconds of each race."""
+    rated: bool = False
+    max_players: int = 0
+    """0: no cap."""
+    ahead: int = 60
+
+    def starts(self, now: int) -> list[int]:
+        """The start times (ms) of the arenas that should exist at ``now``: the one pairing now, if any, and those
+        starting within ``ahead`` minutes (at least the next one)."""
+        period = self.every * MINUTE_MS
+        current = now - now % period
+        found = [current] if now < current + self.minutes * MINUTE_MS else []
+        following = current + period
+        while following <= now + self.ahead * MINUTE_MS or following == current + period:
+            found.append(following)
+            following += period
+        return found
+
+    def text(self) -> str:
+        """The spec as :func:`parse_schedule` reads it."""
+        fields = [f"name={self.name}", f"every={self.every}", f"minutes={self.minutes}", f"time_limit={self.time_limit}"]
+        fields += [f"rated={'true' if self.rated else 'false'}", f"max_players={self.max_players}", f"ahead={self.ahead}"]
+        return ";".join(fields)
+
+
+SCHEDULE_BOUNDS: Final = {"every": (1, 10_080), "minutes": (1, 180), "time_limit": (10, 3600), "max_players": (0, 10_000), "ahead": (0, 10_080)}
+"""Each whole-number field's bounds (minutes; ``time_limit`` seconds)."""
+
+
+def parse_schedule(text: str) -> Schedule:
+    """A schedule from ``name=Hourly 5-minute;every=60;minutes=55;time_limit=300;rated=true;max_players=0;ahead=60``
+    (``name``, ``every`` and ``minutes`` required); ValueError naming what is wrong."""
+    fields: dict[str, str] = {}
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"{part.strip()!r} is not key=value")
+        fields[key.strip()] = value.strip()
+    unknown = set(fields) - {"name", "rated", *SCHEDULE_BOUNDS}
+    if unknown:
+        raise ValueError(f"unknown fields {', '.join(sorted(unknown))} (known: name, every, minutes, time_limit, rated, max_players, ahead)")
+    for required in ("name", "every", "minutes"):
+        if not fields.get(required):
+            raise ValueError(f"{required} is required")
+    numbers: dict[str, int] = {}
+    for key, (low, high) in SCHEDULE_BOUNDS.items():
+        if key in fields:
+            if not fields[key].isdigit() or not low <= int(fields[key]) <= high:
+                raise ValueError(f"{key} must be a whole number from {low} to {high}, got {fields[key]!r}")
+            numbers[key] = int(fields[key])
+    rated = fields.get("rated", "false").lower()
+    if rated not in ("true", "false"):
+        raise ValueError(f"rated must be true or false, got {fields['rated']!r}")
+    if numbers["minutes"] > numbers["every"]:
+        raise ValueError("minutes must not exceed every: two arenas of one schedule would pair at once")
+    if len(fields["name"]) > 32:
+        raise ValueError("name must be at most 32 characters")
+    return Schedule(fields["name"], rated=rated == "true", **numbers)
+
+
+def occurrence_id(schedule: str, start_at: int) -> str:
+    """The id of a schedule's arena starting at ``start_at``: the same in every process, so all may open it and it
+    is opened once (letters and digits, as a race id)."""
+    number = int.from_bytes(hashlib.sha256(f"{schedule}\n{start_at}".encode()).digest()[:16], "big")
+    letters = []
+    for _ in range(SCHEDULE_ID_LENGTH):
+        number, index = divmod(number, len(SCHEDULE_ID_ALPHABET))
+        letters.append(SCHEDULE_ID_ALPHABET[index])
+    return "".join(letters)

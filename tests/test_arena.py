@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 import pytest_asyncio
 
 from server.services.arena import CLAIM_LEASE_MS, ArenaService, Side
+from server.services.errors import ServiceError
 from server.store import ArenaStore, Identity, connect_redis
 from server.store.connection import RedisClient
-from shared.protocol import Outcome
+from shared.protocol import ErrorCode, Outcome
 
 START = 1_900_000_000_000
 
@@ -108,3 +109,20 @@ async def test_a_pair_claimed_by_a_process_killed_before_its_race_is_paired_agai
     assert not await store.confirm(tournament, "deadprocess1")  # had it only been slow, it creates no race now
     ((race, a, b),) = await two.service.pair_round(tournament)
     assert {a, b} == {"ann", "bob"} and two.started == [(race, a, b)] and one.started == []
+
+
+async def test_two_processes_joining_at_once_never_let_one_more_in_than_the_cap(two_processes: tuple[Arena, Arena]) -> None:
+    one, two = two_processes
+    tournament = await one.service.create("capped", START, 3_600_000, max_players=4)
+    players = [f"q{number:02}" for number in range(12)]
+
+    async def join(service: ArenaService, player: str) -> bool:
+        try:
+            await service.join(tournament, Identity(player, player, player), 1500.0)
+        except ServiceError as error:
+            assert error.code is ErrorCode.ARENA_FULL and error.expected == 4
+            return False
+        return True
+
+    joined = await asyncio.gather(*(join(one.service if number % 2 else two.service, player) for number, player in enumerate(players)))
+    assert sum(joined) == 4 and (await one.service.info(tournament)).players == 4

@@ -20,7 +20,7 @@ from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, new_race_id
 from server.store import ArenaCounts, ArenaMeta, ArenaStore, Identity, StoreError
-from shared.arena import ArenaGame, Standing, choose_pairs, standings
+from shared.arena import ArenaGame, Schedule, Standing, choose_pairs, occurrence_id, parse_schedule, standings
 from shared.protocol import (
     ARENA_FINISHED_LISTED,
     ARENA_TOP,
@@ -48,6 +48,19 @@ Settle = Callable[[str, "ArenaService"], Awaitable[None]]
 """Books an arena's races that finished."""
 Berserk = Callable[[str, str], Awaitable[int]]
 """A player goes berserk in a race before its start: (race id, player) -> its own deadline (ms)."""
+
+@dataclass(frozen=True, slots=True)
+class ArenaRules:
+    """The operator's arena settings (server settings ``arena.*``, docs/OPERATIONS.md "Recurring arenas")."""
+
+    recurring: tuple[str, ...] = ()
+    """Recurring arenas, one spec each: ``name=Hourly 5-minute;every=60;minutes=55;time_limit=300`` (also
+    ``rated``, ``max_players``, ``ahead``; shared/arena.py ``parse_schedule``). Added to those of ``flowergarden
+    admin tournament add``."""
+
+
+SCHEDULE_EVERY_MS = 10_000
+"""How often a process opens the recurring arenas due (each is opened once, whichever process is first)."""
 
 CLAIM_LEASE_MS = 10_000
 """How long a claimed pair waits for its process to confirm it (a confirmation follows the claim at once) before
@@ -80,6 +93,9 @@ class ArenaService:
         self.start_race = start_race
         self.settle = settle
         self.go_berserk = go_berserk
+        self.schedules: tuple[Schedule, ...] = ()
+        """The recurring arenas of the server's settings (``arena.recurring``); the operators' stored ones are added."""
+        self._scheduled_at = 0
         self.interval = interval
         self._listeners: dict[str, dict[str, set[Send]]] = {}
         """Arena -> player -> the sends of this process's connections that joined it."""
@@ -225,8 +241,34 @@ class ArenaService:
 
         await self._loop.run(step, retry_seconds=self.interval, expected=(StoreError, ServiceError))
 
+    async def open_scheduled(self) -> list[str]:
+        """Open the recurring arenas that should exist now (the one pairing and those to start within their
+        schedule's ``ahead``), listed, with ids derived from schedule and start so each is opened once; the ids
+        this call opened."""
+        now = await self.now_ms()
+        stored = []
+        for name, spec in (await self.store.schedules()).items():
+            try:
+                stored.append(parse_schedule(spec))
+            except ValueError as error:
+                log.warning("recurring arena %r has a bad spec (%s); skipped", name, error)
+        opened = []
+        for schedule in {schedule.name: schedule for schedule in (*self.schedules, *stored)}.values():
+            for start_at in schedule.starts(now):
+                arena = occurrence_id(schedule.name, start_at)
+                meta = ArenaMeta(schedule.name, start_at, start_at + schedule.minutes * 60_000, schedule.time_limit, schedule.rated, False,
+                                 schedule.max_players, schedule.name)  # fmt: skip
+                if await self.store.create(arena, meta):
+                    opened.append(arena)
+        return opened
+
     async def rounds(self) -> None:
-        """One round for every arena this process's connections joined or watch."""
+        """Open the recurring arenas due (every :data:`SCHEDULE_EVERY_MS`), then one round for every arena this
+        process's connections joined or watch."""
+        now = await self.now_ms()
+        if now - self._scheduled_at >= SCHEDULE_EVERY_MS:
+            self._scheduled_at = now
+            await self.open_scheduled()
         for arena in list(dict.fromkeys([*self._listeners, *self._watchers])):
             await self.round(arena)
 
