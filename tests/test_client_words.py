@@ -27,6 +27,8 @@ def fields(text: str) -> set[str]:
 ALIKE = {
     "player.bot",
     "web.race.berserk_tag",
+    "web.arena.podium",
+    "web.arena.points",
     "web.lobby.minutes",
     "web.tutorial.label",
     "web.keys.esc",

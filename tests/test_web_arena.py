@@ -39,7 +39,8 @@ async def test_two_browsers_and_a_client_join_an_arena_and_the_paired_pages_open
         async with launched_browser() as browser:
             pages = [await (await browser.new_context(viewport=DESKTOP)).new_page() for _ in handles]
             await register(pages[0], site + "/", handles[0])
-            await pages[0].click("a.nav[href='/arena']")
+            await pages[0].click("a.nav[href='/tournaments']")
+            await pages[0].click(".tournaments-page a[href='/arena']")  # a private arena of one's own
             await pages[0].fill("form[data-form=arena] input[name=name]", "evening")
             await pages[0].click("form[data-form=arena] button[type=submit]")
             await expect(pages[0].locator(".arena-page h1")).to_have_text("Arena evening")

@@ -61,7 +61,7 @@ _INVITE_CODE = r"[A-Za-z0-9-]{1,16}"
 _HANDLE = r"[A-Za-z0-9_-]{1,20}"
 _ARENA_ID = r"[A-Za-z0-9_-]{1,16}"
 PAGE_PATHS = re.compile(
-    rf"/|/race/{_RACE_ID}|/invite/{_INVITE_CODE}|/watch/{_RACE_ID}|/replay/{_RACE_ID}|/account|/leaderboard|/daily|/arena|/arena/{_ARENA_ID}|/rules|/tutorial|/player/{_HANDLE}"
+    rf"/|/race/{_RACE_ID}|/invite/{_INVITE_CODE}|/watch/{_RACE_ID}|/replay/{_RACE_ID}|/account|/leaderboard|/daily|/arena|/arena/{_ARENA_ID}|/tournaments|/tournament/{_ARENA_ID}|/rules|/tutorial|/player/{_HANDLE}"
 )
 """The page URLs (docs/WEB.md); each answers the same shell, whose script picks the view from the path."""
 

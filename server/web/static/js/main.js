@@ -30,6 +30,8 @@ const ROUTES = [
   [/^\/leaderboard$/, async () => (await import("./leaderboard_view.js")).mountLeaderboard, () => ({ profile: new URLSearchParams(location.search).get("profile") || "classic" })],
   [/^\/arena$/, async () => (await import("./arena_view.js")).mountArena, () => ({ arena: null })],
   [/^\/arena\/([A-Za-z0-9_-]+)$/, async () => (await import("./arena_view.js")).mountArena, (m) => ({ arena: m[1] })],
+  [/^\/tournament\/([A-Za-z0-9_-]+)$/, async () => (await import("./arena_view.js")).mountArena, (m) => ({ arena: m[1] })],
+  [/^\/tournaments$/, async () => (await import("./arena_view.js")).mountTournaments, () => ({})],
   [/^\/daily$/, async () => (await import("./daily_view.js")).mountDaily, () => ({ day: new URLSearchParams(location.search).get("day") })],
   [/^\/ghost$/, async () => (await import("./ghost_view.js")).mountGhost, () => ({ handle: new URLSearchParams(location.search).get("handle") })],
   [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
@@ -123,7 +125,7 @@ class App {
   /** The top bar: who this session is (handle and classic rating, or a guest's name) and the account links. */
   showWho() {
     const session = this.conn.session;
-    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, t("web.nav.rules")), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, t("web.nav.leaderboard")), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, t("web.nav.daily")), h("a", { href: "/arena", dataset: { link: "" }, class: "nav" }, t("web.nav.arena"))];
+    const leaderboard = [h("a", { href: "/rules", dataset: { link: "" }, class: "nav" }, t("web.nav.rules")), h("a", { href: "/leaderboard", dataset: { link: "" }, class: "nav" }, t("web.nav.leaderboard")), h("a", { href: "/daily", dataset: { link: "" }, class: "nav" }, t("web.nav.daily")), h("a", { href: "/tournaments", dataset: { link: "" }, class: "nav" }, t("web.nav.arena"))];
     if (session.account) {
       fill(this.who, leaderboard, " ", h("span", { class: "me-name" }, playerLabel({ name: session.name, account: session.account, bot: session.bot })), " ",
         this.myRating === undefined ? null : ratingBadge(this.myRating), " ",
