@@ -20,7 +20,7 @@ from server.services.archiver import Archiver
 from server.store import StoreUnavailable, keys
 from server.store import database as db
 from server.store.archive_queue import ArchiveQueue
-from server.store.database import MemoryRaceArchive, PostgresRaceArchive, SchemaMismatch
+from server.store.database import ArchivedRace, MemoryRaceArchive, PostgresRaceArchive, SchemaMismatch
 from shared.protocol import RaceResult, RaceSettings
 
 pytestmark = pytest.mark.postgres
@@ -158,3 +158,12 @@ def test_db_migrate_brings_the_embedded_database_up_to_date_once(postgres_folder
     again = flowergarden("db", "migrate", "--postgres-data-dir", str(postgres_folder))
     said, _ = again.communicate(timeout=120)
     assert again.returncode == 0 and "nothing to apply" in said and "applied" not in said
+
+
+def test_a_record_packed_by_an_earlier_archiver_still_reads_as_the_race() -> None:
+    event = msgpack.packb({"type": "result", "at": 1}, use_bin_type=True) + b"\xff"  # not UTF-8: a bin, as it was packed
+    earlier = msgpack.packb(
+        {"state": {"status": "finished", "profile": "classic"}, "moves": [["5D b>3"], []], "events": [[1, event]]}, use_bin_type=True
+    )
+    race = ArchivedRace.unpack("r1", earlier)
+    assert race.state["profile"] == "classic" and race.moves == (("5D b>3",), ()) and race.events == ((1, event),)

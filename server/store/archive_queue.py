@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any, cast
 
-import msgpack
 from redis.asyncio import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import ResponseError
 
 from server.store import keys
 from server.store.connection import RedisClient, time_ms_at
-from server.store.database import ArchivedRace
+from server.store.database import PackedRace
 from server.store.errors import translate_errors
 from server.store.scripts import Scripts, script_arguments
 
@@ -41,13 +41,16 @@ class ArchiveQueue:
         self._group_made = False
         self.scripts = Scripts(redis)
 
-    async def take(self, count: int) -> list[tuple[str, str]]:
+    async def take(self, count: int, *, new_only: bool = False) -> list[tuple[str, str]]:
         """Up to ``count`` entries (entry id, race id) to archive: this process's unconfirmed ones, else ones another
-        process left unconfirmed for :data:`RECLAIM_IDLE_MS`, else new ones."""
+        process left unconfirmed for :data:`RECLAIM_IDLE_MS`, else new ones (``new_only``: new ones only, for a
+        batch taken while the one before is still being written)."""
         await self._ensure_group()
-        own: Any = await self.redis.xreadgroup(keys.ARCHIVE_GROUP, self.consumer, {keys.ARCHIVE_QUEUE: "0"}, count=count)
-        entries = own[0][1] if own else []
-        if not entries:
+        entries: list[Any] = []
+        if not new_only:
+            own: Any = await self.redis.xreadgroup(keys.ARCHIVE_GROUP, self.consumer, {keys.ARCHIVE_QUEUE: "0"}, count=count)
+            entries = own[0][1] if own else []
+        if not entries and not new_only:
             claimed: Any = await self.redis.xautoclaim(
                 keys.ARCHIVE_QUEUE, keys.ARCHIVE_GROUP, self.consumer, RECLAIM_IDLE_MS, "0-0", count=count
             )
@@ -67,45 +70,44 @@ class ArchiveQueue:
                 raise
         self._group_made = True
 
-    async def records(self, race_ids: Sequence[str]) -> dict[str, ArchivedRace]:
-        """The finished races among ``race_ids`` as Redis holds them (a race gone or not finished is left out)."""
+    async def records(self, race_ids: Sequence[str]) -> dict[str, PackedRace]:
+        """The finished races among ``race_ids`` as Redis holds them, packed for their rows (a race gone or not
+        finished is left out)."""
         reads = [[k[keys.STATE], k[keys.EVENTS], k[keys.MOVES_0], k[keys.MOVES_1]] for k in map(keys.race_keys, race_ids)]
         replies = await self._each(self.scripts.archive_read, [(read, []) for read in reads])
         found = {}
-        for race_id, packed in zip(race_ids, replies):
-            if not packed:
-                continue
-            body = msgpack.unpackb(packed, raw=True)  # raw: the stored events are binary MessagePack
-            moves = body[b"moves"]
-            found[race_id] = ArchivedRace(
-                race_id,
-                {key.decode(): value.decode() for key, value in body[b"state"].items()},
-                (tuple(move.decode() for move in moves[0]), tuple(move.decode() for move in moves[1])),
-                tuple((int(seq), bytes(event)) for seq, event in body[b"events"]),
-            )
+        for race_id, reply in zip(race_ids, replies):
+            if reply:
+                record, finished_ms, profile, rated = reply
+                finished_at = datetime.fromtimestamp(int(finished_ms) / 1000, UTC)
+                found[race_id] = PackedRace(race_id, finished_at, _text(profile), rated == b"1", bytes(record))
         return found
 
     async def confirm(self, entries: Sequence[tuple[str, str]], archived: Sequence[str]) -> None:
         """The ``entries`` are done: their races in ``archived`` are in PostgreSQL, so their keys get the cache TTL
-        (unless theirs is shorter); then the entries leave the queue."""
-        if archived:
-            args = script_arguments(ttl_ms=self.cache_ttl_ms)
-            await self._each(self.scripts.archive_cached, [(keys.race_keys(race_id), args) for race_id in archived])
-        if entries:
-            ids = [entry_id for entry_id, _ in entries]
-            await self.redis.xack(keys.ARCHIVE_QUEUE, keys.ARCHIVE_GROUP, *ids)
-            await self.redis.xdel(keys.ARCHIVE_QUEUE, *ids)
+        (unless theirs is shorter); then the entries leave the queue. One round trip on one Redis."""
+        args = script_arguments(ttl_ms=self.cache_ttl_ms)
+        calls = [(keys.race_keys(race_id), args) for race_id in archived]
+        await self._each(self.scripts.archive_cached, calls, done=[entry_id for entry_id, _ in entries])
 
-    async def _each(self, script: AsyncScript, calls: Sequence[tuple[list[str], list[bytes]]]) -> list[Any]:
-        """One call of ``script`` per race (a race's keys share one slot): pipelined on one Redis; on a Cluster one
-        call each, concurrently (each reloads its script when a node forgot it)."""
+    async def _each(self, script: AsyncScript, calls: Sequence[tuple[list[str], list[bytes]]], *, done: Sequence[str] = ()) -> list[Any]:
+        """One call of ``script`` per race (a race's keys share one slot), then the queue entries ``done`` acknowledged
+        and deleted: all pipelined on one Redis, so a batch is one round trip; on a Cluster the calls one each,
+        concurrently (each reloads its script when a node forgot it), then the entries. The scripts' replies."""
         if isinstance(self.redis, RedisCluster):
-            return list(await asyncio.gather(*(script(keys=race_keys, args=args) for race_keys, args in calls)))
+            answers = list(await asyncio.gather(*(script(keys=race_keys, args=args) for race_keys, args in calls)))
+            if done:
+                await self.redis.xack(keys.ARCHIVE_QUEUE, keys.ARCHIVE_GROUP, *done)
+                await self.redis.xdel(keys.ARCHIVE_QUEUE, *done)
+            return answers
         async with self.redis.pipeline(transaction=False) as pipe:
             for race_keys, args in calls:
                 await script(keys=race_keys, args=args, client=cast(Any, pipe))  # typed for clients only; pipelines work
+            if done:
+                pipe.xack(keys.ARCHIVE_QUEUE, keys.ARCHIVE_GROUP, *done)
+                pipe.xdel(keys.ARCHIVE_QUEUE, *done)
             replies: list[Any] = await pipe.execute()
-        return replies
+        return replies[: len(calls)]
 
     async def lag(self) -> tuple[int, float]:
         """Finished races not archived yet, and the age (s) of the oldest of them (0 when none)."""

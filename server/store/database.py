@@ -12,7 +12,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -141,33 +141,45 @@ class ArchivedRace:
     moves: tuple[tuple[str, ...], tuple[str, ...]]
     events: tuple[tuple[int, bytes], ...]
 
-    @property
-    def finished_at(self) -> datetime:
-        """When the race finished (its ``finished_at``, else its creation)."""
-        ms = int(self.state.get("finished_at") or self.state.get("created_at") or 0)
-        return datetime.fromtimestamp(ms / 1000, UTC)
-
-    def pack(self) -> bytes:
-        """The row's ``record`` column."""
-        packed: bytes = msgpack.packb(
-            {"state": self.state, "moves": [list(self.moves[0]), list(self.moves[1])], "events": [list(e) for e in self.events]},
-            use_bin_type=True,
-        )
-        return packed
-
     @classmethod
     def unpack(cls, race_id: str, record: bytes) -> ArchivedRace:
-        """The race of a ``record`` column."""
-        body = msgpack.unpackb(record, raw=False)
-        moves = body["moves"]
-        return cls(race_id, dict(body["state"]), (tuple(moves[0]), tuple(moves[1])), tuple((int(s), bytes(e)) for s, e in body["events"]))
+        """The race of a ``record`` column. Its strings may be MessagePack str or bin (``archive_read.lua`` packs
+        every Lua string as str, events included), so all are read as bytes and the text ones decoded."""
+        body = msgpack.unpackb(record, raw=True)
+        moves = body[b"moves"]
+        return cls(
+            race_id,
+            {key.decode(): value.decode() for key, value in body[b"state"].items()},
+            (tuple(move.decode() for move in moves[0]), tuple(move.decode() for move in moves[1])),
+            tuple((int(seq), bytes(event)) for seq, event in body[b"events"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PackedRace:
+    """A finished race ready for its ``finished_races`` row, as ``archive_read.lua`` hands it over: the columns the
+    queries use and the packed ``record``, never unpacked on the way (:meth:`ArchivedRace.unpack` reads it)."""
+
+    race_id: str
+    finished_at: datetime
+    profile: str
+    rated: bool
+    record: bytes
+
+    def row(self) -> tuple[str, datetime, str, bool, bytes]:
+        """The row's columns in the order of :data:`ROW_COLUMNS`."""
+        return self.race_id, self.finished_at, self.profile, self.rated, self.record
+
+
+ROW_COLUMNS = ("race_id", "finished_at", "profile", "rated", "record")
+"""The ``finished_races`` columns the archive writes (``archived_at`` is the database's clock)."""
 
 
 class RaceArchive(Protocol):
     """Where finished races go for good: PostgreSQL (:class:`PostgresRaceArchive`) or, in tests of the services
     alone, memory (:class:`MemoryRaceArchive`). Writing a race twice keeps the first (idempotent by race id)."""
 
-    async def put_many(self, races: Sequence[ArchivedRace]) -> int:
+    async def put_many(self, races: Sequence[PackedRace]) -> int:
         """Store the races not stored yet, in one batch; how many were new. StoreUnavailable when unreachable."""
 
     async def get(self, race_id: str) -> ArchivedRace | None:
@@ -186,7 +198,7 @@ class PostgresRaceArchive:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self.pool = pool
 
-    async def put_many(self, races: Sequence[ArchivedRace]) -> int:
+    async def put_many(self, races: Sequence[PackedRace]) -> int:
         """See :meth:`RaceArchive.put_many`."""
         if not races:
             return 0
@@ -194,13 +206,12 @@ class PostgresRaceArchive:
             return await self.put_on(connection, races)
 
     @staticmethod
-    async def put_on(connection: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy, races: Sequence[ArchivedRace]) -> int:
+    async def put_on(connection: asyncpg.Connection | asyncpg.pool.PoolConnectionProxy, races: Sequence[PackedRace]) -> int:
         """:meth:`put_many` in the caller's transaction on ``connection`` (``flowergarden db import-redis``'s)."""
-        rows = [(race.race_id, race.finished_at, race.state.get("profile", ""), race.state.get("rated") == "1", race.pack()) for race in races]
         await connection.execute(
             "CREATE TEMPORARY TABLE IF NOT EXISTS incoming (LIKE finished_races INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
         )
-        await connection.copy_records_to_table("incoming", records=rows, columns=["race_id", "finished_at", "profile", "rated", "record"])
+        await connection.copy_records_to_table("incoming", records=[race.row() for race in races], columns=ROW_COLUMNS)
         status = await connection.execute(
             "INSERT INTO finished_races (race_id, finished_at, profile, rated, record) "
             "SELECT DISTINCT ON (race_id) race_id, finished_at, profile, rated, record FROM incoming "
@@ -230,9 +241,9 @@ class MemoryRaceArchive:
     """The archive in a dict: the same promises as PostgreSQL's, for tests of what uses an archive."""
 
     def __init__(self) -> None:
-        self.races: dict[str, ArchivedRace] = {}
+        self.races: dict[str, PackedRace] = {}
 
-    async def put_many(self, races: Sequence[ArchivedRace]) -> int:
+    async def put_many(self, races: Sequence[PackedRace]) -> int:
         """See :meth:`RaceArchive.put_many`."""
         new = 0
         for race in races:
@@ -243,7 +254,8 @@ class MemoryRaceArchive:
 
     async def get(self, race_id: str) -> ArchivedRace | None:
         """See :meth:`RaceArchive.get`."""
-        return self.races.get(race_id)
+        race = self.races.get(race_id)
+        return None if race is None else ArchivedRace.unpack(race_id, race.record)
 
     async def count(self) -> int:
         """See :meth:`RaceArchive.count`."""

@@ -1,6 +1,7 @@
--- Read one finished race for the archive, packed as one MessagePack map {state, moves, events} (the shape of
--- finished_races.record, with each event as {seq, stored event}); false when the race is gone or not finished.
--- One string to unpack instead of four replies to parse: reading 500 races this way is the archiver's main cost.
+-- Read one finished race for the archive: {record, finished_at ms, profile, rated ('1' or '0')}, where record is
+-- the finished_races.record column as it is stored (one MessagePack map {state, moves, events}, each event as
+-- {seq, stored event}); false when the race is gone or not finished. The archiver copies the record to PostgreSQL
+-- without unpacking it: decoding and packing it again in the server process was the archive's main CPU cost.
 -- KEYS: 1 state, 2 events, 3 moves of seat 0, 4 moves of seat 1.  ARGS: none.
 local flat = redis.call('HGETALL', KEYS[1])
 local state = {}
@@ -14,5 +15,6 @@ for _, entry in ipairs(redis.call('XRANGE', KEYS[2], '-', '+')) do
   end
   events[#events + 1] = {tonumber(string.match(entry[1], '%-(%d+)$')), event}
 end
-return cmsgpack.pack({state = state, moves = {redis.call('LRANGE', KEYS[3], 0, -1), redis.call('LRANGE', KEYS[4], 0, -1)},
+local record = cmsgpack.pack({state = state, moves = {redis.call('LRANGE', KEYS[3], 0, -1), redis.call('LRANGE', KEYS[4], 0, -1)},
   events = events})
+return {record, state.finished_at or state.created_at or '0', state.profile or '', state.rated == '1' and '1' or '0'}
