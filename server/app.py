@@ -79,6 +79,7 @@ from server.store import (
 )
 from server.store.archive_queue import ArchiveQueue
 from server.store.connection import RedisClient, connect_cluster
+from server.store.daily_records_sql import PostgresDailyArchive
 from server.store.database import PostgresRaceArchive
 from server.store.durability import Durability, check_layout, check_store
 from server.store.player_records_sql import PostgresPlayerRecords
@@ -473,10 +474,11 @@ class RaceServer:
         self.arenas = ArenaService(arena_store, store.now_ms, arena_races.start, settle=arena_races.settle, go_berserk=arena_races.berserk)
         self.arenas.schedules = tuple(parse_schedule(spec) for spec in config.arena.recurring)  # checked by server/config.py
         self.admin.arena_store = arena_store
-        self.daily = DailyService(
-            DailyStore(self.redis, practice_ttl_ms=DAY_SECONDS * 1000), self.seed_pool, config.daily, now_ms=self.daily_clock,
-            dead_check=self.dead_check,
+        daily_store = DailyStore(
+            self.redis, practice_ttl_ms=DAY_SECONDS * 1000, archive=None if self.database is None else PostgresDailyArchive(self.database),
+            cache_ttl_ms=config.archive_cache_seconds * 1000,
         )  # fmt: skip
+        self.daily = DailyService(daily_store, self.seed_pool, config.daily, now_ms=self.daily_clock, dead_check=self.dead_check)
         background = self.background = (
             hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst, self.daily, self.arenas,
             *([self.archiver] if self.archiver is not None else []),

@@ -31,10 +31,17 @@ class TestClock:
 async def daily_server(single_redis_url: str) -> AsyncIterator[tuple[RaceServer, TestClock]]:
     """A server whose daily clock stands at 10:00 UTC of a day of its own (the suite shares one Redis), with the
     winnable deal of tests/winning_lines.py twice in the medium pool (once with its line, once without)."""
+    clock = await stock_daily_pool(single_redis_url)
+    async with RaceServer(server_config(single_redis_url), daily_clock=clock.now_ms) as server:
+        yield server, clock
+
+
+async def stock_daily_pool(redis_url: str) -> TestClock:
+    """Put the winnable deal in the medium pool of the Redis at ``redis_url`` (before the server starts: its
+    background loop draws the day's deal at once); a clock at 10:00 UTC of a day of the test's own."""
     day = day_start("2200-01-01") + secrets.randbelow(300_000) * DAY_MS
-    clock = TestClock(day + 10 * 3600_000)
-    redis = connect_redis(single_redis_url, max_connections=2)
-    try:  # before the server starts: its background loop draws the day's deal at once
+    redis = connect_redis(redis_url, max_connections=2)
+    try:
         await redis.delete(keys.seed_pool("classic", Difficulty.MEDIUM.value))
         seed, line = winning_deal()
         pool = SeedPoolStore(redis)
@@ -42,5 +49,4 @@ async def daily_server(single_redis_url: str) -> AsyncIterator[tuple[RaceServer,
             await pool.add("classic", pooled, 5, tiered=True)
     finally:
         await redis.aclose()
-    async with RaceServer(server_config(single_redis_url), daily_clock=clock.now_ms) as server:
-        yield server, clock
+    return TestClock(day + 10 * 3600_000)

@@ -49,6 +49,10 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], Awaitable[int]]
 """Server time now, ms since the Unix epoch."""
 
+ARCHIVE_GRACE_MS = 60_000
+"""How long after a day's end it moves to the database: every counted attempt ended with the day (its deadline is
+at most the day's end), and a move sent just before then has landed."""
+
 ENDS_WITH: dict[Status, AttemptState] = {Status.WON: AttemptState.CLEARED, Status.BLOCKED: AttemptState.BLOCKED, Status.DEAD: AttemptState.DEAD}
 """The board's status after a move that ends the attempt, and the attempt's end state."""
 
@@ -153,15 +157,25 @@ class DailyService:
         pool has no deal of the tier ready."""
 
         async def step() -> None:
+            now = await self.now_ms()
             try:
-                await self.deal_of(None, await self.now_ms())
+                await self.deal_of(None, now)
             except ServiceError as error:  # the pool has no deal of the tier yet: not a failure of the loop
                 if error.code is not ErrorCode.SEED_POOL_EMPTY:
                     raise
                 log.debug("daily deal: %s", error.message)
+            await self.archive_days(now)
             await asyncio.sleep(self.retry_seconds)
 
         await self._loop.run(step, retry_seconds=self.retry_seconds, expected=(StoreError, ServiceError))
+
+    async def archive_days(self, now: int) -> list[str]:
+        """Move the days that ended :data:`ARCHIVE_GRACE_MS` before ``now`` to the database (none without one): the
+        grace lets a move sent just before the end land first. The days moved."""
+        days = await self.store.archive_days(now - ARCHIVE_GRACE_MS)
+        for day in days:
+            log.info("daily deal of %s archived", day)
+        return days
 
     # --- what a day shows ------------------------------------------------------------------------------
 

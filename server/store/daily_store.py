@@ -1,20 +1,24 @@
 """The daily deal in Redis: each day's deal, its attempts with their moves, its counted players, the archive's index
 and each account's cleared days (docs/STORAGE.md "The daily deal"). Keys of one day share the hash tag
-``{daily:<day>}``, so each of its scripts touches one Cluster slot."""
+``{daily:<day>}``, so each of its scripts touches one Cluster slot.
+
+With a database, a finished day goes to PostgreSQL (:class:`DailyArchive`, :meth:`DailyStore.archive_days`): its
+deal and counted attempts are written once, then its Redis keys are kept only as a cache (a TTL) and it leaves the
+Redis index and the calendars; every read of a past day falls back to the archive when Redis no longer has it."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from server.store import keys
 from server.store.connection import RedisClient, repeatable, time_ms_at
 from server.store.errors import translate_errors
 from server.store.race_store import StoreRefusal
 from server.store.scripts import Scripts, script_arguments
-from shared.daily import AttemptFacts
+from shared.daily import DAY_MS, AttemptFacts
 from shared.protocol import AttemptState, Difficulty, ErrorCode
 
 
@@ -84,15 +88,48 @@ def _attempt(day: str, attempt: str, stored: Mapping[bytes, bytes], entries: lis
     return StoredAttempt(day, attempt, text["player"], handle, text.get("counted") == "1", facts, tuple(moves), tuple(times))
 
 
+class DailyArchive(Protocol):
+    """Where finished days go for good (PostgreSQL: :class:`server.store.daily_records_sql.PostgresDailyArchive`).
+    Every method raises StoreUnavailable when the database cannot be reached."""
+
+    async def put_day(self, deal: DailyDeal, attempts: Sequence[StoredAttempt]) -> bool:
+        """Store a finished day's deal and its counted ``attempts`` once; False if it was stored already."""
+
+    async def archived(self, days: Sequence[str]) -> set[str]:
+        """The days among ``days`` that are stored."""
+
+    async def deal(self, day: str) -> DailyDeal | None:
+        """A stored day's deal."""
+
+    async def days(self) -> dict[str, int]:
+        """Every stored day and when it opened (ms)."""
+
+    async def counted(self, day: str) -> dict[str, str]:
+        """Handle (in lower case) -> attempt key of a stored day's counted attempts."""
+
+    async def attempt(self, day: str, attempt: str) -> StoredAttempt | None:
+        """A stored counted attempt with its moves."""
+
+    async def counted_attempts(self, day: str) -> list[StoredAttempt]:
+        """A stored day's counted attempts with their moves."""
+
+    async def cleared_days(self, player: str) -> list[str]:
+        """The stored days ``player``'s counted attempt cleared, in order."""
+
+
 @translate_errors
 class DailyStore:
     """Days, attempts and moves of the daily deal; every change of an attempt is one script (checked and atomic)."""
 
-    def __init__(self, redis: RedisClient, *, practice_ttl_ms: int) -> None:
-        """``practice_ttl_ms``: how long an uncounted attempt (a guest's, a past day's) is kept after its start."""
+    def __init__(self, redis: RedisClient, *, practice_ttl_ms: int, archive: DailyArchive | None = None, cache_ttl_ms: int = DAY_MS) -> None:
+        """``practice_ttl_ms``: how long an uncounted attempt (a guest's, a past day's) is kept after its start;
+        ``archive``: where finished days go (None: they stay in Redis); ``cache_ttl_ms``: how long an archived day's
+        keys stay in Redis."""
         self.redis = redis
         self.scripts = Scripts(redis)
         self.practice_ttl_ms = practice_ttl_ms
+        self.archive = archive
+        self.cache_ttl_ms = cache_ttl_ms
 
     @repeatable
     async def now_ms(self) -> int:
@@ -103,7 +140,9 @@ class DailyStore:
     async def deal(self, day: str) -> DailyDeal | None:
         """The deal of ``day``, None if it has none."""
         stored: Any = await self.redis.hgetall(keys.daily_deal(day))
-        return DailyDeal.parse(day, stored) if stored else None
+        if stored:
+            return DailyDeal.parse(day, stored)
+        return None if self.archive is None else await self.archive.deal(day)
 
     @repeatable
     async def open_day(self, deal: DailyDeal) -> DailyDeal:
@@ -116,7 +155,13 @@ class DailyStore:
 
     @repeatable
     async def days_before(self, day: str, offset: int, limit: int) -> tuple[list[str], int]:
-        """Days with a deal before ``day``, newest first (a page), and how many there are."""
+        """Days with a deal before ``day``, newest first (a page), and how many there are (with an archive: those of
+        Redis's index and the archive's, a few hundred a year)."""
+        if self.archive is not None:
+            listed: Any = await self.redis.zrange(keys.DAILY_DAYS, 0, -1)
+            every = sorted({*(name.decode() for name in listed), *await self.archive.days()}, reverse=True)
+            before = [name for name in every if name < day]
+            return before[offset : offset + limit], len(before)
         opens = await self.redis.zscore(keys.DAILY_DAYS, day)
         top = f"({int(opens)}" if opens is not None else "+inf"
         names: Any = await self.redis.zrevrangebyscore(keys.DAILY_DAYS, top, "-inf", start=offset, num=limit)
@@ -144,7 +189,9 @@ class DailyStore:
             pipe.hgetall(keys.daily_attempt(day, attempt))
             pipe.lrange(keys.daily_moves(day, attempt), 0, -1)
             stored, entries = await pipe.execute()
-        return _attempt(day, attempt, stored, entries) if stored else None
+        if stored:
+            return _attempt(day, attempt, stored, entries)
+        return None if self.archive is None else await self.archive.attempt(day, attempt)
 
     async def record(
         self, day: str, attempt: str, *, player: str, seq: int | None, entry: str, count: int, ends: AttemptState | None, now: int
@@ -167,6 +214,8 @@ class DailyStore:
     async def counted(self, day: str) -> dict[str, str]:
         """Handle (in lower case) -> attempt key of every counted attempt of ``day``."""
         stored: Any = await self.redis.hgetall(keys.daily_counted(day))
+        if not stored and self.archive is not None:
+            return await self.archive.counted(day)
         return {handle.decode(): attempt.decode() for handle, attempt in stored.items()}
 
     @repeatable
@@ -189,7 +238,45 @@ class DailyStore:
     async def cleared_days(self, player: str) -> list[str]:
         """The days ``player``'s counted attempt cleared."""
         days: Any = await self.redis.smembers(keys.daily_calendar(player))
-        return sorted(day.decode() for day in days)
+        archived = [] if self.archive is None else await self.archive.cleared_days(player)
+        return sorted({*(day.decode() for day in days), *archived})
+
+    async def archive_days(self, closed_by: int) -> list[str]:
+        """Move the days of Redis's index that closed by ``closed_by`` (ms) to the archive: each day's deal and
+        counted attempts written once (another process may have written it), then its keys get the cache TTL and
+        it leaves the index and its players' calendars. The days handled; none without an archive."""
+        if self.archive is None:
+            return []
+        names: Any = await self.redis.zrangebyscore(keys.DAILY_DAYS, "-inf", closed_by - DAY_MS)
+        days = [name.decode() for name in names]
+        done = await self.archive.archived(days) if days else set()
+        handled = []
+        for day in days:
+            stored: Any = await self.redis.hgetall(keys.daily_deal(day))
+            deal = DailyDeal.parse(day, stored) if stored else None
+            if deal is None or deal.closes_at > closed_by:
+                continue
+            listed = await self.counted(day)
+            if day not in done:
+                attempts = [found for key in listed.values() if (found := await self.attempt(day, key)) is not None]
+                await self.archive.put_day(deal, attempts)
+            await self._keep_as_cache(day, list(listed.values()))
+            handled.append(day)
+        return handled
+
+    async def _keep_as_cache(self, day: str, attempts: list[str]) -> None:
+        """An archived day's keys get the cache TTL; it leaves the index and its counted players' calendars."""
+        ttl = self.cache_ttl_ms
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (keys.daily_deal(day), keys.daily_counted(day)):
+                pipe.pexpire(key, ttl)
+            for attempt in attempts:
+                pipe.pexpire(keys.daily_attempt(day, attempt), ttl)
+                pipe.pexpire(keys.daily_moves(day, attempt), ttl)
+                if attempt.startswith(COUNTED_PREFIX):
+                    pipe.srem(keys.daily_calendar(attempt[len(COUNTED_PREFIX) :]), day)
+            pipe.zrem(keys.DAILY_DAYS, day)
+            await pipe.execute()
 
 
 COUNTED_PREFIX = "c"
