@@ -105,6 +105,8 @@ from shared.protocol import (
     MoveRequest,
     Notice,
     Ok,
+    Online,
+    OnlineRequest,
     ProtocolError,
     Queued,
     QuickMatch,
@@ -461,6 +463,10 @@ class RaceClient:
         return await self.request(
             HistoryRequest(id=self._id(), token=self.token, handle=handle, offset=offset, limit=limit, before=before), History
         )
+
+    async def online(self) -> Online:
+        """How many players are online and racing now, over every server process (a few seconds old at most)."""
+        return await self.request(OnlineRequest(id=self._id(), token=self.token), Online)
 
     async def stats(self, handle: str | None = None) -> Stats:
         """A player's record and rating per profile (``handle`` None: this session's account)."""

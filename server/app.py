@@ -43,6 +43,7 @@ from server.services.event_hub import EventHub
 from server.services.ghost import GhostService
 from server.services.lobby import LobbyLimits, LobbyService
 from server.services.lobby_feed import LobbyFeed
+from server.services.online import STALE_MS, OnlineCounter
 from server.services.player_views import PlayerViews
 from server.services.policy import DEFAULT_MIN_SPECTATOR_DELAY_MS, DEFAULT_RATED_MIN_SPECTATOR_DELAY_MS, RacePolicy
 from server.services.presence import PresenceService
@@ -63,6 +64,7 @@ from server.store import (
     DirectRaceChannels,
     LobbyFeedReader,
     LobbyStore,
+    OnlineStore,
     OpsStore,
     PlayerRecords,
     PlayerStore,
@@ -479,8 +481,9 @@ class RaceServer:
             cache_ttl_ms=config.archive_cache_seconds * 1000,
         )  # fmt: skip
         self.daily = DailyService(daily_store, self.seed_pool, config.daily, now_ms=self.daily_clock, dead_check=self.dead_check)
+        self.online = OnlineCounter(OnlineStore(self.redis, STALE_MS), process_id)
         background = self.background = (
-            hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst, self.daily, self.arenas,
+            self.online, hub, sweeper, self.presence, feed, self.lobby, self.seed_pool, self.admin, books, quick_match, self.analyst, self.daily, self.arenas,
             *([self.archiver] if self.archiver is not None else []),
         )  # fmt: skip
         self._stoppers = [service.stop for service in background]
@@ -507,12 +510,14 @@ class RaceServer:
             ghosts=GhostService(self.races, store, self.lobby, self.daily),
             arenas=self.arenas,
             address_watches=AddressBuckets(config.limits.watches_per_address_per_second, config.limits.watches_per_address_burst),
+            online=self.online,
         )
         self.bots = dispatcher.bots
         self.transport = Transport(
             dispatcher, config.limits, self._healthy, gate=operations.gate, peers=PeerResolver(config.trusted_proxies)
         )
         operations.transport = self.admin.transport = self.transport
+        self.online.local = self.transport.player_counts
         server = await self.transport.start(config.host, config.port, ssl=tls)
         self.port = next(iter(server.sockets)).getsockname()[1]
         self.admin.address = f"{config.host}:{self.port}"

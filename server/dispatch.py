@@ -28,6 +28,7 @@ from server.services.event_hub import EventHub, Subscription, always_room
 from server.services.ghost import GhostService
 from server.services.lobby import LobbyService, Owner
 from server.services.lobby_feed import LobbyFeed, LobbyWatcher
+from server.services.online import OnlineCounter
 from server.services.player_views import PlayerViews
 from server.services.presence import PresenceService
 from server.services.quick_match import QuickMatchService
@@ -85,6 +86,8 @@ from shared.protocol import (
     Moved,
     MoveRequest,
     Ok,
+    Online,
+    OnlineRequest,
     Queued,
     QuickMatch,
     RaceList,
@@ -173,6 +176,12 @@ class ConnectionState:
     """The arenas this connection joined (told of its pairings and the standings; paused when it closes)."""
     watched_arenas: set[str] = field(default_factory=set)
     """The arenas this connection watches (``arena_watch``: told the top of the standings)."""
+
+    def racing(self) -> bool:
+        """Seated (a player's subscription) in a race that has both its players: one this connection does not hold
+        open waiting for an opponent."""
+        held = self.owner.race_ids()
+        return any(subscription.viewer_slot is not SPECTATOR and race_id not in held for race_id, subscription in self.subscriptions.items())
 
     @property
     def player(self) -> str | None:
@@ -264,11 +273,14 @@ class Dispatcher:
         ghosts: GhostService,
         arenas: ArenaService,
         address_watches: AddressBuckets | None = None,
+        online: OnlineCounter,
     ) -> None:
-        """``address_watches``: the ``watch``/``unwatch`` budget of each client address, over all its connections."""
+        """``address_watches``: the ``watch``/``unwatch`` budget of each client address, over all its connections;
+        ``online``: everybody's counts of players online and racing."""
         self.arenas = arenas
         self.sessions = sessions
         self.address_watches = address_watches or AddressBuckets(0, 0)
+        self.online = online
         self.daily = daily
         self.ghosts = ghosts
         self.races = races
@@ -439,6 +451,11 @@ class Dispatcher:
             raise ServiceError(ErrorCode.EMOTE_LIMIT, f"at most {EMOTE_BURST} emotes at once, then one every {1 / EMOTE_RATE_PER_SECOND:.0f} s")
         await self.races.emote(request.race, session.player, request.phrase)
         state.send(Ok(id=request.id, race=request.race))
+
+    @handles(OnlineRequest)
+    async def _online(self, state: ConnectionState, session: Session, request: OnlineRequest) -> None:
+        counts = self.online.totals()
+        state.send(Online(id=request.id, online=counts.online, racing=counts.racing))
 
     @handles(Resign)
     async def _resign(self, state: ConnectionState, session: Session, request: Resign) -> None:

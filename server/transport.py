@@ -41,6 +41,7 @@ from server.dispatch import ConnectionState, Dispatcher
 from server.metrics import Role
 from server.peers import PeerResolver
 from server.ratelimit import TokenBucket
+from server.services.online import PlayerCounts
 from server.web.static_site import StaticSite
 from shared.protocol import (
     MAX_FRAME_BYTES,
@@ -837,6 +838,18 @@ class Transport:
     def live_connections(self) -> list[LiveConnection]:
         """The connections being served now (for metrics and operator commands)."""
         return list(self._live)
+
+    def player_counts(self) -> PlayerCounts:
+        """The players this process serves: distinct players that said hello, and of them those racing."""
+        online: set[str] = set()
+        racing: set[str] = set()
+        for live in self._live:
+            player = live.state.player
+            if player is not None:
+                online.add(player)
+                if live.state.racing():
+                    racing.add(player)
+        return PlayerCounts(online=len(online), racing=len(racing))
 
     def role_counts(self) -> dict[Role, int]:
         """Open connections by role."""

@@ -127,6 +127,7 @@ INJECTED: dict[str, list[tuple[str, Callable[[Any], Any], str]]] = {
     "RaceAnalyst": [("race analyst", lambda analyst: analyst, "analyse_due")],
     "DailyService": [("daily deal", lambda daily: daily, "deal_of")],
     "ArenaService": [("arena rounds", lambda arenas: arenas, "rounds")],
+    "OnlineCounter": [("online: counts", lambda online: online, "report")],
 }
 """For each background service, the loop(s) it runs and a method each round calls (where the exception goes in)."""
 

@@ -105,6 +105,10 @@ class BackgroundLoop:
         else:
             log.error("%s failed unexpectedly (%s: %s); retrying", self.name, type(error).__name__, error, exc_info=error)
 
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` between two steps, or less if the loop is stopped meanwhile (a stop is not held up)."""
+        await self._wait(seconds)
+
     async def _wait(self, seconds: float) -> None:
         """Sleep ``seconds``, or less if the loop is stopped meanwhile."""
         try:

@@ -7,6 +7,7 @@ from server.store.daily_store import DailyDeal, DailyStore, StoredAttempt
 from server.store.direct_channels import AnyRaceChannels, DirectRaceChannels
 from server.store.errors import StoreError, StoreUnavailable
 from server.store.lobby_store import GuessLimit, InviteLimits, InviteRefusal, LobbyChange, LobbyFeedReader, LobbyStore
+from server.store.online_store import OnlineStore
 from server.store.ops_store import Ban, BanKind, OpsStore
 from server.store.player_records import (
     AccountRecord,
@@ -76,6 +77,7 @@ __all__ = [
     "LoginLimit",
     "MemorySessionStore",
     "NewRace",
+    "OnlineStore",
     "OpsStore",
     "PairRules",
     "PairSignals",

@@ -69,6 +69,11 @@ def new_sessions_key(address: str) -> str:
     return f"{PREFIX}:new_sessions:{address}"
 
 
+ONLINE = f"{PREFIX}:online"
+"""Hash: server process id -> ``"<online> <racing> <reported at, ms>"``, each process's own count of its players
+(lua/online_report.lua sums the fresh ones, drops the stale)."""
+
+
 # --- lobby (one hash tag: the lobby scripts touch these keys together) ---------------------------
 
 LOBBY_TAG = f"{PREFIX}:{{lobby}}"

@@ -149,6 +149,7 @@ class Scripts:
         self.quick_match: AsyncScript = redis.register_script(with_arguments(_source("quick_match")))
         self.quick_match_cancel: AsyncScript = redis.register_script(with_arguments(_source("quick_match_cancel")))
         self.quick_match_requeue: AsyncScript = redis.register_script(with_arguments(_source("quick_match_requeue")))
+        self.online_report: AsyncScript = redis.register_script(with_arguments(_source("online_report")))
         self.seed_pool_add: AsyncScript = redis.register_script(with_arguments(_source("seed_pool_add")))
         self.account_register: AsyncScript = redis.register_script(with_arguments(_source("account_register")))
         self.login_attempt: AsyncScript = redis.register_script(with_arguments(_source("login_attempt")))

@@ -292,6 +292,17 @@ class Stats(Message):
     profiles: list[ProfileStats]
 
 
+@dataclass(frozen=True, slots=True)
+class Online(Message):
+    """Reply to ``online``: players with an open connection (``online``) and, of them, those seated in a race that has
+    both its players (``racing``), summed over every server process; at most a few seconds old."""
+
+    TYPE: ClassVar[str] = "online"
+    id: int
+    online: int
+    racing: int
+
+
 # --- arena tournaments (docs/COMMUNITY.md) --------------------------------------------------------
 
 

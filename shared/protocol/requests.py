@@ -267,6 +267,13 @@ class StatsRequest(SessionRequest):
     """Whose; nil: this session's account."""
 
 
+@dataclass(frozen=True, slots=True)
+class OnlineRequest(SessionRequest):
+    """How many players are online and racing now, over every server process (the lobby's line)."""
+
+    TYPE: ClassVar[str] = "online"
+
+
 BOT_LEVELS = range(1, 6)
 """The practice bot's levels (docs/PLAYERS.md)."""
 
