@@ -328,6 +328,11 @@ export class Connection {
     return this.request({ type: "unwatch_lobby" });
   }
 
+  /** How many players are online and racing, over every server process. */
+  online() {
+    return this.request({ type: "online" });
+  }
+
   liveRaces(limit = 50) {
     return this.request({ type: "live_races", limit });
   }

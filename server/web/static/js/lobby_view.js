@@ -9,6 +9,10 @@ import { offerTutorial } from "./tutorial_offer.js";
 import { t, tn } from "./i18n.js";
 
 const LIVE_REFRESH_MS = 3000;
+/** The quick-pairing grid, as lichess's: common time limits (minutes) by rules profile. A cell is a quick match on
+ * exactly those settings (no undo, no redeal, any deal), so it pairs only players who picked the same cell. */
+export const QUICK_MINUTES = [3, 5, 10];
+export const QUICK_PROFILES = ["classic", "foundation-only"];
 
 export function mountLobby(root, app) {
   const view = new LobbyView(root, app);
@@ -88,6 +92,7 @@ class LobbyView {
       this.botOfferText,
       h("div", { class: "actions" }, this.botLevel, h("button", { type: "button", class: "primary", dataset: { action: "race-bot" }, onclick: () => this.raceBot() }, t("web.lobby.race_bot"))));
     this.openList = h("div", { class: "race-list", id: "open-races" });
+    this.onlineLine = h("p", { class: "online-count" });
     this.liveList = h("div", { class: "race-list", id: "live-races" });
     this.finishedList = h("div", { class: "race-list", id: "finished-races" });
     const invite = h("form", { class: "invite-form", onsubmit: (event) => {
@@ -100,7 +105,8 @@ class LobbyView {
       h("div", { class: "lobby" },
         h("h1", { class: "sr-only" }, t("web.lobby.title")),
         offerTutorial(),
-        h("section", { class: "panel play" }, h("h2", {}, t("web.lobby.play")), form, h("h3", {}, t("web.lobby.have_invite")), invite),
+        h("section", { class: "panel play" }, h("h2", {}, t("web.lobby.play")), this.onlineLine,
+          h("p", { class: "hint quick-grid-title" }, t("web.lobby.quick_grid")), this.quickGrid(), form, h("h3", {}, t("web.lobby.have_invite")), invite),
         h("section", { class: "panel" }, h("h2", {}, t("web.lobby.open_races")), this.openList, this.botOffer),
         h("section", { class: "panel" }, h("h2", {}, t("web.lobby.live_races")), this.liveList),
         h("section", { class: "panel" }, h("h2", {}, t("web.lobby.finished_races")), this.finishedList),
@@ -160,9 +166,27 @@ class LobbyView {
     }
   }
 
-  async quickMatch() {
+  /** The quick-pairing grid: one button per profile and time limit. */
+  quickGrid() {
+    const profileName = (profile) => t(`web.profile.${profile.replace("-", "_")}`);
+    return h("div", { class: "quick-grid", role: "group", "aria-label": t("web.lobby.quick_grid") },
+      QUICK_PROFILES.flatMap((profile) => QUICK_MINUTES.map((minutes) => h("button", {
+        type: "button", class: "quick-cell", dataset: { profile, minutes: String(minutes) },
+        "aria-label": t("web.lobby.quick_cell", { profile: profileName(profile), minutes }),
+        onclick: () => this.quickMatch(this.cellSettings(profile, minutes)),
+      }, h("strong", {}, t("web.lobby.minutes", { count: minutes })), h("span", {}, profileName(profile))))));
+  }
+
+  /** A grid cell's settings: its profile and time limit, rated if the form says so (a logged-in player). */
+  cellSettings(profile, minutes) {
+    const settings = { profile, time_limit: minutes * 60, undo: false, redeal_once: false, solvable_only: false, seed: null };
+    if (this.form.rated.checked) settings.rated = true;
+    return settings;
+  }
+
+  async quickMatch(settings = this.settings({ forQuickMatch: true })) {
     try {
-      const reply = await this.conn.quickMatch(this.settings({ forQuickMatch: true }));
+      const reply = await this.conn.quickMatch(settings);
       this.app.navigate(`/race/${reply.race.race}`, { seated: reply, queued: reply.type === "queued" });
     } catch (error) {
       this.error(error);
@@ -214,7 +238,20 @@ class LobbyView {
     this.botOfferText.textContent = t(othersWaiting ? "web.lobby.bot_offer_others" : "web.lobby.bot_offer_alone");
   }
 
+  /** "12 players online · 4 racing", asked with the live races (every server process's players: `online`). */
+  async refreshOnline() {
+    try {
+      const { online, racing } = await this.conn.online();
+      this.onlineLine.dataset.online = String(online);
+      this.onlineLine.dataset.racing = String(racing);
+      this.onlineLine.textContent = `${tn("web.lobby.online", online)} · ${tn("web.lobby.racing", racing)}`;
+    } catch {
+      // the line keeps what it said; the next refresh asks again
+    }
+  }
+
   async refreshLive() {
+    this.refreshOnline();
     let reply;
     try {
       reply = await this.conn.liveRaces(50);
