@@ -20,12 +20,16 @@ TIMEOUT = 4 * REPORT_SECONDS + STALE_MS / 1000 + 10
 
 async def counted(client: RaceClient, online: int, racing: int) -> None:
     """Ask until ``client``'s server answers these totals (each process reports every few seconds)."""
-    async with asyncio.timeout(TIMEOUT):
-        while True:
-            reply = await client.online()
-            if (reply.online, reply.racing) == (online, racing):
-                return
-            await asyncio.sleep(0.2)
+    seen: tuple[int, int] | None = None
+    try:
+        async with asyncio.timeout(TIMEOUT):
+            while seen != (online, racing):
+                if seen is not None:
+                    await asyncio.sleep(0.2)
+                reply = await client.online()
+                seen = (reply.online, reply.racing)
+    except TimeoutError:
+        raise AssertionError(f"expected {online} online and {racing} racing, the server said {seen}") from None
 
 
 async def test_two_processes_count_everybody_online_and_racing_and_forget_a_dead_one(redis_url: str, spawn_servers: SpawnServers) -> None:
