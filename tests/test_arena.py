@@ -106,7 +106,7 @@ async def test_a_pair_claimed_by_a_process_killed_before_its_race_is_paired_agai
     assert await two.service.release_stale(tournament) == 0  # within the lease: its process may still create it
     two.clock[0] = START + CLAIM_LEASE_MS + 1
     assert await two.service.release_stale(tournament) == 2
-    assert not await store.confirm(tournament, "deadprocess1")  # had it only been slow, it creates no race now
+    assert not await store.confirm(tournament, "deadprocess1", "ann", "bob", two.clock[0])  # had it only been slow, it creates no race now
     ((race, a, b),) = await two.service.pair_round(tournament)
     assert {a, b} == {"ann", "bob"} and two.started == [(race, a, b)] and one.started == []
 
@@ -126,3 +126,20 @@ async def test_two_processes_joining_at_once_never_let_one_more_in_than_the_cap(
 
     joined = await asyncio.gather(*(join(one.service if number % 2 else two.service, player) for number, player in enumerate(players)))
     assert sum(joined) == 4 and (await one.service.info(tournament)).players == 4
+
+
+async def test_a_pair_confirmed_by_a_process_killed_before_its_race_started_is_started_by_another(two_processes: tuple[Arena, Arena]) -> None:
+    one, two = two_processes
+    tournament = await one.service.create("kill -9 after the confirmation", START, 3_600_000)
+    for player in ("ann", "bob"):
+        await one.service.join(tournament, Identity(player, player, player), 1500.0)
+    store = one.service.store
+    assert await store.claim(tournament, [("ann", "bob", "deadprocess2")], START) == ["deadprocess2"]
+    assert await store.confirm(tournament, "deadprocess2", "ann", "bob", START)  # then killed before creating the race
+    await two.service.release_stale(tournament)
+    assert two.started == []  # within the lease: its process may still be creating it
+    two.clock[0] = START + CLAIM_LEASE_MS + 1
+    assert await two.service.release_stale(tournament) == 0
+    assert two.started == [("deadprocess2", "ann", "bob")]  # started by the other process: the pairing is not lost
+    assert await store.stale_starting(tournament, two.clock[0] + 1) == []  # once
+    assert await two.service.pair_round(tournament) == []  # both are in that race, nobody is paired twice

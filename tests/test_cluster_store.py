@@ -184,10 +184,12 @@ async def daily_and_arena_scripts(cluster_client: RedisCluster, calls: list[tupl
         await arenas.join(arena, Identity(player, player.title()), 1500.0, now)
     race = race_id()
     assert await arenas.claim(arena, [("ann", "bob", race)], now) == [race]
-    assert await arenas.confirm(arena, race)
+    assert await arenas.confirm(arena, race, "ann", "bob", now)
+    await arenas.started(arena, race)
     games = {"ann": ArenaGame(race, "bob", Outcome.WON, False, 9, 1500.0), "bob": ArenaGame(race, "ann", Outcome.LOST, False, 8, 1500.0)}
     assert await arenas.book(arena, race, games, now)
     assert await arenas.release_stale(arena, cutoff=0, now=now) == 0
+    assert await arenas.free_race(arena, race, now) == 0  # booked: nobody is busy in it any more
 
 
 async def test_races_land_on_different_slots_and_nodes(redis_cluster: LocalCluster, cluster_client: RedisCluster) -> None:

@@ -19,7 +19,7 @@ from server.services.background import BackgroundLoop
 from server.services.dealer import Dealer
 from server.services.errors import ServiceError
 from server.services.race import RaceService, new_race_id
-from server.store import ArenaCounts, ArenaMeta, ArenaStore, Identity, StoreError
+from server.store import ArenaCounts, ArenaMeta, ArenaStore, Identity, RaceRecord, StoreError
 from shared.arena import ArenaGame, Schedule, Standing, choose_pairs, occurrence_id, parse_schedule, standings
 from shared.protocol import (
     ARENA_FINISHED_LISTED,
@@ -153,8 +153,9 @@ class ArenaService:
         claimed = set(await self.store.claim(arena, pairs, now))
         started = []
         for a, b, race in pairs:
-            if race in claimed and await self.store.confirm(arena, race):  # not released meanwhile (a slow process)
+            if race in claimed and await self.store.confirm(arena, race, a, b, now):  # not released meanwhile (a slow process)
                 await self.start_race(arena, race, a, b)
+                await self.store.started(arena, race)
                 started.append((race, a, b))
         return started
 
@@ -168,8 +169,14 @@ class ArenaService:
 
     async def release_stale(self, arena: str) -> int:
         """Free the players of pairs claimed more than :data:`CLAIM_LEASE_MS` ago and never confirmed (the claiming
-        process died before it created their race); how many were freed."""
+        process died before it created their race), and start the races of pairs confirmed that long ago whose
+        process never said it started them (it died between the confirmation and the race's creation: starting a race
+        is idempotent, so a slow process and this one start it once); how many players were freed."""
         now = await self.now_ms()
+        for race, a, b in await self.store.stale_starting(arena, now - CLAIM_LEASE_MS):
+            log.warning("arena %s: starting race %s of %s and %s, confirmed by a process that did not start it", arena, race, a, b)
+            await self.start_race(arena, race, a, b)
+            await self.store.started(arena, race)
         return await self.store.release_stale(arena, now - CLAIM_LEASE_MS, now)
 
     async def finished(self, arena: str, race: str, first: Side, second: Side, outcome: Outcome) -> bool:
@@ -335,14 +342,38 @@ class ArenaRaces:
         self.dealer = dealer
 
     async def start(self, arena: str, race: str, a: str, b: str) -> None:
-        """Seat ``a`` and ``b`` in race ``race`` (its countdown starts) and note the pairing in the arena's feed."""
+        """Seat ``a`` and ``b`` in race ``race`` (its countdown starts) and note the pairing in the arena's feed.
+        Idempotent (a process taking over a dead one's pair, or two at once, start it once): a race already created is
+        not dealt again, a second seat already taken not joined again. A second seat refused (a rated arena's ladder
+        rules: ``rated_pair_limit``...) discards the race and frees both players."""
         meta = await self.store.meta(arena)
         who = await self.store.identities(arena)
         assert meta is not None
-        new = await self.dealer.deal(RaceSettings(time_limit=meta.time_limit, rated=meta.rated, arena=arena), origin="arena")
-        await self.races.create(race, who[a], new)
-        await self.races.join(race, who[b])
+        record = await self._record(race)
+        if record is None:
+            new = await self.dealer.deal(RaceSettings(time_limit=meta.time_limit, rated=meta.rated, arena=arena), origin="arena")
+            try:
+                await self.races.create(race, who[a], new)
+            except ServiceError:
+                if await self._record(race) is None:  # not another process's creation of it
+                    raise
+            record = await self._record(race)
+        if record is not None and record.status is RaceStatus.WAITING:
+            try:
+                await self.races.join(race, who[b])
+            except ServiceError as error:
+                if error.code not in (ErrorCode.ALREADY_SEATED, ErrorCode.RACE_FULL):
+                    log.info("arena %s: race %s not played (%s); its players are free again", arena, race, error.code)
+                    await self.races.discard(race)
+                    await self.store.free_race(arena, race, await self.races.now_ms())
+                    return
         await self.store.note(arena, kind="paired", race=race, a=a, b=b)
+
+    async def _record(self, race: str) -> RaceRecord | None:
+        try:
+            return await self.races.record(race)
+        except ServiceError:
+            return None
 
     async def berserk(self, race: str, player: str) -> int:
         """``player`` goes berserk in ``race`` (the race's script checks the seat and the countdown)."""

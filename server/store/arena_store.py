@@ -204,9 +204,40 @@ class ArenaStore:
         entries: Any = await self.redis.xrange(keys.arena_keys(arena)["feed"], f"({after}" if after != "0-0" else "-", "+")
         return [(entry_id.decode(), {name.decode(): value.decode() for name, value in fields.items()}) for entry_id, fields in entries]
 
-    async def confirm(self, arena: str, race: str) -> bool:
-        """Confirm a claimed pair's race before creating it; False if the claim was released (do not create it)."""
-        return bool(await self.scripts.arena_confirm(keys=[keys.arena_keys(arena)["claimed"]], args=script_arguments(race=race)))
+    async def confirm(self, arena: str, race: str, a: str, b: str, now: int) -> bool:
+        """Confirm a claimed pair's race before creating it (the pair is then starting until :meth:`started`); False
+        if the claim was released (do not create it)."""
+        names = keys.arena_keys(arena)
+        confirmed = await self.scripts.arena_confirm(keys=[names["claimed"], names["starting"]], args=script_arguments(race=race, a=a, b=b, now=now))
+        return bool(confirmed)
+
+    @repeatable
+    async def started(self, arena: str, race: str) -> None:
+        """A starting pair's race is created and its pairing noted."""
+        await self.redis.hdel(keys.arena_keys(arena)["starting"], race)
+
+    @repeatable
+    async def stale_starting(self, arena: str, cutoff: int) -> list[tuple[str, str, str]]:
+        """The pairs (race id, a, b) confirmed before ``cutoff`` (ms) whose race is not known to be started: their
+        process may have died between the confirmation and the race's creation."""
+        stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["starting"])
+        found = []
+        for race, text in stored.items():
+            entry = json.loads(text)
+            if int(entry["at"]) < cutoff:
+                found.append((race.decode(), str(entry["a"]), str(entry["b"])))
+        return found
+
+    @repeatable
+    async def free_race(self, arena: str, race: str, now: int) -> int:
+        """Free the players of a race that will not be played (its second seat was refused); how many were freed."""
+        names = keys.arena_keys(arena)
+        times = await self.times(arena)
+        end_at = 0 if times is None else times[1]
+        freed = await self.scripts.arena_free(
+            keys=[names["busy"], names["free"], names["paused"], names["starting"]], args=script_arguments(race=race, now=now, end_at=end_at)
+        )
+        return int(freed)
 
     @repeatable
     async def release_stale(self, arena: str, cutoff: int, now: int) -> int:

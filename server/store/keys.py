@@ -179,9 +179,10 @@ def arena_keys(arena: str) -> dict[str, str]:
     rating), ``free`` (sorted set: player -> since when free, ms), ``busy`` (hash: player -> race id), ``paused``
     (set), ``scores`` (sorted set: player -> score), ``booked`` (hash: race id -> 1), ``feed`` (stream: the pairings
     and results, for the processes that tell their connections), ``claimed`` (sorted set: race id -> when its pair
-    was claimed, until the claiming process confirms it is creating the race)."""
+    was claimed, until the claiming process confirms it is creating the race), ``starting`` (hash: race id -> JSON
+    ``{a, b, at}`` from the confirmation until its race is created and the pairing noted)."""
     tag = f"{PREFIX}:{{arena:{arena}}}"
-    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked", "feed", "claimed")}
+    return {name: f"{tag}:{name}" for name in ("meta", "players", "free", "busy", "paused", "scores", "booked", "feed", "claimed", "starting")}
 
 
 ARENAS_LISTED = f"{PREFIX}:arenas:listed"
