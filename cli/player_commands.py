@@ -22,6 +22,7 @@ from cli.terminal_input import read_first_line
 from client import RaceClient
 from client.race_session import Credentials, introduce
 from client.race_view import player_label, rating_text
+from shared.arena_record import ARENA_RECORD_FORMAT, ARENA_RECORD_VERSION, verify_arena_record
 from shared.protocol import MAX_HISTORY_PAGE, MAX_LEADERBOARD_PAGE, MAX_REPLAY_PAGE, HistoryItem, as_map
 from shared.race.record import RECORD_FORMAT, RECORD_VERSION, NotARecord, RecordInvalid, verify_record
 
@@ -92,12 +93,18 @@ def register(subparsers: Any) -> None:
         help="write a finished race's record as JSON",
         description=(
             "Write the record of finished race RACE as JSON: the final race (settings, players, seed), and every event "
-            "with its time (both players' moves, attempt ends, the result with rating changes). "
-            "`flowergarden verify FILE` checks it without trusting the server."
+            "with its time (both players' moves, attempt ends, the result with rating changes); or with --arena the "
+            "record of an arena tournament (its table and each player's races with their points, signed). "
+            "`flowergarden verify FILE` checks either without trusting the server."
         ),
     )
     add_server_argument(parser)
-    parser.add_argument("race", metavar="RACE")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("race", nargs="?", metavar="RACE")
+    what.add_argument(
+        "--arena", metavar="ARENA",
+        help="write arena ARENA's record instead: its table, each player's races with their points, signed by the server",
+    )  # fmt: skip
     parser.add_argument("--output", "-o", type=Path, metavar="FILE", help="write to FILE (default stdout)")
     parser.set_defaults(handler=lambda args: run_connected(args, _export))
 
@@ -108,7 +115,9 @@ def register(subparsers: Any) -> None:
             "Replay the record in FILE ('-' for stdin) with the engine: every move must be legal and give the counts the "
             "record announces, the result must follow from the moves by the rules, and the revealed seed and salt must hash to "
             "the countdown's commitment and deal its layout; with --key or --key-url the server's signature must match "
-            "too (then race id, players and ratings are proved as well). Exit 0 when it holds, 1 "
+            "too (then race id, players and ratings are proved as well). An arena record (export --arena) is checked by "
+            "the arena's rules instead: each race's points, both sides of each race and the table recomputed from them; "
+            "with a key, its signature. Exit 0 when it holds, 1 "
             "(record_invalid, naming the first bad event) when it does not, 2 when FILE is not a record (not_a_record)."
         ),
     )
@@ -294,19 +303,53 @@ async def record_of(client: RaceClient, race: str) -> dict[str, Any]:
 async def _export(args: argparse.Namespace) -> None:
     async with await RaceClient.connect(args.server) as client:
         await client.hello("exporter")
-        record = await record_of(client, args.race)
+        record: dict[str, Any]
+        if args.arena is not None:
+            reply = await client.arena_record(args.arena)
+            record = {"format": ARENA_RECORD_FORMAT, "version": ARENA_RECORD_VERSION} | {
+                name: value for name, value in as_map(reply).items() if name not in ("type", "id")
+            }
+            what = f"arena {args.arena} ({len(reply.players)} players{'' if reply.final else ', not final yet'})"
+        else:
+            record = await record_of(client, args.race)
+            what = f"race {args.race} ({len(record['events'])} events)"
     text = json.dumps(record, ensure_ascii=False, indent=1)
     if args.output is None:
         sys.stdout.write(text + "\n")
     else:
         args.output.write_text(text + "\n", encoding="utf-8")
-        print(f"Wrote the record of race {args.race} ({len(record['events'])} events) to {args.output}", file=sys.stderr)
+        print(f"Wrote the record of {what} to {args.output}", file=sys.stderr)
+
+
+def _verify_arena(document: dict[str, Any], public_key: str | None, *, as_json: bool) -> int:
+    """Check an arena record (shared/arena_record.py) and, with a key, its signature."""
+    try:
+        verdict = verify_arena_record(document)
+        if public_key is not None:
+            check_signature(document, public_key)
+    except NotARecord as wrong:
+        raise CommandError("not_a_record", str(wrong), exit_code=EXIT_USAGE) from None
+    except RecordInvalid as invalid:
+        raise CommandError("record_invalid", str(invalid)) from None
+    if as_json:
+        emit_json({"valid": True, "arena": verdict.arena, "players": verdict.players, "races": verdict.races,
+                   "final": verdict.final, "winner": verdict.winner, "signed": public_key is not None})  # fmt: skip
+        return EXIT_OK
+    signed = "signed by the server (key checked)" if public_key is not None else "signature not checked (give --key-url SERVER)"
+    table = "final table" if verdict.final else "table so far (the arena is not over)"
+    print(
+        f"Arena {verdict.arena} verified: {verdict.players} players, {verdict.races} races, every race's points and the "
+        f"{table} recomputed by the arena's rules; first: {verdict.winner or 'nobody'}; {signed}."
+    )
+    return EXIT_OK
 
 
 def run_verify(args: argparse.Namespace) -> int:
     """Check a record file; exit 0 if it holds, 1 with the first bad event if not."""
     document = read_json_object(args.file, "bad_input", "a race record (a JSON object)")
     public_key = args.key or (fetch_key(args.key_url) if args.key_url else None)
+    if document.get("format") == ARENA_RECORD_FORMAT:
+        return _verify_arena(document, public_key, as_json=args.json)
     try:
         verdict = verify_record(document)
         if public_key is not None:

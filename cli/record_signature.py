@@ -13,6 +13,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from cli.output import EXIT_USAGE, CommandError
+from shared.arena_record import ARENA_RECORD_FORMAT, arena_record_digest
 from shared.race.record import RecordInvalid, record_digest
 
 RECORD_KEY_PATH = "/record-key"
@@ -40,7 +41,8 @@ def fetch_key(url: str) -> str:
 
 
 def check_signature(document: Mapping[str, Any], public_hex: str) -> None:
-    """RecordInvalid unless the record's ``signature`` is the key's signature of its race and events."""
+    """RecordInvalid unless the record's ``signature`` is the key's signature of its digest: a race record's race and
+    events, an arena record's :data:`shared.arena_record.SIGNED_FIELDS`."""
     try:
         key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex))
     except ValueError:
@@ -49,6 +51,11 @@ def check_signature(document: Mapping[str, Any], public_hex: str) -> None:
     if not isinstance(signature, str):
         raise RecordInvalid("the record carries no server signature")
     try:
-        key.verify(bytes.fromhex(signature), record_digest(document.get("race", {}), document.get("events", [])))
+        digest = (
+            arena_record_digest(document)
+            if document.get("format") == ARENA_RECORD_FORMAT
+            else record_digest(document.get("race", {}), document.get("events", []))
+        )
+        key.verify(bytes.fromhex(signature), digest)
     except (InvalidSignature, ValueError):
         raise RecordInvalid("the server's signature does not match: the record is not what the server stored") from None

@@ -55,6 +55,8 @@ from shared.protocol import (
     ArenaListReply,
     ArenaPaired,
     ArenaPause,
+    ArenaRecordReply,
+    ArenaRecordRequest,
     ArenaReply,
     ArenaStandings,
     ArenaStandingsRequest,
@@ -510,6 +512,10 @@ class RaceClient:
     async def arena_standings(self, arena: str) -> ArenaReply:
         """An arena and its standings."""
         return await self.request(ArenaStandingsRequest(id=self._id(), token=self.token, arena=arena), ArenaReply)
+
+    async def arena_record(self, arena: str) -> ArenaRecordReply:
+        """An arena's signed record: its table and each player's races (``flowergarden export --arena``)."""
+        return await self.request(ArenaRecordRequest(id=self._id(), token=self.token, arena=arena), ArenaRecordReply)
 
     async def ghost_race(
         self, source: GhostSource, *, day: str | None = None, handle: str | None = None, race: str | None = None, slot: int = 0

@@ -35,6 +35,7 @@ from server.services.accounts import AccountService, LoginLimits
 from server.services.analysis import AnalysisBudget, RaceAnalyst, SolveFromLimits
 from server.services.archiver import Archiver
 from server.services.arena import ArenaRaces, ArenaRules, ArenaService
+from server.services.arena_record import ArenaRecords
 from server.services.clock import ServerClock
 from server.services.daily import Clock as DailyClock
 from server.services.daily import DailyRules, DailyService
@@ -509,6 +510,7 @@ class RaceServer:
             daily=self.daily,
             ghosts=GhostService(self.races, store, self.lobby, self.daily),
             arenas=self.arenas,
+            arena_records=ArenaRecords(self.arenas, arena_store, sign=signer.sign),
             address_watches=AddressBuckets(config.limits.watches_per_address_per_second, config.limits.watches_per_address_burst),
             online=self.online,
         )

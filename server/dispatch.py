@@ -21,6 +21,7 @@ from server.services import race_journal
 from server.services.accounts import AccountService
 from server.services.analysis import RaceAnalyst
 from server.services.arena import ArenaService
+from server.services.arena_record import ArenaRecords
 from server.services.clock import ServerClock
 from server.services.daily import DailyService
 from server.services.errors import ServiceError
@@ -49,6 +50,7 @@ from shared.protocol import (
     ArenaJoin,
     ArenaList,
     ArenaPause,
+    ArenaRecordRequest,
     ArenaReply,
     ArenaStandingsRequest,
     ArenaUnwatch,
@@ -272,12 +274,15 @@ class Dispatcher:
         daily: DailyService,
         ghosts: GhostService,
         arenas: ArenaService,
+        arena_records: ArenaRecords | None = None,
         address_watches: AddressBuckets | None = None,
         online: OnlineCounter,
     ) -> None:
         """``address_watches``: the ``watch``/``unwatch`` budget of each client address, over all its connections;
-        ``online``: everybody's counts of players online and racing."""
+        ``online``: everybody's counts of players online and racing; ``arena_records``: the arenas' records (unsigned
+        ones from ``arenas``' store if None)."""
         self.arenas = arenas
+        self.arena_records = arena_records or ArenaRecords(arenas, arenas.store)
         self.sessions = sessions
         self.address_watches = address_watches or AddressBuckets(0, 0)
         self.online = online
@@ -650,6 +655,11 @@ class Dispatcher:
     @handles(ArenaList)
     async def _arena_list(self, state: ConnectionState, session: Session, request: ArenaList) -> None:
         state.send(replace(await self.arenas.listed(), id=request.id))
+
+    @handles(ArenaRecordRequest)
+    async def _arena_record(self, state: ConnectionState, session: Session, request: ArenaRecordRequest) -> None:
+        """The arena's signed record (server/services/arena_record.py), to anyone."""
+        state.send(await self.arena_records.record(request.id, request.arena))
 
     @handles(ArenaStandingsRequest)
     async def _arena_standings(self, state: ConnectionState, session: Session, request: ArenaStandingsRequest) -> None:

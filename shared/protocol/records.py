@@ -375,6 +375,32 @@ class ArenaLine:
 
 
 @dataclass(frozen=True, slots=True)
+class ArenaGameLine:
+    """One finished race of a player in an arena's record, from that player's side, with the points it earned."""
+
+    race: str
+    opponent: str
+    """The opponent's player id (a :class:`ArenaPlayerRecord` of the same record)."""
+    outcome: Outcome
+    berserk: bool
+    moves: int
+    opponent_rating: float
+    """The opponent's rating when it joined (the tie-break's currency)."""
+    points: int
+    """What the race earned by the arena's rules (streaks, berserk), given the player's earlier races."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaPlayerRecord:
+    """One player of an arena's record: who, its rating when it joined, and its races oldest first."""
+
+    player: str
+    handle: str
+    rating: float
+    games: list[ArenaGameLine]
+
+
+@dataclass(frozen=True, slots=True)
 class ArenaInfo:
     """An arena tournament: its name, its clock and its races' time limit."""
 

@@ -12,6 +12,7 @@ from shared.protocol.lobby import LobbyEntry
 from shared.protocol.records import (
     ArenaInfo,
     ArenaLine,
+    ArenaPlayerRecord,
     BoardView,
     DailyDay,
     DailyEntry,
@@ -363,6 +364,22 @@ class ArenaListReply(Message):
 
 ARENA_FINISHED_LISTED: Final = 20
 """How many finished arenas ``arena_list`` carries."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaRecordReply(Message):
+    """Reply to ``arena_record``: the arena, whether its table is final, each player's races and the standings they
+    make, signed (shared/arena_record.py says what is signed and how ``verify`` checks it)."""
+
+    TYPE: ClassVar[str] = "arena_record"
+    id: int
+    arena: ArenaInfo
+    final: bool
+    """True once the clock ran out and every race under way has been booked: the table no longer changes."""
+    players: list[ArenaPlayerRecord]
+    standings: list[ArenaLine]
+    signature: str | None = None
+    """The servers' Ed25519 signature (hex) of the record's digest; nil on a server that signs no records."""
 
 
 # --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------

@@ -408,6 +408,15 @@ class ArenaStandingsRequest(SessionRequest):
     arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
 
 
+@dataclass(frozen=True, slots=True)
+class ArenaRecordRequest(SessionRequest):
+    """An arena's record, to anyone: its table, each player's races and the servers' signature, which
+    ``flowergarden verify`` checks (docs/FAIRPLAY.md "What verify proves")."""
+
+    TYPE: ClassVar[str] = "arena_record"
+    arena: str = bounded(max_len=MAX_ARENA_ID_LEN)
+
+
 # --- the daily deal (docs/COMMUNITY.md) ------------------------------------------------------------
 
 
