@@ -4,6 +4,7 @@
 // once it is over; /arena opens a private one. A joined player's next race opens by itself: the app follows
 // arena_paired to the race page (main.js), and the next pairing after that race's result opens the next one.
 
+import { arenaRecordPanel } from "./arena_record_view.js";
 import { errorText } from "./refusals.js";
 import { field, fill, h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -100,7 +101,7 @@ class ArenaView {
       h("h1", {}, t("web.arena.title", { name: this.info.name })),
       h("p", { class: "arena-clock" }, over ? t("web.arena.over") : t("web.arena.clock", { time: until, seconds: this.info.time_limit })),
       h("p", { class: "arena-facts" }, arenaFacts(this.info)),
-      actions, this.status, this.podium, this.table, this.races,
+      actions, this.status, this.podium, this.table, this.races, arenaRecordPanel(this.app, this.arena),
       h("p", { class: "hint" }, t("web.arena.open_hint"))));
     this.onStandings(reply);
   }

@@ -210,6 +210,11 @@ export class Connection {
     return this.request({ type: "arena_list" });
   }
 
+  /** An arena's signed record: its table and each player's races (docs/PROTOCOL.md "arena_record"). */
+  arenaRecord(arena) {
+    return this.request({ type: "arena_record", arena });
+  }
+
   /** Race a ghost (docs/COMMUNITY.md "Ghost races"): source "daily" (day, handle) or "race" (race, slot). */
   ghostRace(source, { day = null, handle = null, race = null, slot = 0 } = {}) {
     return this.request({ type: "ghost_race", source, day, handle, race, slot });
