@@ -42,7 +42,7 @@ async function showRecord(app, arena, panel) {
     h("td", {}, h("a", { href: `/replay/${line.race}`, dataset: { link: "", action: "replay" } }, t("web.replay"))),
     h("td", {}, line.winner ? h("button", { dataset: { action: "arena-ghost" }, onclick: () => raceWinner(app, line, status) }, t("web.arena.ghost")) : null)));
   fill(panel,
-    h("h2", {}, t("web.arena.races")),
+    h("h2", {}, t("web.arena.finished_races")),
     rows.length ? h("table", { class: "arena-race-list" }, h("tbody", {}, rows)) : h("p", { class: "empty" }, t("web.arena.no_races")),
     status,
     h("p", {}, h("button", { dataset: { action: "arena-record" }, onclick: () => download(arena, record) }, t(record.final ? "web.arena.record" : "web.arena.record_so_far")),
