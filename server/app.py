@@ -81,6 +81,7 @@ from server.store import (
     sharded_channels_supported,
 )
 from server.store.archive_queue import ArchiveQueue
+from server.store.arena_records_sql import PostgresArenaArchive
 from server.store.connection import RedisClient, connect_cluster
 from server.store.daily_records_sql import PostgresDailyArchive
 from server.store.database import PostgresRaceArchive
@@ -472,7 +473,11 @@ class RaceServer:
             enabled=config.analysis,
         )
         self.admin.analysis_backlog = self.analyst.backlog
-        arena_store = ArenaStore(self.redis)
+        arena_store = ArenaStore(
+            self.redis, archive=None if self.database is None else PostgresArenaArchive(self.database), cache_ttl_ms=config.archive_cache_seconds * 1000
+        )
+        if self.archiver is not None:  # finished arenas go to the database with the finished races
+            self.archiver.arenas, self.archiver.now_ms = arena_store, store.now_ms
         arena_races = ArenaRaces(arena_store, self.races, dealer)
         self.arenas = ArenaService(arena_store, store.now_ms, arena_races.start, settle=arena_races.settle, go_berserk=arena_races.berserk)
         self.arenas.schedules = tuple(parse_schedule(spec) for spec in config.arena.recurring)  # checked by server/config.py

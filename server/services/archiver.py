@@ -11,17 +11,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 from server import metrics
 from server.services.background import BackgroundLoop
 from server.store.archive_queue import ArchiveQueue
+from server.store.arena_store import ArenaStore
 from server.store.database import PackedRace, RaceArchive
 
 log = logging.getLogger(__name__)
 
 BATCH = 500
 """Races archived in one batch (one transaction, one COPY)."""
+
+ARENA_GRACE_MS = 60_000
+"""How long after an arena's clock ran out it may be archived (its last races, begun before the end, are booked
+first: an arena waits while any is under way)."""
+
+ARENA_STALE_MS = 3_600_000
+"""How long after its end an arena is archived even with a race still marked under way (its process died)."""
 
 Batch = tuple[list[tuple[str, str]], dict[str, PackedRace]]
 """Queue entries (entry id, race id) and the finished races among them, read from Redis."""
@@ -33,6 +41,9 @@ class Archiver:
     def __init__(self, queue: ArchiveQueue, archive: RaceArchive, *, interval: float = 0.5) -> None:
         self.queue = queue
         self.archive = archive
+        self.arenas: ArenaStore | None = None
+        """The arenas whose finished ones go to the database too (their store has the archive), with ``now_ms``."""
+        self.now_ms: Callable[[], Awaitable[int]] | None = None
         self.interval = interval
         self.lag: tuple[int, float] = (0, 0.0)
         """Finished races not archived yet and the age (s) of the oldest, as of the last pass."""
@@ -51,6 +62,9 @@ class Archiver:
 
     async def _pass(self) -> None:
         await self.drain()
+        if self.arenas is not None and self.now_ms is not None:
+            for arena in await self.arenas.archive_finished(await self.now_ms(), grace_ms=ARENA_GRACE_MS, stale_ms=ARENA_STALE_MS):
+                log.info("archiver: arena %s archived", arena)
         self.lag = await self.queue.lag()
         metrics.archive_lag(*self.lag)
         await asyncio.sleep(self.interval)

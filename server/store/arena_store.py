@@ -1,13 +1,18 @@
 """Arena tournaments in Redis: each arena's players, who is free, busy or paused, scores and finished races
 (docs/STORAGE.md "Arena tournaments"). An arena's keys share the hash tag ``{arena:<id>}``; pairing and booking a result
 are one script each, so several processes pair and book one arena without putting a player in two races or booking a
-race twice."""
+race twice.
+
+With a database, a finished arena goes to PostgreSQL (:class:`ArenaArchive`, :meth:`ArenaStore.archive_finished`,
+run by the archiver): its meta, final table and every player's races written once, then its Redis keys are kept
+only as a cache (a TTL); the reads of an arena fall back to the archive when Redis no longer has it."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from server.store import keys
 from server.store.connection import RedisClient, repeatable
@@ -43,8 +48,7 @@ class ArenaCounts:
     races: int
 
 
-def _meta(stored: dict[bytes, bytes]) -> ArenaMeta:
-    text = {name.decode(): value.decode() for name, value in stored.items()}
+def _meta(text: Mapping[str, str]) -> ArenaMeta:
     return ArenaMeta(
         text["name"], int(text["start_at"]), int(text["end_at"]), int(text.get("time_limit", "300")), rated=text.get("rated") == "1",
         private=text.get("private", "1") == "1", max_players=int(text.get("max_players", "0")), schedule=text.get("schedule", ""),
@@ -56,13 +60,40 @@ def _game(text: bytes) -> ArenaGame:
     return ArenaGame(fields["race"], fields["opponent"], Outcome(fields["outcome"]), fields["berserk"], fields["moves"], fields["opponent_rating"])
 
 
+class ArenaArchive(Protocol):
+    """Where finished arenas go for good (PostgreSQL: :class:`server.store.arena_records_sql.PostgresArenaArchive`).
+    Every method raises StoreUnavailable when the database cannot be reached."""
+
+    async def put_arena(
+        self, arena: str, meta: Mapping[str, str], players: Mapping[str, tuple[dict[str, Any], int]], games: Mapping[str, Sequence[ArenaGame]]
+    ) -> bool:
+        """Store a finished arena once: its meta fields, each player's join entry and final score, each player's
+        races in order; False if it was stored already."""
+
+    async def meta(self, arena: str) -> dict[str, str] | None:
+        """A stored arena's meta fields."""
+
+    async def entries(self, arena: str) -> dict[str, dict[str, Any]]:
+        """Player id -> its join entry (``handle``, ``name``, ``account``, ``bot``, ``rating``) of a stored arena."""
+
+    async def games(self, arena: str, player: str) -> list[ArenaGame]:
+        """A player's races in a stored arena, oldest first."""
+
+    async def archived(self, arenas: Sequence[str]) -> set[str]:
+        """The arenas among ``arenas`` that are stored."""
+
+
 @translate_errors
 class ArenaStore:
     """One store for every arena."""
 
-    def __init__(self, redis: RedisClient) -> None:
+    def __init__(self, redis: RedisClient, *, archive: ArenaArchive | None = None, cache_ttl_ms: int = 86_400_000) -> None:
+        """``archive``: where finished arenas go (None: they stay in Redis); ``cache_ttl_ms``: how long an archived
+        arena's keys stay in Redis."""
         self.redis = redis
         self.scripts = Scripts(redis)
+        self.archive = archive
+        self.cache_ttl_ms = cache_ttl_ms
 
     @repeatable
     async def create(self, arena: str, meta: ArenaMeta) -> bool:
@@ -71,13 +102,17 @@ class ArenaStore:
         created = bool(await self.scripts.arena_create(keys=[keys.arena_keys(arena)["meta"]], args=script_arguments(fields=fields)))
         if not meta.private:
             await self.redis.zadd(keys.ARENAS_LISTED, {arena: meta.end_at})
+        await self.redis.zadd(keys.ARENAS_ENDING, {arena: meta.end_at})
         return created
 
     @repeatable
     async def meta(self, arena: str) -> ArenaMeta | None:
         """An arena's name, times and rules, None if there is no such arena."""
         stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["meta"])
-        return _meta(stored) if stored else None
+        if stored:
+            return _meta({name.decode(): value.decode() for name, value in stored.items()})
+        archived = None if self.archive is None else await self.archive.meta(arena)
+        return None if archived is None else _meta(archived)
 
     @repeatable
     async def counts(self, arena: str) -> ArenaCounts:
@@ -87,6 +122,8 @@ class ArenaStore:
             pipe.hlen(names["players"])
             pipe.hvals(names["busy"])
             players, busy = await pipe.execute()
+        if not players and self.archive is not None:
+            return ArenaCounts(len(await self.archive.entries(arena)), 0)
         return ArenaCounts(int(players), len(set(busy)))
 
     @repeatable
@@ -180,12 +217,17 @@ class ArenaStore:
     @repeatable
     async def identities(self, arena: str) -> dict[str, Identity]:
         """Who each player of the arena is (its identity when it joined)."""
+        return {
+            player: Identity(player, fields.get("name", fields["handle"]), fields.get("account"), fields.get("bot", False))
+            for player, fields in (await self._entries(arena)).items()
+        }
+
+    async def _entries(self, arena: str) -> dict[str, dict[str, Any]]:
+        """Player id -> its join entry (JSON in Redis; the archive's when Redis no longer has the arena)."""
         stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["players"])
-        found = {}
-        for player, entry in stored.items():
-            fields = json.loads(entry)
-            found[player.decode()] = Identity(player.decode(), fields.get("name", fields["handle"]), fields.get("account"), fields.get("bot", False))
-        return found
+        if not stored and self.archive is not None:
+            return await self.archive.entries(arena)
+        return {player.decode(): json.loads(entry) for player, entry in stored.items()}
 
     @repeatable
     async def busy(self, arena: str) -> dict[str, str]:
@@ -254,13 +296,14 @@ class ArenaStore:
     async def games(self, arena: str, player: str) -> list[ArenaGame]:
         """A player's finished races in the arena, oldest first."""
         stored: Any = await self.redis.lrange(keys.arena_games(arena, player), 0, -1)
+        if not stored and self.archive is not None and not await self.redis.exists(keys.arena_keys(arena)["players"]):
+            return await self.archive.games(arena, player)
         return [_game(text) for text in stored]
 
     @repeatable
     async def ratings(self, arena: str) -> dict[str, float]:
         """Every player of the arena and its rating when it joined."""
-        stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["players"])
-        return {player.decode(): float(json.loads(entry)["rating"]) for player, entry in stored.items()}
+        return {player: float(entry["rating"]) for player, entry in (await self._entries(arena)).items()}
 
     @repeatable
     async def book(self, arena: str, race: str, games: dict[str, ArenaGame], now: int) -> bool:
@@ -278,3 +321,37 @@ class ArenaStore:
             ),
         )  # fmt: skip
         return bool(booked)
+
+    async def archive_finished(self, now: int, *, grace_ms: int, stale_ms: int) -> list[str]:
+        """Move the arenas whose clock ran out :data:`grace_ms` before ``now`` to the archive once their last races
+        are booked (or ``stale_ms`` after the end whatever is left under way: a process died with its race): each
+        written once (another process may have written it), then its keys get the cache TTL and it leaves the index
+        of arenas to archive. The arenas handled; none without an archive."""
+        if self.archive is None:
+            return []
+        names: Any = await self.redis.zrangebyscore(keys.ARENAS_ENDING, "-inf", now - grace_ms, withscores=True)
+        due = {name.decode(): int(end) for name, end in names}
+        done = await self.archive.archived(list(due)) if due else set()
+        handled = []
+        for arena, end_at in due.items():
+            if now < end_at + stale_ms and await self.busy(arena):
+                continue
+            stored: Any = await self.redis.hgetall(keys.arena_keys(arena)["meta"])
+            entries = await self._entries(arena)
+            players = list(entries)
+            if arena not in done and stored:
+                scores: Any = await self.redis.zmscore(keys.arena_keys(arena)["scores"], players) if players else []
+                final = {player: (entries[player], int(points or 0)) for player, points in zip(players, scores, strict=True)}
+                games = {player: await self.games(arena, player) for player in players}
+                await self.archive.put_arena(arena, {name.decode(): value.decode() for name, value in stored.items()}, final, games)
+            await self._keep_as_cache(arena, players)
+            handled.append(arena)
+        return handled
+
+    async def _keep_as_cache(self, arena: str, players: list[str]) -> None:
+        """An archived arena's keys get the cache TTL; it leaves the index of arenas to archive."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in [*keys.arena_keys(arena).values(), *(keys.arena_games(arena, player) for player in players)]:
+                pipe.pexpire(key, self.cache_ttl_ms)
+            pipe.zrem(keys.ARENAS_ENDING, arena)
+            await pipe.execute()

@@ -187,6 +187,8 @@ def arena_keys(arena: str) -> dict[str, str]:
 
 ARENAS_LISTED = f"{PREFIX}:arenas:listed"
 """Sorted set: the listed (operators') arenas -> their end time (ms): ``arena_list`` reads it."""
+ARENAS_ENDING = f"{PREFIX}:arenas:ending"
+"""Sorted set: every arena not archived yet -> its end time (ms): the archiver's index (ArenaStore.archive_finished)."""
 ARENA_SCHEDULES = f"{PREFIX}:arenas:schedules"
 """Hash: an operator's recurring arena schedule (``flowergarden admin tournament add``) -> its spec text."""
 
