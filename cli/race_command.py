@@ -22,11 +22,12 @@ from cli.engine_commands import add_profile_argument, seed_argument
 from cli.output import EXIT_LEFT, EXIT_USAGE, OUTCOMES, CommandError, board_text, race_exit_code
 from cli.player_commands import PASSWORD_ENV, credentials
 from cli.terminal_input import StdinLines, discard_typeahead
-from cli.tui.texts import KEYS_HELP
+from cli.tui.texts import KEYS_HELP, LINE_HELP
 from client import ConnectionLost, RaceClient, ServerError
 from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
 from client.race_view import RaceView
 from client.sessions import SessionStore
+from client.words import words
 from shared import Board, EngineError, Move, Special, action_text, notation_label
 from shared.assist import read_typed_move, target_key
 from shared.protocol import (
@@ -44,13 +45,6 @@ from shared.solver.difficulty import WINNABLE_TIERS
 
 EXIT_INTERRUPTED = 130
 
-PLAIN_HELP = """Line mode (--plain, or when stdout is not a terminal). Type a move, then Enter:
-  5D b>3     the full notation           5D 3 / as f   a card and where it goes (its place is known)
-  5D         a card alone: moved when exactly one destination is legal, else its destinations are listed
-  moves      list your legal moves, numbered; then type a number to play that move
-  undo, redeal, stuck, resign, board, help
-Ctrl-D or Ctrl-C leaves at once (a running race keeps your seat for its grace period: --resume takes it back).
-The process ends as soon as the race has a result."""
 
 def register(subparsers: Any) -> None:
     """Add ``race``."""
@@ -62,7 +56,7 @@ def register(subparsers: Any) -> None:
             "take your seat back after a closed terminal (--resume); then play it. On a terminal this is a "
             "full-screen app; --plain (or a pipe) gives the line mode for scripts."
         ),
-        epilog=KEYS_HELP + "\n\n" + PLAIN_HELP,
+        epilog=KEYS_HELP + "\n\n" + LINE_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_server_argument(parser)
@@ -368,7 +362,7 @@ class PlainRace:
     def _inform(self, word: str, board: Board | None) -> None:
         """``help``, ``board`` and ``moves`` (the legal moves, numbered: a number then plays one)."""
         if word == "help":
-            self.say(PLAIN_HELP)
+            self.say(words("term.line_help"))
         elif word == "board":
             if board is None:
                 self.say("No deal yet.")

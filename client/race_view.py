@@ -126,10 +126,11 @@ def player_label(name: str, account: str | None = None, bot: bool = False, *, yo
     """How a player is shown everywhere: ``Ann`` (logged in to the account Ann), ``Ann (guest)`` (anonymous: the
     name proves nothing, even one equal to a handle), ``Bot5_ab12 (bot)`` (a bot account); ``you`` marks the viewer.
     The web page's ``players.js`` ``playerText`` writes the same."""
+    guest, viewer = words("player.guest"), words("player.you")
     if account is None:
-        return f"{name} (guest, you)" if you else f"{name} (guest)"
-    shown = f"{account} (bot)" if bot else account
-    return f"{shown} (you)" if you else shown
+        return f"{name} ({guest}, {viewer})" if you else f"{name} ({guest})"
+    shown = f"{account} ({words('player.bot')})" if bot else account
+    return f"{shown} ({viewer})" if you else shown
 
 
 ABORT_WORDS: Final = {

@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 from race_helpers import player
 from server_processes import flowergarden, read_until
-from tui_helpers import SMALL, ann_in_the_app, until
+from textual.widgets import DataTable, Input, Static
+from tui_helpers import SIZES, SMALL, ann_in_the_app, save_screenshot, screen_text, shown, until
 
+from cli.tui.app import FlowerGardenApp, LobbyStart
+from cli.tui.dialogs import HelpScreen, SettingsScreen
+from cli.tui.lobby_screen import LobbyScreen
+from client.race_session import SeatRequest
+from client.sessions import SessionStore
 from client.words import LANGUAGES, TABLES, language_from_env, set_language
 from server.app import RaceServer
 from shared.protocol import RaceSettings, Started
@@ -38,9 +44,12 @@ ALIKE = {
     "web.replay.pause",
     "web.rating.provisional_short",
     "emote.said",
+    "term.key.no",
+    "term.key.palette",
 }
 """Keys whose words some language writes as English does ("bot", "{count} min", "Esc", the bouquet in French and
-Portuguese, "Code" in French, "provisional" in Spanish, "tutorial" in Portuguese and Spanish, "{name}: {phrase}")."""
+Portuguese, "Code" in French, "provisional" in Spanish, "tutorial" in Portuguese and Spanish, "{name}: {phrase}",
+"no" in Spanish, "palette" in French)."""
 
 
 def test_every_language_has_every_key_with_the_same_placeholders() -> None:
@@ -155,3 +164,78 @@ def test_every_key_in_the_tables_is_said_by_a_client_and_every_key_said_is_in_th
         and not key.endswith((".js", ".py", ".html"))
     )
     assert not missing, f"keys the clients say that the tables lack: {missing}"
+
+
+TERMINAL_ENGLISH = (
+    r"\b(?:the|your|you|and|with|of|by|or|race|races|open|lobby|join|create|quick match|resume|quit|help|close|closes|"
+    r"cancel|seats?|seated|status|settings|creator|time limit|seconds|spectator|delay|none|server's|rules|counted|"
+    r"redeal|private|invite|proven|winnable|rated|needs|whole number|empty|press|pick|arrows|practice|level|guest)\b"
+)
+"""English words the lobby, its settings dialog and the help said before they spoke the player's language; none of
+them is French (key names such as Tab, Enter, Ctrl-Q and the ``--login`` option are the same in every language)."""
+
+
+def english_left(text: str) -> list[str]:
+    """The English words of :data:`TERMINAL_ENGLISH` in ``text`` (a command line such as ``lobby --login`` aside)."""
+    return sorted({match.lower() for match in re.findall(TERMINAL_ENGLISH, re.sub(r"(?:lobby )?--\w+", "", text), flags=re.IGNORECASE)})
+
+
+@pytest.fixture
+def french() -> Iterator[None]:
+    set_language("fr")
+    try:
+        yield
+    finally:
+        set_language("en")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x45"])
+async def test_the_lobby_its_settings_dialog_and_help_speak_french(
+    race_server: RaceServer, tmp_path: Path, french: None, size: tuple[int, int]
+) -> None:
+    del french
+    ann = await player(race_server.url, "Ann")
+    app = FlowerGardenApp(race_server.url, LobbyStart(SeatRequest(name="Bob")), store=SessionStore(tmp_path / "s.json"))
+    try:
+        async with app.run_test(size=size) as pilot:
+            lobby = await shown(pilot, LobbyScreen)
+            race_id = (await ann.create(RaceSettings(seed=15, time_limit=300, undo=True, redeal_once=True))).race.race
+            table = lobby.query_one(DataTable)
+            await until(pilot, lambda: race_id in [key.value for key in table.rows], what="the new race in the table")
+            while lobby.selected_race() != race_id:
+                await pilot.press("down")
+            await pilot.pause()
+            rendered = {"lobby": screen_text(app)}
+            assert "annulation" in rendered["lobby"] and "limite de temps 5:00" in rendered["lobby"], rendered["lobby"]
+            await pilot.press("question_mark")
+            help_screen = await shown(pilot, HelpScreen)
+            rendered["help"] = screen_text(app)
+            assert "Touches du salon" in rendered["help"], rendered["help"]
+            await pilot.press("escape")
+            await until(pilot, lambda: not help_screen.is_attached, what="the help closed")
+            await pilot.press("c")
+            dialog = await shown(pilot, SettingsScreen)
+            dialog.query_one("#time-limit", Input).value = "0"
+            await pilot.click("#create")
+            await until(pilot, lambda: bool(str(dialog.query_one("#settings-error", Static).render())), what="the refusal")
+            rendered["dialog"] = screen_text(app)
+            assert "Une nouvelle course" in rendered["dialog"] and "la limite de temps est un nombre entier" in rendered["dialog"]
+            save_screenshot(app, f"lobby-settings-fr-{size[0]}x{size[1]}")
+            for part, text in rendered.items():
+                assert not english_left(text), f"{part} at {size}: English left: {english_left(text)} in\n{text}"
+    finally:
+        await ann.close()
+
+
+async def test_the_line_modes_help_speaks_french(race_server: RaceServer) -> None:
+    bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--lang", "fr")
+    try:
+        await read_until(bob, "Bob", timeout=20)  # seated: the race is created
+        output, _ = await asyncio.to_thread(bob.communicate, "help\n", 20)
+    finally:
+        if bob.poll() is None:
+            bob.kill()
+    help_text = TABLES["fr"]["term.line_help"]
+    assert help_text in output, output
+    assert TABLES["en"]["term.line_help"].splitlines()[0] not in output
+    assert not english_left(re.sub(r"\b(?:moves|undo|redeal|stuck|resign|board|help)\b", "", help_text))

@@ -31,6 +31,7 @@ from textual.worker import Worker
 from cli.connected import CONNECTION_FAILURES, unreachable
 from cli.output import EXIT_OK, CommandError, race_exit_code
 from cli.terminal_input import discard_typeahead
+from cli.tui.keys import speak_bindings
 from client import ConnectionLost, RaceClient, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import Credentials, RaceSession, ResumeError, SeatRequest, introduce
@@ -85,10 +86,12 @@ class FlowerGardenApp(App[int]):
 
     TITLE = "Flower Garden Race"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "leave(130)", "quit", priority=True, show=False),
-        Binding("ctrl+d", "leave(0)", "quit", priority=True, show=False),
-        Binding("ctrl+q", "leave(0)", "quit", priority=True),
+        Binding("ctrl+c", "leave(130)", "term.key.quit", priority=True, show=False),
+        Binding("ctrl+d", "leave(0)", "term.key.quit", priority=True, show=False),
+        Binding("ctrl+q", "leave(0)", "term.key.quit", priority=True),
+        Binding("ctrl+p", "command_palette", "term.key.palette", priority=True, show=False),
     ]
+    """Ctrl-C, Ctrl-D and Ctrl-Q leave; Ctrl-P opens Textual's command palette (declared here for its words)."""
 
     @property
     def available_themes(self) -> dict[str, Theme]:
@@ -99,6 +102,7 @@ class FlowerGardenApp(App[int]):
 
     def __init__(self, server: str, start: Start, *, store: SessionStore | None = None) -> None:
         super().__init__()
+        speak_bindings(self)
         self.server = server
         self.start = start
         self.store = store or SessionStore()

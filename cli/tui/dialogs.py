@@ -13,7 +13,9 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Static
 
+from cli.tui.keys import speak_bindings
 from client.race_view import RaceView
+from client.words import words
 from shared import Profile
 from shared.protocol import MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS, RaceSettings
 
@@ -21,7 +23,7 @@ from shared.protocol import MAX_SPECTATOR_DELAY_SECONDS, MAX_TIME_LIMIT_SECONDS,
 class Confirm(ModalScreen[bool]):
     """``question`` with what it means; ``y`` answers True, ``n`` or Escape False."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "answer(True)", "yes"), Binding("n,escape", "answer(False)", "no")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "answer(True)", "term.key.yes"), Binding("n,escape", "answer(False)", "term.key.no")]
     DEFAULT_CSS = """
     Confirm { align: center middle; }
     Confirm > Vertical { width: 72; max-width: 100%; height: auto; border: thick $warning; padding: 1 2; background: $surface; }
@@ -29,13 +31,14 @@ class Confirm(ModalScreen[bool]):
 
     def __init__(self, question: str, meaning: str) -> None:
         super().__init__()
+        speak_bindings(self)
         self.question, self.meaning = question, meaning
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"[b]{self.question}[/]")
             yield Static(self.meaning)
-            yield Static("\n[b]y[/] yes    [b]n[/] no")
+            yield Static(f"\n[b]y[/] {escape(words('term.key.yes'))}    [b]n[/] {escape(words('term.key.no'))}")
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
@@ -44,7 +47,7 @@ class Confirm(ModalScreen[bool]):
 class HelpScreen(ModalScreen[None]):
     """A screen's keys in full (``?``); Escape, ``q`` or ``?`` closes it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "term.key.close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
@@ -54,13 +57,14 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, title: str, text: str) -> None:
         super().__init__()
+        speak_bindings(self)
         self.title_text, self.text = title, text
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(f"[b]{escape(self.title_text)}[/]")
             yield Static(self.text, id="help-text", markup=False)
-            yield Static("\n[b]Esc[/] closes", id="help-keys")
+            yield Static("\n" + escape(words("term.help.closes")), id="help-keys")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -73,10 +77,10 @@ class ResultScreen(ModalScreen[str]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "choose('rematch')", "rematch"),
-        Binding("p", "choose('replay')", "replay"),
-        Binding("l", "choose('lobby')", "lobby"),
-        Binding("q,escape", "choose('quit')", "quit"),
+        Binding("r", "choose('rematch')", "term.result.rematch"),
+        Binding("p", "choose('replay')", "term.result.replay"),
+        Binding("l", "choose('lobby')", "term.result.lobby"),
+        Binding("q,escape", "choose('quit')", "term.key.quit"),
     ]
     DEFAULT_CSS = """
     ResultScreen { align: center middle; }
@@ -88,6 +92,7 @@ class ResultScreen(ModalScreen[str]):
 
     def __init__(self, view: RaceView) -> None:
         super().__init__()
+        speak_bindings(self)
         self.view = view
 
     def compose(self) -> ComposeResult:
@@ -97,7 +102,7 @@ class ResultScreen(ModalScreen[str]):
             # Under 100 columns a player's whole line would wrap mid-figure in the panel: two lines each then.
             yield Static("\n".join(view.standing_lines(split=self.app.size.width < 100)), id="result-standings", markup=False)
             yield Static("", id="result-note", markup=False)
-            yield Static("\n[b]r[/] rematch    [b]p[/] replay this race    [b]l[/] lobby    [b]q[/] quit", id="result-keys")
+            yield Static("\n" + words("term.result.keys"), id="result-keys", markup=False)
 
     def note(self, text: str) -> None:
         """Show a line under the standings (a rematch offer made or received)."""
@@ -121,14 +126,14 @@ class SettingsScreen(ModalScreen[RaceSettings | None]):
     """The lobby's ``c``: the settings of the race to create (the rules, time limit, undo, redeal, private, rated,
     solvable, spectator delay), starting from ``settings``; dismissed with the chosen settings, or None (Escape)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "term.key.cancel")]
     DEFAULT_CSS = """
     SettingsScreen { align: center middle; }
     SettingsScreen > VerticalScroll {
         width: 72; max-width: 100%; height: auto; max-height: 100%; border: thick $primary; padding: 0 1; background: $surface;
     }
     SettingsScreen Horizontal { height: auto; margin: 1 0 0 0; }
-    SettingsScreen Label { width: 24; }
+    SettingsScreen Label { width: 30; }
     SettingsScreen Input { width: 1fr; height: 1; border: none; padding: 0 1; }
     SettingsScreen Checkbox { width: 1fr; height: 1; border: none; padding: 0; }
     SettingsScreen Button { margin: 0 2 0 0; }
@@ -137,37 +142,40 @@ class SettingsScreen(ModalScreen[RaceSettings | None]):
 
     def __init__(self, settings: RaceSettings, *, logged_in: bool) -> None:
         super().__init__()
+        speak_bindings(self)
         self.settings = settings
         self.logged_in = logged_in
 
     def compose(self) -> ComposeResult:
         settings = self.settings
         with VerticalScroll():
-            yield Static("[b]A new race[/]  (Create, or Enter in a field; Esc cancels)")
+            yield Static(f"[b]{escape(words('term.settings.title'))}[/]  {escape(words('term.settings.how'))}")
             with Horizontal(classes="field"):
-                yield Label("Time limit (seconds)")
-                yield Input("" if settings.time_limit is None else str(settings.time_limit), placeholder="none", id="time-limit")
+                yield Label(words("term.settings.time_limit"))
+                limit = "" if settings.time_limit is None else str(settings.time_limit)
+                yield Input(limit, placeholder=words("term.settings.no_time_limit"), id="time-limit")
             with Horizontal():
-                yield Label("Spectator delay (s)")
-                yield Input("" if settings.spectator_delay is None else str(settings.spectator_delay), placeholder="the server's", id="delay")
-            yield Checkbox("foundation-only rules (no building on columns)", settings.profile == Profile.FOUNDATION_ONLY, id="profile")
-            yield Checkbox("undo (counted)", settings.undo, id="undo")
-            yield Checkbox("the one-time redeal", settings.redeal_once, id="redeal")
-            yield Checkbox("private (an invite code, not listed)", settings.private, id="private")
-            yield Checkbox("a proven winnable deal", settings.solvable_only, id="solvable")
-            yield Checkbox("rated (needs lobby --login; no undo)", settings.rated, id="rated")
+                yield Label(words("term.settings.delay"))
+                delay = "" if settings.spectator_delay is None else str(settings.spectator_delay)
+                yield Input(delay, placeholder=words("term.settings.server_default"), id="delay")
+            yield Checkbox(words("term.settings.foundation_only"), settings.profile == Profile.FOUNDATION_ONLY, id="profile")
+            yield Checkbox(words("term.settings.undo"), settings.undo, id="undo")
+            yield Checkbox(words("term.settings.redeal"), settings.redeal_once, id="redeal")
+            yield Checkbox(words("term.settings.private"), settings.private, id="private")
+            yield Checkbox(words("term.settings.solvable"), settings.solvable_only, id="solvable")
+            yield Checkbox(words("term.settings.rated"), settings.rated, id="rated")
             yield Static("", id="settings-error")
             with Horizontal():
-                yield Button("Create", variant="primary", id="create")
-                yield Button("Cancel", id="cancel")
+                yield Button(words("term.settings.create"), variant="primary", id="create")
+                yield Button(words("term.settings.cancel"), id="cancel")
 
     def chosen(self) -> RaceSettings:
         """The settings as filled in; ValueError with the reason when a field is wrong."""
-        limit = _whole(self.query_one("#time-limit", Input).value, "the time limit", 1, MAX_TIME_LIMIT_SECONDS)
-        delay = _whole(self.query_one("#delay", Input).value, "the spectator delay", 0, MAX_SPECTATOR_DELAY_SECONDS)
+        limit = _whole(self.query_one("#time-limit", Input).value, "term.settings.time_limit_range", 1, MAX_TIME_LIMIT_SECONDS)
+        delay = _whole(self.query_one("#delay", Input).value, "term.settings.delay_range", 0, MAX_SPECTATOR_DELAY_SECONDS)
         rated = self.query_one("#rated", Checkbox).value
         if rated and not self.logged_in:
-            raise ValueError("a rated race needs your account: start the lobby with --login HANDLE")
+            raise ValueError(words("term.settings.rated_needs_login"))
         return replace(
             self.settings,
             profile=(Profile.FOUNDATION_ONLY if self.query_one("#profile", Checkbox).value else Profile.CLASSIC).value,
@@ -201,10 +209,11 @@ class SettingsScreen(ModalScreen[RaceSettings | None]):
         self.dismiss(None)
 
 
-def _whole(text: str, what: str, low: int, high: int) -> int | None:
-    """A whole number typed in a field (empty: None), from ``low`` to ``high``; ValueError saying which field."""
+def _whole(text: str, range_key: str, low: int, high: int) -> int | None:
+    """A whole number typed in a field (empty: None), from ``low`` to ``high``; ValueError saying which field (the
+    words of ``range_key``)."""
     if not text.strip():
         return None
     if not text.strip().isdigit() or not low <= int(text) <= high:
-        raise ValueError(f"{what} is a whole number from {low} to {high}, or empty")
+        raise ValueError(words(range_key, low=low, high=high))
     return int(text)

@@ -11,16 +11,23 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from cli.output import counted
+from cli.tui.keys import speak_bindings
 from cli.tui.texts import creator_label, entry_options
 from client import Resumed
 from client.race_client import Incoming, RaceClient
 from client.race_view import race_status_words
 from client.sessions import SavedRace
+from client.words import count_words, words
 from shared.protocol import LobbyEvent, RaceSettings
 
-COLUMNS = (("race", 13), ("creator", 24), ("seats", 6), ("status", 23), ("settings", 32))
-"""The table's columns and their widths (fixed: the rows change all the time); with each column's padding they fit
+COLUMNS = (
+    ("race", "term.lobby.column.race", 13),
+    ("creator", "term.lobby.column.creator", 24),
+    ("seats", "term.lobby.column.seats", 7),
+    ("status", "term.lobby.column.status", 23),
+    ("settings", "term.lobby.column.settings", 31),
+)
+"""The table's columns (key, the word key of its heading) and their widths (fixed: the rows change all the time); with each column's padding they fit
 110 columns without a horizontal scroll bar; narrower, the line under the table shows the selected race whole."""
 
 
@@ -28,12 +35,13 @@ class LobbyScreen(Screen[None]):
     """The open public races of the server, updated as they change."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,j", "join", "join"),
-        Binding("c", "create", "create"),
-        Binding("k", "quick", "quick match"),
-        Binding("b", "bot", "bot"),
-        Binding("r", "resume", "resume"),
-        Binding("q", "app.leave(0)", "quit", show=False),
+        Binding("enter,j", "join", "term.lobby.join"),
+        Binding("c", "create", "term.lobby.create"),
+        Binding("k", "quick", "term.lobby.quick"),
+        Binding("b", "bot", "term.lobby.bot"),
+        Binding("r", "resume", "term.lobby.resume"),
+        Binding("question_mark", "help", "term.key.help"),
+        Binding("q", "app.leave(0)", "term.key.quit", show=False),
     ]
     DEFAULT_CSS = """
     #lobby-title { height: 2; background: $boost; padding: 0 1; }
@@ -44,6 +52,7 @@ class LobbyScreen(Screen[None]):
 
     def __init__(self, client: RaceClient, saved: SavedRace | None) -> None:
         super().__init__()
+        speak_bindings(self)
         self.client = client
         self.saved = saved
 
@@ -56,8 +65,8 @@ class LobbyScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#lobby-table", DataTable)
-        for label, width in COLUMNS:
-            table.add_column(label, width=width, key=label)
+        for key, heading, width in COLUMNS:
+            table.add_column(words(heading), width=width, key=key)
         self.redraw()
         table.focus()
 
@@ -72,9 +81,9 @@ class LobbyScreen(Screen[None]):
             table.add_row(entry.race, escape(creator_label(entry)), f"{entry.seats}/2", race_status_words(entry.status), entry_options(entry), key=entry.race)
         if selected in self.client.lobby:
             table.move_cursor(row=table.get_row_index(selected))
-        count, races = counted(len(self.client.lobby), "open race").split(" ", 1)
-        title = f"Lobby of {self.client.url}: [b]{count}[/] {races}"
-        resume = f"\nYour race {self.saved.race} can be resumed: press r." if self.saved is not None else ""
+        races = count_words("term.lobby.open_races", len(self.client.lobby))
+        title = words("term.lobby.title", server=escape(self.client.url or ""), races=f"[b]{escape(races)}[/]")
+        resume = "\n" + escape(words("term.lobby.can_resume", race=self.saved.race)) if self.saved is not None else ""
         self.query_one("#lobby-title", Static).update(title + resume)
         self.draw_detail()
 
@@ -82,9 +91,13 @@ class LobbyScreen(Screen[None]):
         """The selected race whole, its settings in full (the table's columns are cut on a narrow terminal)."""
         race = self.selected_race()
         entry = self.client.lobby.get(race) if race is not None else None
-        text = "" if entry is None else (
-            f"[b]{entry.race}[/] by {escape(creator_label(entry))}, {entry.seats}/2 seated, {race_status_words(entry.status)}: "
-            f"{escape(entry_options(entry))}"
+        text = "" if entry is None else words(
+            "term.lobby.detail",
+            race=f"[b]{entry.race}[/]",
+            creator=escape(creator_label(entry)),
+            seats=entry.seats,
+            status=escape(race_status_words(entry.status)),
+            settings=escape(entry_options(entry)),
         )
         self.query_one("#lobby-detail", Static).update(text)
 
@@ -117,7 +130,7 @@ class LobbyScreen(Screen[None]):
     def action_join(self) -> None:
         race = self.selected_race()
         if race is None:
-            self.say("No open race to join: press c to create one, k for a quick match or b to race a practice bot.")
+            self.say(words("term.lobby.nothing_to_join"))
             return
         self._start(join=race)
 
@@ -136,6 +149,13 @@ class LobbyScreen(Screen[None]):
 
         app.push_screen(SettingsScreen(request.settings, logged_in=request.login is not None), chosen)
 
+    def action_help(self) -> None:
+        """The lobby's keys in full."""
+        from cli.tui.dialogs import HelpScreen
+
+        title, text = words("term.lobby.keys_help").split("\n", 1)
+        self.app.push_screen(HelpScreen(title, text))
+
     def action_quick(self) -> None:
         self._start(quick=True)
 
@@ -145,6 +165,6 @@ class LobbyScreen(Screen[None]):
 
     def action_resume(self) -> None:
         if self.saved is None:
-            self.say("No saved race on this computer for this server.")
+            self.say(words("term.lobby.no_saved_race"))
             return
         self._start(resume=self.saved)

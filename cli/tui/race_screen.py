@@ -27,6 +27,7 @@ from textual.worker import Worker
 
 from cli.tui.board import LIT, BoardWidget, BouquetWidget
 from cli.tui.dialogs import Confirm, ResultScreen
+from cli.tui.keys import speak_bindings
 from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
@@ -73,14 +74,14 @@ class RaceScreen(Screen[None]):
     """One player's race; see the module docstring."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("u", "undo", "undo"),
-        Binding("e", "redeal", "redeal"),
-        Binding("x", "stuck", "stuck"),
-        Binding("g", "resign", "resign"),
-        Binding("m", "moves", "moves"),
-        Binding("o", "auto", "auto-move"),
-        Binding("escape", "clear", "clear", show=False),
-        Binding("question_mark", "help", "help"),
+        Binding("u", "undo", "term.race.undo"),
+        Binding("e", "redeal", "term.race.redeal"),
+        Binding("x", "stuck", "term.race.stuck"),
+        Binding("g", "resign", "term.race.resign"),
+        Binding("m", "moves", "term.race.moves"),
+        Binding("o", "auto", "term.race.auto"),
+        Binding("escape", "clear", "term.race.clear", show=False),
+        Binding("question_mark", "help", "term.key.help"),
     ]
     DEFAULT_CSS = """
     #race-status { height: auto; background: $boost; padding: 0 1; }
@@ -100,6 +101,7 @@ class RaceScreen(Screen[None]):
 
     def __init__(self, session: RaceSession, *, auto: bool = False) -> None:
         super().__init__()
+        speak_bindings(self)
         self.session = session
         self.auto = auto
         self.typed = ""

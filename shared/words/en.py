@@ -51,6 +51,76 @@ WORDS: dict[str, str] = {
   ?            this help
   Ctrl-Q Ctrl-C Ctrl-D   leave at once
 After the result: r rematch, p replay this race, l the lobby, q quit.""",
+    "term.result.rematch": "rematch",
+    "term.result.replay": "replay",
+    "term.result.lobby": "lobby",
+    "term.result.keys": "r rematch    p replay this race    l lobby    q quit",
+    "term.race.undo": "undo",
+    "term.race.redeal": "redeal",
+    "term.race.stuck": "stuck",
+    "term.race.resign": "resign",
+    "term.race.moves": "moves",
+    "term.race.auto": "auto-move",
+    "term.race.clear": "clear",
+    "term.key.quit": "quit",
+    "term.key.palette": "palette",
+    "term.key.help": "help",
+    "term.key.close": "close",
+    "term.key.cancel": "cancel",
+    "term.key.yes": "yes",
+    "term.key.no": "no",
+    "term.lobby.join": "join",
+    "term.lobby.create": "create",
+    "term.lobby.quick": "quick match",
+    "term.lobby.bot": "bot",
+    "term.lobby.resume": "resume",
+    "term.lobby.column.race": "race",
+    "term.lobby.column.creator": "creator",
+    "term.lobby.column.seats": "seats",
+    "term.lobby.column.status": "status",
+    "term.lobby.column.settings": "settings",
+    "term.lobby.title": "Lobby of {server}: {races}",
+    "term.lobby.open_races.one": "{count} open race",
+    "term.lobby.open_races.other": "{count} open races",
+    "term.lobby.can_resume": "Your race {race} can be resumed: press r.",
+    "term.lobby.detail": "{race} by {creator}, {seats}/2 seated, {status}: {settings}",
+    "term.lobby.nothing_to_join": "No open race to join: press c to create one, k for a quick match or b to race a practice bot.",
+    "term.lobby.no_saved_race": "No saved race on this computer for this server.",
+    "term.lobby.keys_help": """Lobby keys
+  arrows       pick a race in the table (the line under it shows its settings whole)
+  Enter j      join the picked race
+  c            create a race: a dialog of its settings (Tab moves between fields, Esc cancels)
+  k            quick match: race the next player asking for the same settings
+  b            race a practice bot of level 3 (always labelled as a bot)
+  r            take back the seat of your unfinished race on this computer
+  ?            this help
+  q Ctrl-Q     quit""",
+    "term.chosen_seed": "CHOSEN SEED",
+    "term.help.closes": "Esc closes",
+    "term.settings.title": "A new race",
+    "term.settings.how": "(Create, or Enter in a field; Esc cancels)",
+    "term.settings.time_limit": "Time limit (seconds)",
+    "term.settings.no_time_limit": "none",
+    "term.settings.delay": "Spectator delay (s)",
+    "term.settings.server_default": "the server's",
+    "term.settings.foundation_only": "foundation-only rules (no building on columns)",
+    "term.settings.undo": "undo (counted)",
+    "term.settings.redeal": "the one-time redeal",
+    "term.settings.private": "private (an invite code, not listed)",
+    "term.settings.solvable": "a proven winnable deal",
+    "term.settings.rated": "rated (needs lobby --login; no undo)",
+    "term.settings.create": "Create",
+    "term.settings.cancel": "Cancel",
+    "term.settings.rated_needs_login": "a rated race needs your account: start the lobby with --login HANDLE",
+    "term.settings.time_limit_range": "the time limit is a whole number from {low} to {high}, or empty",
+    "term.settings.delay_range": "the spectator delay is a whole number from {low} to {high}, or empty",
+    "term.line_help": """Line mode (--plain, or when stdout is not a terminal). Type a move, then Enter:
+  5D b>3     the full notation           5D 3 / as f   a card and where it goes (its place is known)
+  5D         a card alone: moved when exactly one destination is legal, else its destinations are listed
+  moves      list your legal moves, numbered; then type a number to play that move
+  undo, redeal, stuck, resign, board, help
+Ctrl-D or Ctrl-C leaves at once (a running race keeps your seat for its grace period: --resume takes it back).
+The process ends as soon as the race has a result.""",
     "web.noscript": "The race client needs JavaScript.",
     "web.language.label": "Language",
     "web.connection.connecting": "connecting",
@@ -291,6 +361,7 @@ After the result: r rematch, p replay this race, l the lobby, q quit.""",
     "web.replay": "Replay",
     "web.lobby.no_finished": "Races you play or see here appear once they end.",
     "player.guest": "guest",
+    "player.you": "you",
     "player.bot": "bot",
     "web.player.guest_title": "anonymous: not a registered account",
     "web.player.bot_title": "a practice bot",

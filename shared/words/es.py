@@ -51,6 +51,76 @@ WORDS: dict[str, str] = {
   ?            esta ayuda
   Ctrl-Q Ctrl-C Ctrl-D   salir en el acto
 Tras el resultado: r revancha, p repetir la carrera, l la sala, q salir.""",
+    "term.result.rematch": "revancha",
+    "term.result.replay": "repetición",
+    "term.result.lobby": "sala",
+    "term.result.keys": "r revancha    p ver de nuevo esta carrera    l sala    q salir",
+    "term.race.undo": "deshacer",
+    "term.race.redeal": "repartir",
+    "term.race.stuck": "bloqueado",
+    "term.race.resign": "rendirse",
+    "term.race.moves": "jugadas",
+    "term.race.auto": "jugadas auto",
+    "term.race.clear": "borrar",
+    "term.key.quit": "salir",
+    "term.key.palette": "paleta de comandos",
+    "term.key.help": "ayuda",
+    "term.key.close": "cerrar",
+    "term.key.cancel": "cancelar",
+    "term.key.yes": "sí",
+    "term.key.no": "no",
+    "term.lobby.join": "unirse",
+    "term.lobby.create": "crear",
+    "term.lobby.quick": "partida rápida",
+    "term.lobby.bot": "robot",
+    "term.lobby.resume": "reanudar",
+    "term.lobby.column.race": "carrera",
+    "term.lobby.column.creator": "creador",
+    "term.lobby.column.seats": "plazas",
+    "term.lobby.column.status": "estado",
+    "term.lobby.column.settings": "ajustes",
+    "term.lobby.title": "Sala de {server}: {races}",
+    "term.lobby.open_races.one": "{count} carrera abierta",
+    "term.lobby.open_races.other": "{count} carreras abiertas",
+    "term.lobby.can_resume": "Su carrera {race} se puede reanudar: pulse r.",
+    "term.lobby.detail": "{race} de {creator}, {seats}/2 sentados, {status}: {settings}",
+    "term.lobby.nothing_to_join": "No hay carrera abierta a la que unirse: c para crear una, k para una partida rápida o b para correr contra un robot de práctica.",
+    "term.lobby.no_saved_race": "No hay ninguna carrera guardada en este ordenador para este servidor.",
+    "term.lobby.keys_help": """Teclas de la sala
+  flechas      elegir una carrera de la tabla (la línea de debajo muestra todos sus ajustes)
+  Intro j      unirse a la carrera elegida
+  c            crear una carrera: una ventana de ajustes (Tab pasa de un campo a otro, Esc cancela)
+  k            partida rápida: correr contra el próximo jugador que pida los mismos ajustes
+  b            correr contra un robot de práctica de nivel 3 (siempre indicado como robot)
+  r            retomar el asiento de su carrera sin terminar en este ordenador
+  ?            esta ayuda
+  q Ctrl-Q     salir""",
+    "term.chosen_seed": "SEMILLA ELEGIDA",
+    "term.help.closes": "Esc cierra",
+    "term.settings.title": "Una carrera nueva",
+    "term.settings.how": "(Crear, o Intro en un campo; Esc cancela)",
+    "term.settings.time_limit": "Límite de tiempo (segundos)",
+    "term.settings.no_time_limit": "ninguno",
+    "term.settings.delay": "Retraso de espectadores (s)",
+    "term.settings.server_default": "el del servidor",
+    "term.settings.foundation_only": "reglas solo fundamentos (nada en las columnas)",
+    "term.settings.undo": "deshacer (contado)",
+    "term.settings.redeal": "el nuevo reparto único",
+    "term.settings.private": "privada (un código de invitación, no listada)",
+    "term.settings.solvable": "un reparto con victoria demostrada",
+    "term.settings.rated": "puntuada (requiere lobby --login; sin deshacer)",
+    "term.settings.create": "Crear",
+    "term.settings.cancel": "Cancelar",
+    "term.settings.rated_needs_login": "una carrera puntuada requiere su cuenta: abra la sala con --login NOMBRE",
+    "term.settings.time_limit_range": "el límite de tiempo es un número entero de {low} a {high}, o vacío",
+    "term.settings.delay_range": "el retraso de espectadores es un número entero de {low} a {high}, o vacío",
+    "term.line_help": """Modo de líneas (--plain, o cuando la salida no es un terminal). Escriba una jugada y luego Intro:
+  5D b>3     la notación completa         5D 3 / as f   una carta y su destino (su lugar se conoce)
+  5D         una carta sola: se juega si solo un destino es legal, si no se listan sus destinos
+  moves      la lista numerada de sus jugadas legales; luego escriba un número para hacer esa jugada
+  undo (deshacer), redeal (repartir), stuck (bloqueado), resign (rendirse), board (el tablero), help (esta ayuda)
+Ctrl-D o Ctrl-C sale en el acto (una carrera en curso guarda su asiento durante su periodo de gracia: --resume lo recupera).
+El programa termina en cuanto la carrera tiene un resultado.""",
     "web.noscript": "El cliente de la carrera necesita JavaScript.",
     "web.language.label": "Idioma",
     "web.connection.connecting": "conectando",
@@ -291,6 +361,7 @@ Tras el resultado: r revancha, p repetir la carrera, l la sala, q salir.""",
     "web.replay": "Repetición",
     "web.lobby.no_finished": "Las carreras que juegas o ves aquí aparecen cuando terminan.",
     "player.guest": "invitado",
+    "player.you": "usted",
     "player.bot": "bot",
     "web.player.guest_title": "anónimo: no es una cuenta registrada",
     "web.player.bot_title": "un bot de práctica",

@@ -51,6 +51,76 @@ WORDS: dict[str, str] = {
   ?            cette aide
   Ctrl-Q Ctrl-C Ctrl-D   partir tout de suite
 Après le résultat : r revanche, p revoir la course, l le salon, q quitter.""",
+    "term.result.rematch": "revanche",
+    "term.result.replay": "revoir",
+    "term.result.lobby": "salon",
+    "term.result.keys": "r revanche    p revoir cette course    l salon    q quitter",
+    "term.race.undo": "annuler",
+    "term.race.redeal": "redistribuer",
+    "term.race.stuck": "bloqué",
+    "term.race.resign": "abandonner",
+    "term.race.moves": "coups",
+    "term.race.auto": "coups auto",
+    "term.race.clear": "effacer",
+    "term.key.quit": "quitter",
+    "term.key.palette": "palette",
+    "term.key.help": "aide",
+    "term.key.close": "fermer",
+    "term.key.cancel": "annuler",
+    "term.key.yes": "oui",
+    "term.key.no": "non",
+    "term.lobby.join": "rejoindre",
+    "term.lobby.create": "créer",
+    "term.lobby.quick": "partie rapide",
+    "term.lobby.bot": "robot",
+    "term.lobby.resume": "reprendre",
+    "term.lobby.column.race": "course",
+    "term.lobby.column.creator": "créateur",
+    "term.lobby.column.seats": "places",
+    "term.lobby.column.status": "état",
+    "term.lobby.column.settings": "réglages",
+    "term.lobby.title": "Salon de {server} : {races}",
+    "term.lobby.open_races.one": "{count} course ouverte",
+    "term.lobby.open_races.other": "{count} courses ouvertes",
+    "term.lobby.can_resume": "Votre course {race} peut être reprise : appuyez sur r.",
+    "term.lobby.detail": "{race} par {creator}, {seats}/2 assis, {status} : {settings}",
+    "term.lobby.nothing_to_join": "Aucune course ouverte à rejoindre : c pour en créer une, k pour une partie rapide, b pour affronter un robot d'entraînement.",
+    "term.lobby.no_saved_race": "Aucune course enregistrée sur cet ordinateur pour ce serveur.",
+    "term.lobby.keys_help": """Touches du salon
+  flèches      choisir une course du tableau (la ligne en dessous montre tous ses réglages)
+  Entrée j     rejoindre la course choisie
+  c            créer une course : une fenêtre de réglages (Tab passe d'un champ à l'autre, Échap annule)
+  k            partie rapide : affronter le prochain joueur qui demande les mêmes réglages
+  b            affronter un robot d'entraînement de niveau 3 (toujours signalé comme robot)
+  r            reprendre la place de votre course inachevée sur cet ordinateur
+  ?            cette aide
+  q Ctrl-Q     quitter""",
+    "term.chosen_seed": "GRAINE CHOISIE",
+    "term.help.closes": "Échap ferme",
+    "term.settings.title": "Une nouvelle course",
+    "term.settings.how": "(Créer, ou Entrée dans un champ ; Échap annule)",
+    "term.settings.time_limit": "Limite de temps (secondes)",
+    "term.settings.no_time_limit": "aucune",
+    "term.settings.delay": "Retard des spectateurs (s)",
+    "term.settings.server_default": "celui du serveur",
+    "term.settings.foundation_only": "règles fondations seules (rien sur les colonnes)",
+    "term.settings.undo": "annulation (comptée)",
+    "term.settings.redeal": "la redistribution unique",
+    "term.settings.private": "privée (un code d'invitation, non listée)",
+    "term.settings.solvable": "une donne dont la victoire est prouvée",
+    "term.settings.rated": "classée (lobby --login requis ; sans annulation)",
+    "term.settings.create": "Créer",
+    "term.settings.cancel": "Annuler",
+    "term.settings.rated_needs_login": "une course classée demande votre compte : lancez le salon avec --login PSEUDO",
+    "term.settings.time_limit_range": "la limite de temps est un nombre entier de {low} à {high}, ou vide",
+    "term.settings.delay_range": "le retard des spectateurs est un nombre entier de {low} à {high}, ou vide",
+    "term.line_help": """Mode ligne (--plain, ou quand la sortie n'est pas un terminal). Tapez un coup, puis Entrée :
+  5D b>3     la notation complète         5D 3 / as f   une carte et sa destination (sa place est connue)
+  5D         une carte seule : jouée si une seule destination est légale, sinon ses destinations sont listées
+  moves      la liste numérotée de vos coups légaux ; tapez ensuite un numéro pour jouer ce coup
+  undo (annuler), redeal (redistribuer), stuck (bloqué), resign (abandonner), board (le plateau), help (cette aide)
+Ctrl-D ou Ctrl-C part tout de suite (une course en cours garde votre place pendant son délai de grâce : --resume la reprend).
+Le programme s'arrête dès que la course a un résultat.""",
     "web.noscript": "Le client de course a besoin de JavaScript.",
     "web.language.label": "Langue",
     "web.connection.connecting": "connexion",
@@ -291,6 +361,7 @@ Après le résultat : r revanche, p revoir la course, l le salon, q quitter.""",
     "web.replay": "Revoir",
     "web.lobby.no_finished": "Les courses que vous jouez ou regardez ici apparaissent une fois terminées.",
     "player.guest": "invité",
+    "player.you": "vous",
     "player.bot": "bot",
     "web.player.guest_title": "anonyme : pas un compte inscrit",
     "web.player.bot_title": "un bot d'entraînement",

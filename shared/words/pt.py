@@ -51,6 +51,76 @@ WORDS: dict[str, str] = {
   ?            esta ajuda
   Ctrl-Q Ctrl-C Ctrl-D   sair de imediato
 Depois do resultado: r desforra, p rever a corrida, l a sala, q sair.""",
+    "term.result.rematch": "desforra",
+    "term.result.replay": "rever",
+    "term.result.lobby": "sala",
+    "term.result.keys": "r desforra    p rever esta corrida    l sala    q sair",
+    "term.race.undo": "anular",
+    "term.race.redeal": "redistribuir",
+    "term.race.stuck": "bloqueado",
+    "term.race.resign": "desistir",
+    "term.race.moves": "jogadas",
+    "term.race.auto": "jogadas auto",
+    "term.race.clear": "limpar",
+    "term.key.quit": "sair",
+    "term.key.palette": "paleta de comandos",
+    "term.key.help": "ajuda",
+    "term.key.close": "fechar",
+    "term.key.cancel": "cancelar",
+    "term.key.yes": "sim",
+    "term.key.no": "não",
+    "term.lobby.join": "entrar",
+    "term.lobby.create": "criar",
+    "term.lobby.quick": "partida rápida",
+    "term.lobby.bot": "robô",
+    "term.lobby.resume": "retomar",
+    "term.lobby.column.race": "corrida",
+    "term.lobby.column.creator": "criador",
+    "term.lobby.column.seats": "lugares",
+    "term.lobby.column.status": "estado",
+    "term.lobby.column.settings": "definições",
+    "term.lobby.title": "Sala de {server}: {races}",
+    "term.lobby.open_races.one": "{count} corrida aberta",
+    "term.lobby.open_races.other": "{count} corridas abertas",
+    "term.lobby.can_resume": "A sua corrida {race} pode ser retomada: prima r.",
+    "term.lobby.detail": "{race} de {creator}, {seats}/2 sentados, {status}: {settings}",
+    "term.lobby.nothing_to_join": "Nenhuma corrida aberta para entrar: c para criar uma, k para uma partida rápida ou b para correr contra um robô de treino.",
+    "term.lobby.no_saved_race": "Nenhuma corrida guardada neste computador para este servidor.",
+    "term.lobby.keys_help": """Teclas da sala
+  setas        escolher uma corrida da tabela (a linha por baixo mostra todas as suas definições)
+  Enter j      entrar na corrida escolhida
+  c            criar uma corrida: uma janela com as definições (Tab passa de campo em campo, Esc cancela)
+  k            partida rápida: correr contra o próximo jogador que pedir as mesmas definições
+  b            correr contra um robô de treino de nível 3 (sempre indicado como robô)
+  r            retomar o lugar da sua corrida por acabar neste computador
+  ?            esta ajuda
+  q Ctrl-Q     sair""",
+    "term.chosen_seed": "SEMENTE ESCOLHIDA",
+    "term.help.closes": "Esc fecha",
+    "term.settings.title": "Uma nova corrida",
+    "term.settings.how": "(Criar, ou Enter num campo; Esc cancela)",
+    "term.settings.time_limit": "Limite de tempo (segundos)",
+    "term.settings.no_time_limit": "nenhum",
+    "term.settings.delay": "Atraso dos espectadores (s)",
+    "term.settings.server_default": "o do servidor",
+    "term.settings.foundation_only": "regras só fundações (nada nas colunas)",
+    "term.settings.undo": "anular (contado)",
+    "term.settings.redeal": "a redistribuição única",
+    "term.settings.private": "privada (um código de convite, não listada)",
+    "term.settings.solvable": "um baralho com vitória provada",
+    "term.settings.rated": "classificada (exige lobby --login; sem anular)",
+    "term.settings.create": "Criar",
+    "term.settings.cancel": "Cancelar",
+    "term.settings.rated_needs_login": "uma corrida classificada exige a sua conta: abra a sala com --login NOME",
+    "term.settings.time_limit_range": "o limite de tempo é um número inteiro de {low} a {high}, ou vazio",
+    "term.settings.delay_range": "o atraso dos espectadores é um número inteiro de {low} a {high}, ou vazio",
+    "term.line_help": """Modo de linhas (--plain, ou quando a saída não é um terminal). Escreva uma jogada e depois Enter:
+  5D b>3     a notação completa           5D 3 / as f   uma carta e o seu destino (o seu lugar é conhecido)
+  5D         uma carta sozinha: jogada se só um destino for legal, senão os seus destinos são listados
+  moves      a lista numerada das suas jogadas legais; depois escreva um número para fazer essa jogada
+  undo (anular), redeal (redistribuir), stuck (bloqueado), resign (desistir), board (o tabuleiro), help (esta ajuda)
+Ctrl-D ou Ctrl-C sai de imediato (numa corrida em curso o seu lugar fica guardado durante o período de graça: --resume retoma-o).
+O programa termina assim que a corrida tem um resultado.""",
     "web.noscript": "O cliente da corrida precisa de JavaScript.",
     "web.language.label": "Idioma",
     "web.connection.connecting": "a ligar",
@@ -291,6 +361,7 @@ Depois do resultado: r desforra, p rever a corrida, l a sala, q sair.""",
     "web.replay": "Repetição",
     "web.lobby.no_finished": "As corridas que joga ou vê aqui aparecem quando terminam.",
     "player.guest": "convidado",
+    "player.you": "você",
     "player.bot": "bot",
     "web.player.guest_title": "anónimo: não é uma conta registada",
     "web.player.bot_title": "um bot de treino",
