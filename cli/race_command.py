@@ -85,6 +85,9 @@ def register(subparsers: Any) -> None:
     add_profile_argument(parser)
     parser.add_argument("--undo", action="store_true", help="allow undo (counted)")
     parser.add_argument("--redeal-once", action="store_true", help="allow the one-time redeal house rule")
+    parser.add_argument(
+        "--hints", action="store_true", help="allow hints: h in the full-screen app lights the next move of a winning line (casual races only)"
+    )
     parser.add_argument("--time-limit", type=time_limit, metavar="SECONDS", help="end attempts still running after this long")
     parser.add_argument("--solvable", action="store_true", help="deal only a deal the server's solver proved winnable")
     parser.add_argument("--private", action="store_true", help="do not list the race in the lobby; share its invite code")
@@ -162,6 +165,7 @@ def seat_request(args: argparse.Namespace, store: SessionStore) -> SeatRequest:
         rated=args.rated,
         difficulty=None if args.difficulty is None else Difficulty(args.difficulty),
         spectator_delay=args.spectator_delay,
+        hints=args.hints,
     )
     login = credentials(args.login) if args.login else None
     return SeatRequest(

@@ -219,6 +219,8 @@ class RaceView:
     """A spectator's: the race's status when the watch began (``watching.status_now``), which the delayed view lags."""
     rated: bool = False
     """A rated race (both players' ratings change with its result)."""
+    hints: bool = False
+    """The race allows hints (``settings.hints``): the player's client may show the next move of a winning line."""
 
     @classmethod
     def of(cls, info: RaceInfo, slot: int | None = None) -> RaceView:
@@ -235,7 +237,7 @@ class RaceView:
         )
         return cls(
             race_id=info.race, slot=slot, rules=rules_of(info.settings), race=race, invite=info.invite, seed_chosen=info.seed_chosen,
-            difficulty=info.difficulty, rated=info.settings.rated,
+            difficulty=info.difficulty, rated=info.settings.rated, hints=info.settings.hints,
         )
 
     @classmethod

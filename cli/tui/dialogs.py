@@ -124,7 +124,7 @@ class ResultScreen(ModalScreen[str]):
 
 class SettingsScreen(ModalScreen[RaceSettings | None]):
     """The lobby's ``c``: the settings of the race to create (the rules, time limit, undo, redeal, private, rated,
-    solvable, spectator delay), starting from ``settings``; dismissed with the chosen settings, or None (Escape)."""
+    solvable, hints, spectator delay), starting from ``settings``; dismissed with the chosen settings, or None (Escape)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "term.key.cancel")]
     DEFAULT_CSS = """
@@ -163,6 +163,7 @@ class SettingsScreen(ModalScreen[RaceSettings | None]):
             yield Checkbox(words("term.settings.redeal"), settings.redeal_once, id="redeal")
             yield Checkbox(words("term.settings.private"), settings.private, id="private")
             yield Checkbox(words("term.settings.solvable"), settings.solvable_only, id="solvable")
+            yield Checkbox(words("term.settings.hints"), settings.hints, id="hints")
             yield Checkbox(words("term.settings.rated"), settings.rated, id="rated")
             yield Static("", id="settings-error")
             with Horizontal():
@@ -173,9 +174,11 @@ class SettingsScreen(ModalScreen[RaceSettings | None]):
         """The settings as filled in; ValueError with the reason when a field is wrong."""
         limit = _whole(self.query_one("#time-limit", Input).value, "term.settings.time_limit_range", 1, MAX_TIME_LIMIT_SECONDS)
         delay = _whole(self.query_one("#delay", Input).value, "term.settings.delay_range", 0, MAX_SPECTATOR_DELAY_SECONDS)
-        rated = self.query_one("#rated", Checkbox).value
+        rated, hints = self.query_one("#rated", Checkbox).value, self.query_one("#hints", Checkbox).value
         if rated and not self.logged_in:
             raise ValueError(words("term.settings.rated_needs_login"))
+        if rated and hints:
+            raise ValueError(words("term.settings.rated_no_hints"))
         return replace(
             self.settings,
             profile=(Profile.FOUNDATION_ONLY if self.query_one("#profile", Checkbox).value else Profile.CLASSIC).value,
@@ -186,6 +189,7 @@ class SettingsScreen(ModalScreen[RaceSettings | None]):
             private=self.query_one("#private", Checkbox).value,
             solvable_only=self.query_one("#solvable", Checkbox).value,
             rated=rated,
+            hints=hints,
         )
 
     def _create(self) -> None:

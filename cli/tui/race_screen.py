@@ -37,6 +37,7 @@ from client.words import words
 from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text, notation_label
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
+from shared.solver import Budget, Verdict, hint
 
 if TYPE_CHECKING:
     from cli.tui.app import FlowerGardenApp
@@ -45,6 +46,8 @@ RANK_KEYS = "a23456789tjqk"
 SUIT_KEYS = "cdhs"
 TARGET_KEYS = "f123456"
 BAR_WIDTH = 26
+HINT_BUDGET = Budget(seconds=3.0, nodes=400_000)
+"""What one hint may spend: a few seconds of the player's own computer, at most."""
 
 
 def progress_bar(count: int, width: int = BAR_WIDTH) -> str:
@@ -64,10 +67,15 @@ def connection_words(connection: Connection, grace_until: int | None, now: int) 
     return f"[yellow]away[/] (seat lost in {max(0, grace_until - now) // 1000} s)"
 
 
-HIDDEN_KEYS = {"u": "undo", "e": "redeal", "x": "stuck", "g": "resign", "m": "moves"}
+HIDDEN_KEYS = {"u": "undo", "e": "redeal", "x": "stuck", "g": "resign", "m": "moves", "h": "hint"}
 """Keys of actions the footer may hide: pressed then, they say why (``u`` where the race has no undo)."""
-STATE_ACTIONS = frozenset({"undo", "redeal", "stuck", "resign", "moves", "auto"})
+STATE_ACTIONS = frozenset({"undo", "redeal", "stuck", "resign", "moves", "auto", "hint"})
 """The race screen's keys that act on a running attempt: in the footer only while they can."""
+
+
+def own_actions(view: RaceView) -> int:
+    """How many actions the player has on its board (a hint computed before a change is stale after it)."""
+    return len(view.actions.get(view.slot or 0, []))
 
 
 class RaceScreen(Screen[None]):
@@ -79,6 +87,7 @@ class RaceScreen(Screen[None]):
         Binding("x", "stuck", "term.race.stuck"),
         Binding("g", "resign", "term.race.resign"),
         Binding("m", "moves", "term.race.moves"),
+        Binding("h", "hint", "term.race.hint"),
         Binding("o", "auto", "term.race.auto"),
         Binding("escape", "clear", "term.race.clear", show=False),
         Binding("question_mark", "help", "term.key.help"),
@@ -114,6 +123,8 @@ class RaceScreen(Screen[None]):
         self.messages: list[str] = []
         """Everything said on the message log, in order."""
         self.auto_paused = False
+        self.hint_budget = HINT_BUDGET
+        """What one hint may search (a test gives a node budget alone, for the same answer on any machine)."""
         """Auto-move holds off after an undo until the player's next move (else it replays the card taken back)."""
 
     @property
@@ -190,6 +201,8 @@ class RaceScreen(Screen[None]):
         me = view.me
         connection = connection_words(me.connection, None, now) if me is not None else ""
         rules = [view.rules.profile.value] + [name for name, on in (("undo", view.rules.undo), ("redeal", view.rules.redeal_once)) if on]
+        if view.hints:
+            rules.append(escape(words("setting.hints")))
         if view.rated:
             rules.insert(0, "[b]rated[/]")
         auto = "auto-move [b]on[/]" if self.auto else "auto-move off"
@@ -393,10 +406,14 @@ class RaceScreen(Screen[None]):
 
     def _why_not(self, action: str) -> str:
         """Why an action the footer does not offer cannot be done now."""
+        if action == "hint" and not self.view.hints:
+            return words("term.hint.off")
+        if action == "hint" and self.view.board is None:
+            return words("term.hint.no_deal")
         if self.view.can_move():
             code = "undo_not_allowed" if action == "undo" else "redeal_already_used" if self.view.rules.redeal_once else "redeal_not_allowed"
-            words = refusal_words(code) or code
-            return f"{words[0].upper()}{words[1:]}."
+            said = refusal_words(code) or code
+            return f"{said[0].upper()}{said[1:]}."
         return self._why_no_moves()
 
     def _why_no_moves(self) -> str:
@@ -518,6 +535,25 @@ class RaceScreen(Screen[None]):
         except ServerError as error:
             self.say(refusal_text(error))
 
+    async def action_hint(self) -> None:
+        """``h`` where the race allows hints: the next move of a winning line the shared solver finds from the own
+        board, lit as a typed card's destination would be (its key plays it); or why none is shown."""
+        board = self.view.board
+        if board is None or not self.view.hints:
+            return
+        self.say(words("term.hint.thinking"))
+        played = own_actions(self.view)
+        found = await asyncio.to_thread(hint, board.copy(), self.hint_budget)
+        if self.view.board is not board or own_actions(self.view) != played or not self.view.can_move():
+            return  # the board moved on meanwhile (auto-move, the result): this hint is stale
+        if found.verdict is not Verdict.SOLVED or found.move is None:
+            self.say(words("term.hint.lost" if found.verdict is Verdict.UNSOLVABLE else "term.hint.none"))
+            return
+        move = found.move
+        self.typed, self.selected, self.choices = "", move.card, [move]
+        self.say(words("term.hint.move", move=move_label(move), target=target_key(move.target)))
+        self.redraw()
+
     def action_help(self) -> None:
         from cli.tui.dialogs import HelpScreen
 
@@ -537,5 +573,7 @@ class RaceScreen(Screen[None]):
             return view.rules.undo
         if action == "redeal":
             return view.rules.redeal_once and not (view.board is not None and view.board.redeal_used)
+        if action == "hint":
+            return view.hints and view.board is not None
         return True
 

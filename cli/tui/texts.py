@@ -22,7 +22,7 @@ def entry_options(entry: LobbyEntry) -> str:
     """A race's settings in short, in the player's language: ``classic, rated, time limit 5:00``."""
     settings = entry.settings
     options = [words("setting.foundation_only" if settings.profile == Profile.FOUNDATION_ONLY else "setting.classic")]
-    flags = (("setting.rated", settings.rated), ("setting.undo", settings.undo), ("setting.redeal", settings.redeal_once), ("setting.solvable", settings.solvable_only))
+    flags = (("setting.rated", settings.rated), ("setting.undo", settings.undo), ("setting.redeal", settings.redeal_once), ("setting.solvable", settings.solvable_only), ("setting.hints", settings.hints))
     options += [words(key) for key, on in flags if on]
     if settings.time_limit:
         options.append(time_limit_words(settings.time_limit))

@@ -89,13 +89,15 @@ class RatingPolicy:
 
 
 def check_rated(settings: RaceSettings, who: Identity) -> None:
-    """Refuse a rated race the settings or the player cannot have: an anonymous player, a chosen seed, undo."""
+    """Refuse a rated race the settings or the player cannot have: an anonymous player, a chosen seed, undo, hints."""
     if not settings.rated:
         return
     if settings.seed is not None:
         raise ServiceError(ErrorCode.BAD_FIELD, "a rated race is dealt by the server: choose no seed", field="settings.rated")
     if settings.undo:
         raise ServiceError(ErrorCode.BAD_FIELD, "a rated race allows no undo", field="settings.rated")
+    if settings.hints:
+        raise ServiceError(ErrorCode.BAD_FIELD, "a rated race allows no hints: hints are for casual races", field="settings.hints")
     if who.account is None:
         raise ServiceError(ErrorCode.ACCOUNT_REQUIRED, "rated races are for registered players: register or log in first")
 

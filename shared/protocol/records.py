@@ -60,6 +60,10 @@ class RaceSettings:
     arena: str | None = bounded(max_len=MAX_ARENA_ID_LEN, default=None)
     """An arena tournament's race: the arena's id (set by the server's pairing only; a ``create`` or
     ``quick_match`` that sets it is ``bad_field``)."""
+    hints: bool = False
+    """Both players may ask their client for a hint (the next move of a winning line, from the shared solver on the
+    own visible board); shown to both and kept in the record. Casual races only: a rated race with hints is
+    ``bad_field`` ``settings.hints``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ class SettingsInForce:
     """A ghost race's label: whose recorded attempt seat 1 replays (set by the server's ``ghost_race`` only)."""
     arena: str | None = None
     """An arena tournament's race: the arena's id (set by the arena's pairing only)."""
+    hints: bool = False
+    """The players' clients may show hints (casual races only; the rated check refuses it)."""
 
     @classmethod
     def chosen(cls, request: RaceSettings, *, spectators: Spectators) -> SettingsInForce:

@@ -48,6 +48,7 @@ WORDS: dict[str, str] = {
   u            undo (races with undo; counted)
   e            the one-time redeal (races with it; asks first)
   x  g         declare stuck, resign (each asks first)
+  h            a hint: the next move of a winning line, lit (races with hints)
   ?            this help
   Ctrl-Q Ctrl-C Ctrl-D   leave at once
 After the result: r rematch, p replay this race, l the lobby, q quit.""",
@@ -62,6 +63,16 @@ After the result: r rematch, p replay this race, l the lobby, q quit.""",
     "term.race.moves": "moves",
     "term.race.auto": "auto-move",
     "term.race.clear": "clear",
+    "term.race.hint": "hint",
+    "term.hint.off": "This race allows no hints (its creator chose none; rated races never have them).",
+    "term.hint.no_deal": "No deal yet: a hint needs the board.",
+    "term.hint.thinking": "Looking for a winning line from your board ...",
+    "term.hint.move": "Hint: {move}, the next move of a winning line; press {target} to play it (or play another).",
+    "term.hint.none": "No winning line found from here within the hint's budget (the position may still be winnable).",
+    "term.hint.lost": "No winning line from here: the solver proved this position lost.",
+    "setting.hints": "hints",
+    "term.settings.hints": "hints (h shows the next move of a winning line; not rated)",
+    "term.settings.rated_no_hints": "a rated race allows no hints: untick one of them",
     "term.key.quit": "quit",
     "term.key.palette": "palette",
     "term.key.help": "help",

@@ -48,6 +48,7 @@ WORDS: dict[str, str] = {
   u            deshacer (carreras con deshacer; contado)
   e            el reparto único (carreras que lo permiten; pregunta antes)
   x  g         declararse atascado, rendirse (cada uno pregunta antes)
+  h            una pista: la próxima jugada de una línea ganadora, iluminada (carreras con pistas)
   ?            esta ayuda
   Ctrl-Q Ctrl-C Ctrl-D   salir en el acto
 Tras el resultado: r revancha, p repetir la carrera, l la sala, q salir.""",
@@ -62,6 +63,16 @@ Tras el resultado: r revancha, p repetir la carrera, l la sala, q salir.""",
     "term.race.moves": "jugadas",
     "term.race.auto": "jugadas auto",
     "term.race.clear": "borrar",
+    "term.race.hint": "pista",
+    "term.hint.off": "Esta carrera no permite pistas (quien la creó no las eligió; las carreras puntuadas nunca las tienen).",
+    "term.hint.no_deal": "Todavía no hay reparto: una pista necesita el tablero.",
+    "term.hint.thinking": "Buscando una línea ganadora desde su tablero ...",
+    "term.hint.move": "Pista: {move}, la próxima jugada de una línea ganadora; pulse {target} para hacerla (o haga otra).",
+    "term.hint.none": "No se encontró ninguna línea ganadora desde aquí dentro del presupuesto de la pista (la posición quizá aún se pueda ganar).",
+    "term.hint.lost": "Ninguna línea ganadora desde aquí: el solucionador demostró que esta posición está perdida.",
+    "setting.hints": "pistas",
+    "term.settings.hints": "pistas (h muestra la próxima jugada de una línea ganadora; no puntuada)",
+    "term.settings.rated_no_hints": "una carrera puntuada no permite pistas: desmarque una de las dos",
     "term.key.quit": "salir",
     "term.key.palette": "paleta de comandos",
     "term.key.help": "ayuda",

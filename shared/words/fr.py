@@ -48,6 +48,7 @@ WORDS: dict[str, str] = {
   u            annuler (courses avec annulation ; compté)
   e            la redistribution unique (courses qui la permettent ; demande d'abord)
   x  g         se déclarer bloqué, abandonner (chacun demande d'abord)
+  h            un indice : le prochain coup d'une ligne gagnante, allumé (courses avec indices)
   ?            cette aide
   Ctrl-Q Ctrl-C Ctrl-D   partir tout de suite
 Après le résultat : r revanche, p revoir la course, l le salon, q quitter.""",
@@ -62,6 +63,16 @@ Après le résultat : r revanche, p revoir la course, l le salon, q quitter.""",
     "term.race.moves": "coups",
     "term.race.auto": "coups auto",
     "term.race.clear": "effacer",
+    "term.race.hint": "indice",
+    "term.hint.off": "Cette course n'accorde pas d'indices (son créateur n'en a pas choisi ; une course classée n'en a jamais).",
+    "term.hint.no_deal": "Pas encore de donne : un indice a besoin du plateau.",
+    "term.hint.thinking": "Recherche d'une ligne gagnante depuis votre plateau ...",
+    "term.hint.move": "Indice : {move}, le prochain coup d'une ligne gagnante ; appuyez sur {target} pour le jouer (ou jouez-en un autre).",
+    "term.hint.none": "Aucune ligne gagnante trouvée d'ici dans le budget de l'indice (la position est peut-être encore gagnable).",
+    "term.hint.lost": "Aucune ligne gagnante d'ici : le solveur a prouvé cette position perdue.",
+    "setting.hints": "indices",
+    "term.settings.hints": "indices (h montre le prochain coup d'une ligne gagnante ; non classée)",
+    "term.settings.rated_no_hints": "une course classée n'accorde pas d'indices : décochez l'un des deux",
     "term.key.quit": "quitter",
     "term.key.palette": "palette",
     "term.key.help": "aide",

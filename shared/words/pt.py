@@ -48,6 +48,7 @@ WORDS: dict[str, str] = {
   u            desfazer (corridas com desfazer; contado)
   e            a redistribuição única (corridas que a permitem; pergunta antes)
   x  g         declarar-se bloqueado, desistir (cada um pergunta antes)
+  h            uma dica: a próxima jogada de uma linha vencedora, acesa (corridas com dicas)
   ?            esta ajuda
   Ctrl-Q Ctrl-C Ctrl-D   sair de imediato
 Depois do resultado: r desforra, p rever a corrida, l a sala, q sair.""",
@@ -62,6 +63,16 @@ Depois do resultado: r desforra, p rever a corrida, l a sala, q sair.""",
     "term.race.moves": "jogadas",
     "term.race.auto": "jogadas auto",
     "term.race.clear": "limpar",
+    "term.race.hint": "dica",
+    "term.hint.off": "Esta corrida não permite dicas (quem a criou não as escolheu; corridas classificadas nunca as têm).",
+    "term.hint.no_deal": "Ainda não há baralho: uma dica precisa do tabuleiro.",
+    "term.hint.thinking": "À procura de uma linha vencedora a partir do seu tabuleiro ...",
+    "term.hint.move": "Dica: {move}, a próxima jogada de uma linha vencedora; prima {target} para a fazer (ou faça outra).",
+    "term.hint.none": "Nenhuma linha vencedora encontrada daqui dentro do orçamento da dica (a posição ainda pode ser vencível).",
+    "term.hint.lost": "Nenhuma linha vencedora daqui: o solucionador provou que esta posição está perdida.",
+    "setting.hints": "dicas",
+    "term.settings.hints": "dicas (h mostra a próxima jogada de uma linha vencedora; não classificada)",
+    "term.settings.rated_no_hints": "uma corrida classificada não permite dicas: desmarque uma das duas",
     "term.key.quit": "sair",
     "term.key.palette": "paleta de comandos",
     "term.key.help": "ajuda",

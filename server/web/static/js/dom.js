@@ -70,6 +70,7 @@ export function settingsText(settings) {
   if (settings.redeal_once) parts.push(t("setting.redeal"));
   if (settings.time_limit) parts.push(timeLimitText(settings.time_limit));
   if (settings.solvable_only) parts.push(t("setting.solvable"));
+  if (settings.hints) parts.push(t("setting.hints"));
   if (settings.private) parts.push(t("setting.private"));
   if (settings.spectators === "link") parts.push(t("web.setting.spectators_link"));
   if (settings.spectators === "nobody") parts.push(t("web.setting.spectators_nobody"));
