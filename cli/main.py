@@ -21,6 +21,7 @@ from cli import (
     race_command,
     serve_command,
     solver_commands,
+    tournament_command,
     watch_command,
 )
 from cli.output import CommandError, JsonAwareParser, report_error
@@ -29,6 +30,7 @@ from client.words import set_language
 COMMAND_MODULES: tuple[ModuleType, ...] = (
     engine_commands, serve_command, race_command, lobby_command, watch_command, solver_commands, admin_command,
     player_commands, account_commands, bot_command, fairplay_commands, db_command, daily_command,
+    tournament_command,
 )  # fmt: skip
 """Modules whose ``register(subparsers)`` adds their commands; each sets ``handler`` on its parser."""
 

@@ -210,6 +210,10 @@ class PlainRace:
         """The moves of the last ``moves`` listing, so a number plays one."""
         self.racing = asyncio.Event()
         """Set once the race runs (or is over): typed lines wait for it."""
+        self.left = False
+        """Whether the player left the last race before its result (end of input, Ctrl-C)."""
+        self.stdin: StdinLines | None = None
+        """The typed lines, read from the first race on (several races in one process share them: the arena's)."""
 
     # --- output ------------------------------------------------------------------------------
 
@@ -238,16 +242,24 @@ class PlainRace:
         session = RaceSession(client, self.store)
         try:
             try:
-                for line in await session.open(self.request):
-                    self.say(line)
+                lines = await session.open(self.request)
             except ResumeError as error:
                 raise CommandError(error.code, str(error)) from None
-            self._note_status(session)
-            if session.view is not None and session.view.board is not None:
-                self.show_board(session.view.board)
-            return await self._play(session)
+            return await self.play_seat(session, lines)
         finally:
             await client.close()
+
+    async def play_seat(self, session: RaceSession, lines: list[str]) -> int:
+        """Say ``lines``, then play the seat ``session`` holds to its result (or until the player leaves); the exit
+        code by the outcome (:func:`race_exit_code`, :data:`EXIT_LEFT`, :data:`EXIT_INTERRUPTED`)."""
+        self.racing.clear()
+        self.listed = []
+        for line in lines:
+            self.say(line)
+        self._note_status(session)
+        if session.view is not None and session.view.board is not None:
+            self.show_board(session.view.board)
+        return await self._play(session)
 
     def _note_status(self, session: RaceSession) -> None:
         view = session.view
@@ -270,6 +282,7 @@ class PlainRace:
             for task in (events, typing, stopped):
                 with contextlib.suppress(asyncio.CancelledError, ConnectionLost, ServerError):
                     await task
+        self.left = events not in done
         if events in done:
             code = events.result()
         else:
@@ -326,7 +339,9 @@ class PlainRace:
             print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)
 
     async def _read(self, session: RaceSession) -> None:
-        async for line in StdinLines():
+        if self.stdin is None:
+            self.stdin = StdinLines()
+        async for line in self.stdin:
             if line.strip().lower() not in INFORMATION:
                 await self.racing.wait()  # typed (or piped) before the deal: played once the race runs
             with contextlib.suppress(ConnectionLost):

@@ -25,6 +25,8 @@ class StdinLines:
     def __init__(self, descriptor: int | None = None) -> None:
         self._descriptor = sys.stdin.fileno() if descriptor is None else descriptor
         self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self.ended = asyncio.Event()
+        """Set at end of input (the lines before it may still be waiting to be read)."""
         self._loop = asyncio.get_running_loop()
         threading.Thread(target=self._read, name="stdin-lines", daemon=True).start()
 
@@ -49,6 +51,8 @@ class StdinLines:
     def _hand_over(self, line: str | None) -> bool:
         try:
             self._loop.call_soon_threadsafe(self._lines.put_nowait, line)
+            if line is None:
+                self._loop.call_soon_threadsafe(self.ended.set)
         except RuntimeError:  # the loop is closed: the command is over
             return False
         return True

@@ -185,6 +185,15 @@ class RaceSession:
         you = player_label(welcome.name, welcome.account, welcome.bot)
         return [f"Resumed race {saved.race} as {you} (seat {synced.slot + 1})."]
 
+    async def take_paired(self, race: str) -> list[str]:
+        """Take the seat an arena paired this player into (``arena_paired``: its countdown runs already) by syncing
+        the race on this session's logged-in connection; the sentence to show."""
+        synced = await self.client.sync(race)
+        self._load(synced)
+        opponent = next((p for p in synced.race.players if p.slot != synced.slot), None)
+        against = f" against {player_label(opponent.name, opponent.account, opponent.bot)}" if opponent is not None else ""
+        return [f"Paired: race {race}, seat {synced.slot + 1}{against}."]
+
     def _seat(self, info: RaceInfo, slot: int) -> None:
         self.view = RaceView.of(info, slot)
         if info.status in LIVE_STATUSES:  # dealt (the joiner): the events from the first bring the layout (countdown)
