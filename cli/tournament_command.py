@@ -1,11 +1,9 @@
-"""Arena tournaments from the terminal (docs/COMMUNITY.md "Arena tournaments"): ``flowergarden tournament create``
-opens one, ``tournament join`` plays in one, race after race in line mode, and ``tournament watch`` follows its
-standings.
+"""Arena tournaments from the terminal (docs/COMMUNITY.md "Arena tournaments"): ``flowergarden tournament list``
+shows the listed ones, ``create`` opens a private one, ``join`` plays in one, race after race in line mode, and
+``watch`` follows its standings.
 
-They use the arena requests of docs/PROTOCOL.md ("Arena tournaments"): ``arena_create``, ``arena_join`` (then
-``arena_paired`` and ``arena_standings`` are pushed), ``arena_pause`` and ``arena_standings_request``. The server has
-no request listing arenas yet, so there is no ``tournament list``: an arena is named by its id (``create`` prints it,
-the ``/arena/<id>`` page shows it).
+They use the arena requests of docs/PROTOCOL.md ("Arena tournaments"): ``arena_list``, ``arena_create``,
+``arena_join`` (then ``arena_paired`` and ``arena_standings`` are pushed), ``arena_pause`` and ``arena_watch``.
 """
 
 from __future__ import annotations
@@ -27,41 +25,40 @@ from client.race_session import RaceSession, SeatRequest
 from client.race_view import RaceView
 from client.sessions import SessionStore
 from shared.protocol import ArenaInfo, ArenaLine, ArenaPaired, ArenaStandings, as_map
+from shared.protocol.states import ArenaStatus
 
-ACTIONS = ("create", "join", "watch")
-WATCH_EVERY = 2.0
-"""Seconds between two standings requests of ``tournament watch`` (the server pushes them to players only)."""
+ACTIONS = ("list", "create", "join", "watch")
 SHOWN_LINES = 10
 """How many lines of the standings are printed (the player's own line is added when it is further down)."""
 CLOCK_MARGIN_MS = 2_000
 """How long after the arena's end (by the server's clock as estimated at the hello) the last pairing is awaited."""
-LAST_RACE_MARGIN_MS = 15_000
-"""Past the end and a race's time limit, how long ``watch`` waits for the last race's countdown and booking."""
 
 
 def register(subparsers: Any) -> None:
     """Add ``tournament``."""
     parser = subparsers.add_parser(
         "tournament",
-        help="arena tournaments: create one, play in one race after race, or watch its standings",
+        help="arena tournaments: list them, create one, play in one race after race, or watch its standings",
         description=(
-            "Arena tournaments (docs/COMMUNITY.md). `tournament create NAME --login HANDLE` opens an arena that starts "
-            "now and prints its id. `tournament join ARENA --login HANDLE` plays in it: you are paired with another free "
+            "Arena tournaments (docs/COMMUNITY.md). `tournament list` shows the server's listed arenas (upcoming, "
+            "running, the newest finished). `tournament create NAME --login HANDLE` opens a private arena that starts "
+            "now (joined by its id) and prints its id. `tournament join ARENA --login HANDLE` plays in it: you are paired with another free "
             "player within seconds, play the race in line mode (the moves of 'flowergarden race --plain': '5D b>3', "
             "'5D 3', a card alone, moves, undo, resign, help ...), then are paired again, until the arena's clock runs "
             "out; the standings are printed as they change. End of input or Ctrl-C pauses you in the arena (join again "
-            "to come back). `tournament watch ARENA` prints the standings as they change until the arena is over. "
+            "to come back). `tournament watch ARENA` prints the standings as they change until the arena is over (the final "
+            "table: its first three are the podium). "
             f"The password comes from ${PASSWORD_ENV} or is asked on the terminal (stdin carries the moves)."
         ),
         epilog=(
-            "Exit codes: 0 the arena is over (join: you played to its end; watch: it ended), 5 join: you left "
+            "Exit codes: 0 done (list, create; join: you played to the arena's end; watch: it ended), 5 join: you left "
             "(end of input) and are paused, 130 interrupted (Ctrl-C; paused too), 1 refused by the server (an unknown "
             "arena, an arena that is over, a guest), 2 usage."
         ),
     )
     add_common_arguments(parser)
     parser.add_argument("action", choices=ACTIONS)
-    parser.add_argument("target", metavar="NAME_OR_ARENA", help="create: the arena's name; join, watch: the arena's id")
+    parser.add_argument("target", nargs="?", metavar="NAME_OR_ARENA", help="create: the arena's name; join, watch: the arena's id")
     parser.add_argument("--login", metavar="HANDLE", help="your registered account (create and join need one)")
     parser.add_argument("--minutes", type=int, default=20, metavar="N", help="create: minutes of pairing, 1-180 (default 20)")
     parser.add_argument("--time-limit", type=int, default=300, metavar="SECONDS", help="create: each race's time limit, 10-3600 s (default 300)")
@@ -70,6 +67,9 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.action != "list" and not args.target:
+        what = "the arena's name" if args.action == "create" else "the arena's id (see 'flowergarden tournament list')"
+        raise CommandError("bad_input", f"tournament {args.action} needs {what}", exit_code=2)
     if args.action in ("create", "join") and not args.login:
         raise CommandError("account_required", f"tournament {args.action} needs --login HANDLE: arenas are for registered players", exit_code=2)
     try:
@@ -83,6 +83,8 @@ async def _tournament(args: argparse.Namespace) -> int:
     async with client:
         if client.session is None:
             await client.hello("spectator")
+        if args.action == "list":
+            return await _list(client, as_json=args.json)
         if args.action == "create":
             return await _create(client, args)
         if args.action == "join":
@@ -102,23 +104,48 @@ async def _create(client: RaceClient, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def standings_lines(lines: list[ArenaLine], own: str | None = None) -> list[str]:
-    """The standings as printed: the top :data:`SHOWN_LINES`, and ``own``'s line (a handle) when it is further down;
+async def _list(client: RaceClient, *, as_json: bool) -> int:
+    """The listed arenas by status, each with its id, name, clock and players."""
+    reply = await client.arena_list()
+    if as_json:
+        emit_json(as_map(reply))
+        return EXIT_OK
+    now = ServerClock(client).now()
+    for title, arenas in (("Upcoming", reply.upcoming), ("Running", reply.running), ("Finished", reply.finished)):
+        print(f"{title}:")
+        print("\n".join(f"  {arena_heading(info, now)}, {counted(info.players, 'player')}" for info in arenas) or "  none")
+    return EXIT_OK
+
+
+def standings_lines(lines: list[ArenaLine], own: ArenaLine | None = None) -> list[str]:
+    """The standings as printed: the top :data:`SHOWN_LINES`, and the player's ``own`` line when it is further down;
     a flame marks a streak (the next result counts double)."""
-    shown = lines[:SHOWN_LINES] + [line for line in lines[SHOWN_LINES:] if own is not None and line.handle.lower() == own.lower()]
+    shown = lines[:SHOWN_LINES] + [own for own in [own] if own is not None and own.rank > min(SHOWN_LINES, len(lines))]
     if not shown:
         return ["  nobody has joined yet"]
     return [
-        f"  {line.rank:>3}. {line.handle:<24} {counted(line.score, 'pt'):>7}  {counted(line.games, 'race')}  perf {line.performance}" + ("  🔥" if line.fire else "")
+        f"  {line.rank:>3}. {line.handle:<24} {counted(line.score, 'pt'):>7}  {counted(line.games, 'race')}  perf {line.performance}"
+        + (f"  berserk {line.berserks}" if line.berserks else "")
+        + ("  🔥" if line.fire else "")
         for line in shown
     ]
 
 
 def arena_heading(info: ArenaInfo, now_ms: int) -> str:
-    """``Arena q8Zr… "evening arena": 12:30 left`` (or ``over``)."""
-    left = info.end_at - now_ms
-    clock = "over" if left <= 0 else f"{left // 60_000}:{left // 1000 % 60:02d} left"
-    return f"Arena {info.arena} \"{info.name}\": {clock}, races of {info.time_limit} s"
+    """``Arena q8Zr… "evening arena": 12:30 left, races of 300 s`` (``starts in 5:00``, ``over``; ``rated``)."""
+    if info.status is ArenaStatus.UPCOMING:
+        clock = f"starts in {_clock(info.start_at - now_ms)}"
+    else:
+        clock = "over" if info.status is ArenaStatus.FINISHED or info.end_at <= now_ms else f"{_clock(info.end_at - now_ms)} left"
+    rated = ", rated" if info.rated else ""
+    return f"Arena {info.arena} \"{info.name}\": {clock}, races of {info.time_limit} s{rated}"
+
+
+def _clock(ms: int) -> str:
+    """``12:30`` for 750,000 ms (``1:02:03`` from an hour)."""
+    seconds = max(0, ms) // 1000
+    hours, minutes = divmod(seconds // 60, 60)
+    return f"{hours}:{minutes:02d}:{seconds % 60:02d}" if hours else f"{minutes}:{seconds % 60:02d}"
 
 
 class ServerClock:
@@ -143,7 +170,6 @@ class ArenaPlayer(PlainRace):
         super().__init__(client.url or "", SeatRequest(), SessionStore(), as_json=as_json)
         self.client = client
         self.arena = arena
-        self.own = client.session.account if client.session is not None else None
         self.clock = ServerClock(client)
 
     async def run(self) -> int:
@@ -161,7 +187,7 @@ class ArenaPlayer(PlainRace):
         if self.left:
             return await self._pause(EXIT_LEFT)
         final = await self.client.arena_standings(self.arena)
-        self._standings(final.standings, heading=f"Arena {info.arena} is over after your {races} races. Final standings:")
+        self._standings(final.standings, heading=f"Arena {info.arena} is over after your {counted(races, 'race')}. Final standings:")
         return EXIT_OK
 
     async def _next_pairing(self, info: ArenaInfo) -> ArenaPaired | None:
@@ -178,7 +204,9 @@ class ArenaPlayer(PlainRace):
                 if isinstance(item, ArenaPaired) and item.arena == self.arena:
                     return item
                 if isinstance(item, ArenaStandings) and item.arena == self.arena:
-                    self._standings(item.standings)
+                    self._standings(item.standings, item.own)
+                    if item.status is ArenaStatus.FINISHED:
+                        return None
         finally:
             ended.cancel()
         return None
@@ -201,15 +229,15 @@ class ArenaPlayer(PlainRace):
     def _show(self, item: object, view: RaceView, before: RaceView | None) -> None:
         """The race's lines (:class:`PlainRace`), and the arena's standings when they are pushed."""
         if isinstance(item, ArenaStandings) and item.arena == self.arena:
-            self._standings(item.standings)
+            self._standings(item.standings, item.own)
         else:
             super()._show(item, view, before)
 
-    def _standings(self, lines: list[ArenaLine], heading: str = "Standings:") -> None:
+    def _standings(self, lines: list[ArenaLine], own: ArenaLine | None = None, heading: str = "Standings:") -> None:
         if self.as_json:
             self.emit({"type": "arena_standings", "arena": self.arena, "standings": [as_map(line) for line in lines]})
             return
-        print("\n".join([heading, *standings_lines(lines, self.own)]), flush=True)
+        print("\n".join([heading, *standings_lines(lines, own)]), flush=True)
 
     async def _pause(self, code: int) -> int:
         """Left (end of input, Ctrl-C): paused in the arena, so nobody is paired with a player who is gone."""
@@ -221,19 +249,26 @@ class ArenaPlayer(PlainRace):
 
 
 async def _watch(client: RaceClient, arena: str, *, as_json: bool, once: bool) -> int:
-    """The standings each time they change, until the arena is over: its clock out, and a race paired at the last
-    moment over too (its time limit and a margin later)."""
+    """The standings as they are pushed (``arena_watch``), until the arena is over: finished with no race under way
+    (the table is final; its first three are the podium)."""
+    reply = await client.arena_watch(arena)
     clock = ServerClock(client)
-    last: list[ArenaLine] | None = None
-    while True:
-        reply = await client.arena_standings(arena)
-        now = clock.now()
-        if reply.standings != last:
-            last = reply.standings
-            if as_json:
-                emit_json(as_map(reply))
-            else:
-                print("\n".join([arena_heading(reply.arena, now), *standings_lines(reply.standings)]), flush=True)
-        if once or now > reply.arena.end_at + reply.arena.time_limit * 1000 + LAST_RACE_MARGIN_MS:
+    if as_json:
+        emit_json(as_map(reply))
+    else:
+        print("\n".join([arena_heading(reply.arena, clock.now()), *standings_lines(reply.standings)]), flush=True)
+    over = reply.arena.status is ArenaStatus.FINISHED and reply.arena.races == 0
+    if once or over:
+        return EXIT_OK
+    async for item in client.events():
+        if not isinstance(item, ArenaStandings) or item.arena != arena:
+            continue
+        over = item.status is ArenaStatus.FINISHED and item.races == 0
+        if as_json:
+            emit_json(as_map(item))
+        else:
+            heading = "Final standings (the podium: the first three):" if over else f"Standings ({counted(item.races, 'race')} under way):"
+            print("\n".join([heading, *standings_lines(item.standings)]), flush=True)
+        if over:
             return EXIT_OK
-        await asyncio.sleep(WATCH_EVERY)
+    raise CommandError("connection_failed", f"{client.url}: the connection closed before the arena ended")

@@ -101,13 +101,18 @@ async def test_the_line_mode_speaks_lang_and_lang_overrides_it(race_server: Race
             await ann.close()
 
 
-@pytest.fixture
-def portuguese() -> Iterator[None]:
-    set_language("pt")
+def speaking(language: str) -> Iterator[None]:
+    """The terminal speaks ``language`` until the test ends, then English again."""
+    set_language(language)
     try:
         yield
     finally:
         set_language("en")
+
+
+@pytest.fixture
+def portuguese() -> Iterator[None]:
+    yield from speaking("pt")
 
 
 async def test_the_app_speaks_the_language(race_server: RaceServer, tmp_path: Path, portuguese: None) -> None:
@@ -182,11 +187,7 @@ def english_left(text: str) -> list[str]:
 
 @pytest.fixture
 def french() -> Iterator[None]:
-    set_language("fr")
-    try:
-        yield
-    finally:
-        set_language("en")
+    yield from speaking("fr")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x45"])
