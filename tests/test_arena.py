@@ -143,3 +143,17 @@ async def test_a_pair_confirmed_by_a_process_killed_before_its_race_started_is_s
     assert two.started == [("deadprocess2", "ann", "bob")]  # started by the other process: the pairing is not lost
     assert await store.stale_starting(tournament, two.clock[0] + 1) == []  # once
     assert await two.service.pair_round(tournament) == []  # both are in that race, nobody is paired twice
+
+
+async def test_a_race_whose_second_seat_is_refused_frees_both_players_for_the_next_round(two_processes: tuple[Arena, Arena]) -> None:
+    one, _ = two_processes
+    tournament = await one.service.create("refused seat", START, 3_600_000)
+    for player in ("ann", "bob"):
+        await one.service.join(tournament, Identity(player, player, player), 1500.0)
+    store = one.service.store
+    assert await store.claim(tournament, [("ann", "bob", "refusedseat1")], START) == ["refusedseat1"]
+    assert await store.confirm(tournament, "refusedseat1", "ann", "bob", START)
+    assert await store.free_race(tournament, "refusedseat1", START) == 2  # e.g. a rated arena's ladder refused the join
+    assert await store.stale_starting(tournament, START + CLAIM_LEASE_MS + 1) == []  # not taken over later
+    ((_, a, b),) = await one.service.pair_round(tournament)
+    assert {a, b} == {"ann", "bob"}

@@ -273,24 +273,22 @@ class ArenaStore:
     @repeatable
     async def free_race(self, arena: str, race: str, now: int) -> int:
         """Free the players of a race that will not be played (its second seat was refused); how many were freed."""
+        return await self._release(arena, [race], -1, now)
+
+    async def _release(self, arena: str, races: list[str], cutoff: int, now: int) -> int:
         names = keys.arena_keys(arena)
         times = await self.times(arena)
         end_at = 0 if times is None else times[1]
-        freed = await self.scripts.arena_free(
-            keys=[names["busy"], names["free"], names["paused"], names["starting"]], args=script_arguments(race=race, now=now, end_at=end_at)
+        freed = await self.scripts.arena_release(
+            keys=[names["claimed"], names["busy"], names["free"], names["paused"], names["starting"]],
+            args=script_arguments(cutoff=cutoff, races=races, now=now, end_at=end_at),
         )
         return int(freed)
 
     @repeatable
     async def release_stale(self, arena: str, cutoff: int, now: int) -> int:
         """Free the players of pairs claimed before ``cutoff`` (ms) and never confirmed; how many were freed."""
-        names = keys.arena_keys(arena)
-        times = await self.times(arena)
-        end_at = 0 if times is None else times[1]
-        freed = await self.scripts.arena_release(
-            keys=[names["claimed"], names["busy"], names["free"], names["paused"]], args=script_arguments(cutoff=cutoff, now=now, end_at=end_at)
-        )
-        return int(freed)
+        return await self._release(arena, [], cutoff, now)
 
     @repeatable
     async def games(self, arena: str, player: str) -> list[ArenaGame]:

@@ -162,7 +162,6 @@ class Scripts:
         self.arena_join: AsyncScript = redis.register_script(with_arguments(_source("arena_join")))
         self.arena_create: AsyncScript = redis.register_script(with_arguments(_source("arena_create")))
         self.arena_confirm: AsyncScript = redis.register_script(with_arguments(_source("arena_confirm")))
-        self.arena_free: AsyncScript = redis.register_script(with_arguments(_source("arena_free")))
         self.arena_release: AsyncScript = redis.register_script(with_arguments(_source("arena_release")))
         self.arena_result: AsyncScript = redis.register_script(with_arguments(_source("arena_result")))
         self.daily_open: AsyncScript = redis.register_script(with_arguments(_source("daily_open")))

@@ -1,12 +1,23 @@
--- Free the players of pairs claimed before a cutoff and never confirmed: their process died between the claim and
--- the race's creation. KEYS: 1 the claimed set, 2 the busy hash, 3 the free set, 4 the paused set. ARGS: cutoff,
--- now, end_at (ms). Returns how many players were freed.
-local stale = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGS.cutoff)
-if #stale == 0 then return 0 end
+-- Free the players of pairs whose race will not be played by the process that took them: pairs claimed before a
+-- cutoff and never confirmed (their process died between the claim and the race's creation), or the races named
+-- (a race whose second seat was refused, e.g. by a rated arena's ladder rules). They are free again unless they
+-- paused or the clock ran out. KEYS: 1 the claimed set, 2 the busy hash, 3 the free set, 4 the paused set, 5 the
+-- starting hash. ARGS: cutoff (ms; with no races named), races (a list, may be empty), now, end_at (ms).
+-- Returns how many players were freed.
 local races = {}
-for _, race in ipairs(stale) do
+local named = 0
+for _, race in ipairs(ARGS.races) do
   races[race] = true
-  redis.call('ZREM', KEYS[1], race)
+  named = named + 1
+  redis.call('HDEL', KEYS[5], race)
+end
+if named == 0 then
+  local stale = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGS.cutoff)
+  if #stale == 0 then return 0 end
+  for _, race in ipairs(stale) do
+    races[race] = true
+    redis.call('ZREM', KEYS[1], race)
+  end
 end
 local freed = 0
 local busy = redis.call('HGETALL', KEYS[2])
