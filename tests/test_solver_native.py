@@ -47,11 +47,13 @@ def assert_same_answers(board: Board, nodes: int) -> None:
     assert (native.move, native.verdict, native.nodes) == (python.move, python.verdict, python.nodes)
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("seed", range(1, 31))
 def test_deals_get_the_same_answers_nodes_and_lines(seed: int) -> None:
     assert_same_answers(Board.deal(seed), 2_000)
 
 
+@pytest.mark.search
 def test_a_long_search_expands_the_same_positions() -> None:
     assert_same_answers(Board.deal(50), 30_000)
 
@@ -68,6 +70,7 @@ def test_random_positions_get_the_same_answers(seed: int, left: int, profile: Pr
     assert_same_answers(board, 3_000)
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("seed", [188, 232, 2])
 def test_the_relaxed_game_gets_the_same_answers(seed: int) -> None:
     # 188: exhausted after 14,474 positions; 232: still open after 40,000; 2: a relaxed win.
@@ -75,6 +78,7 @@ def test_the_relaxed_game_gets_the_same_answers(seed: int) -> None:
     assert (native.exhausted, native.nodes, native.goal_path) == (python.exhausted, python.nodes, python.goal_path)
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("shuffles", [True, False])
 def test_a_search_that_changes_order_midway_expands_the_same_positions(shuffles: bool) -> None:
     board = Board.deal(98)

@@ -148,6 +148,7 @@ def test_random_small_positions_agree_with_exhaustive_search(board: Board) -> No
     check_against_brute_force(board)
 
 
+@pytest.mark.search
 @settings(PROPERTY, max_examples=examples(40))
 @given(tight_positions())
 def test_tight_classic_positions_agree_with_exhaustive_search(board: Board) -> None:
@@ -199,6 +200,7 @@ def played_positions(draw: st.DrawFn) -> Board:
     return board
 
 
+@pytest.mark.search
 @PROPERTY
 @given(played_positions())
 def test_positions_reached_by_play_agree_with_exhaustive_search(board: Board) -> None:
@@ -208,6 +210,7 @@ def test_positions_reached_by_play_agree_with_exhaustive_search(board: Board) ->
 # --- whole deals ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("seed", QUICK_SEEDS)
 def test_deal_solutions_replay_to_a_win_and_leave_the_board_untouched(seed: int) -> None:
     board = Board.deal(seed)
@@ -232,6 +235,7 @@ def test_known_unsolvable_deals_are_proved_quickly(seed: int) -> None:
     assert solve(Board.deal(seed), Budget(nodes=2_000)).verdict is Verdict.UNSOLVABLE
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("seed", [172, 188])
 def test_the_relaxed_game_proves_lost_deals_the_real_search_cannot_finish(seed: int) -> None:
     # The real search needs 207,175 (seed 172) and 122,356 (seed 188) positions to exhaust these deals.
@@ -241,6 +245,7 @@ def test_the_relaxed_game_proves_lost_deals_the_real_search_cannot_finish(seed: 
 
 
 
+@pytest.mark.search
 def test_the_finder_wins_a_deal_the_complete_search_cannot_within_its_budget() -> None:
     # Seed 616: the complete search needs more than 16 million positions; the finder about 2,000.
     board = Board.deal(616)

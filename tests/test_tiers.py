@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 from hypothesis import settings
-from tiers import FAST_PROFILE, TIERS, UnitGuard, examples
+from tiers import FAST_PROFILE, GUARD, TIERS, UnitGuard, examples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,6 +26,18 @@ def test_a_test_that_needs_nothing_is_in_the_unit_tier_alone(request: pytest.Fix
 def test_a_test_that_asks_for_the_store_is_in_the_redis_tier_alone(store_kind: str, request: pytest.FixtureRequest) -> None:
     assert store_kind == "redis"
     assert tiers_of(request) == ["redis"]
+
+
+@pytest.mark.search
+def test_a_test_marked_search_is_in_the_search_tier_alone_and_held_to_needing_nothing(request: pytest.FixtureRequest) -> None:
+    assert tiers_of(request) == ["search"]
+    assert GUARD.watching  # a process or a connection would fail it, as in the unit tier
+
+
+@pytest.mark.container
+def test_the_container_tests_share_one_xdist_group_so_one_worker_runs_them_in_turn(request: pytest.FixtureRequest) -> None:
+    group = request.node.get_closest_marker("xdist_group")
+    assert group is not None and group.args == ("container",)
 
 
 def test_the_unit_guard_records_a_process_and_a_network_connection_but_not_a_local_pipe() -> None:

@@ -1,14 +1,17 @@
 """The test tiers: every test gets one marker from what it needs, and a ``unit`` test is held to needing nothing.
 
 ``unit``      nothing outside the Python process: no Redis, no server process, no browser (``dev.py test --fast``)
+``search``    nothing outside the Python process either, but seconds of CPU each: the solver's reference searches
+              (exhaustive search, the Python search against the compiled one on whole deals), marked by hand with
+              ``pytest.mark.search``; the whole suite runs them, the fast tier keeps their small-position cousins
 ``redis``     the session's real Redis or Redis Cluster (the fixtures in ``REDIS_FIXTURES``, or a module that starts one)
 ``process``   a server, CLI or other child process (``server_processes``, ``pexpect``, ``subprocess``)
 ``browser``   Debian's Chromium through Playwright (``browser_helpers``)
 ``postgres``, ``container``: set by the fixtures and modules that need them (tests/conftest.py, the container tests)
 
 The markers are assigned here, at collection, from the fixtures a test asks for and the modules its file imports, so
-a new test is tiered without remembering to. A test left ``unit`` that starts a process or opens a network
-connection anyway fails (``guard_unit_tests``): the tier cannot silently grow slow.
+a new test is tiered without remembering to. A test left ``unit`` (or marked ``search``) that starts a process or
+opens a network connection anyway fails (``guard_unit_tests``): the tier cannot silently grow slow.
 
 Property tests ask for their examples through :func:`examples`, which scales with the Hypothesis profile loaded:
 ``default`` runs each as written (the whole suite, CI), ``fast`` (``dev.py test --fast``) a fifth of them. The fast
@@ -26,7 +29,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-TIERS = ("unit", "redis", "process", "browser", "postgres", "container")
+TIERS = ("unit", "search", "redis", "process", "browser", "postgres", "container")
+
+PURE_TIERS = frozenset({"unit", "search"})
+"""Tiers whose tests may need nothing outside the Python process (held to it by ``guard_unit_tests``)."""
 
 REDIS_FIXTURES = frozenset(
     {"redis", "redis_url", "single_redis_url", "redis_cluster", "redis7_cluster", "store_kind", "race_server", "spawn_servers"}
@@ -72,7 +78,7 @@ def module_tier(path: Path) -> str | None:
 
 def tier_of(item: pytest.Item) -> str:
     """The one tier of a collected test."""
-    for tier in ("postgres", "container", "browser", "process", "redis"):
+    for tier in ("postgres", "container", "browser", "process", "redis", "search"):
         if item.get_closest_marker(tier) is not None:
             return tier
     if POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
@@ -85,13 +91,20 @@ def tier_of(item: pytest.Item) -> str:
     return "unit"
 
 
+SERIAL_GROUPS = {"container": "container"}
+"""Tiers whose tests run one after another on one pytest-xdist worker (``--dist loadgroup``), by group name: the
+container tests share one Docker engine, its data root and the module's built image (tests/container_engine.py)."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Give every test the marker of its tier (before ``-m`` selects by them)."""
+    """Give every test the marker of its tier (before ``-m`` selects by them), and its xdist group if its tier has one."""
     for item in items:
         tier = tier_of(item)
         if item.get_closest_marker(tier) is None:
             item.add_marker(getattr(pytest.mark, tier))
+        if tier in SERIAL_GROUPS and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(SERIAL_GROUPS[tier]))
 
 
 class UnitGuard:
@@ -118,8 +131,9 @@ sys.addaudithook(GUARD)  # an audit hook cannot be removed; it does nothing outs
 
 @pytest.fixture(autouse=True)
 def guard_unit_tests(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Fail a test marked ``unit`` that started a process or connected anywhere: it belongs to another tier."""
-    if request.node.get_closest_marker("unit") is None:
+    """Fail a test of a pure tier (``unit``, ``search``) that started a process or connected anywhere: it belongs to
+    another tier."""
+    if not any(request.node.get_closest_marker(tier) is not None for tier in PURE_TIERS):
         yield
         return
     GUARD.watching, GUARD.seen = True, []
@@ -129,6 +143,6 @@ def guard_unit_tests(request: pytest.FixtureRequest) -> Iterator[None]:
         GUARD.watching = False
     if GUARD.seen:
         pytest.fail(
-            f"a test of the unit tier {GUARD.seen[0]}; it needs another tier (tests/tiers.py assigns them from fixtures and imports)",
+            f"a test of a pure tier (unit, search) {GUARD.seen[0]}; it needs another tier (tests/tiers.py assigns them from fixtures and imports)",
             pytrace=False,
         )
