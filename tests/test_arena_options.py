@@ -4,12 +4,26 @@ spectators (``arena_watch``) as well as players, each player with its own line."
 
 from __future__ import annotations
 
+import asyncio
+
 from lobby_helpers import refused
 from player_helpers import new_handle, registered
 from race_helpers import player
 
+from client import RaceClient, ServerError
 from server.app import RaceServer
 from shared.protocol import ArenaPaired, ArenaStandings, ArenaStatus
+
+
+async def resign_once_started(client: RaceClient, race: str) -> None:
+    """Resign ``race`` as soon as it has started (the suite's countdown is 50 ms)."""
+    for _ in range(100):
+        try:
+            await client.resign(race)
+            return
+        except ServerError as error:
+            assert error.code == "not_started", error
+            await asyncio.sleep(0.05)
 
 
 async def test_a_capped_rated_private_arena_tags_its_races_and_pushes_standings_to_spectators(race_server: RaceServer) -> None:
@@ -30,6 +44,7 @@ async def test_a_capped_rated_private_arena_tags_its_races_and_pushes_standings_
         with refused("arena_full"):
             await cat.arena_join(arena)
         await ann.arena_join(arena)  # one who joined comes back whatever the cap
+        await ann.arena_watch(arena)  # a player's page watches too: its connection is told as a player, with its line
 
         race = (await ann.wait_for(ArenaPaired, timeout=20)).race
         synced = await ann.sync(race)
@@ -38,6 +53,11 @@ async def test_a_capped_rated_private_arena_tags_its_races_and_pushes_standings_
         assert pushed.arena == arena and pushed.own is None and pushed.players == 2 and len(pushed.standings) == 2
         own = await ann.wait_for(ArenaStandings, timeout=20)
         assert own.own is not None and ann.session is not None and own.own.handle == ann.session.account
+        await bob.sync(race)
+        for client in (ann, bob):
+            await resign_once_started(client, race)
+        after_the_result = await ann.wait_for(ArenaStandings, timeout=20)  # the next push: the result's, not a spectator's
+        assert after_the_result.own is not None and after_the_result.own.games == 1
 
         listing = await spectator.arena_list()
         assert arena not in [info.arena for info in (*listing.upcoming, *listing.running, *listing.finished)]  # private

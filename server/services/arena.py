@@ -311,7 +311,8 @@ class ArenaService:
             for send in sends:
                 send(message)
         watching = standings(None)
-        for send in self._watchers.get(arena, ()):
+        joined = {send for sends in listeners.values() for send in sends}
+        for send in self._watchers.get(arena, set()) - joined:  # a player's connection that also watches: its own line only
             send(watching)
 
     async def _open(self, arena: str) -> ArenaMeta:
