@@ -11,12 +11,14 @@ import secrets
 
 from browser_helpers import first_visit, http_url, launched_browser, shot
 from playwright.async_api import expect
+from test_web_languages import assert_spoken, page_in
 
 from server.app import RaceServer
 from server.services.arena import ArenaService
 from server.store import Identity
 from shared.arena import ArenaGame
 from shared.protocol import Outcome
+from shared.words import LANGUAGES
 
 MINUTE = 60_000
 
@@ -60,6 +62,16 @@ async def test_the_list_shows_listed_arenas_by_status_and_a_finished_arena_its_p
         await page.goto(f"{site}/tournament/{running}")
         await expect(page.locator(".arena-page h1")).to_be_visible()
         await expect(page.locator(".arena-podium li")).to_have_count(0)  # no podium while the clock runs
+
+        for language in LANGUAGES:  # no key and no English left on either page, in each language
+            context, other = await page_in(browser, language)
+            await first_visit(other, f"{site}/tournaments", "Lola")
+            await expect(other.locator(f"[data-list=finished] li[data-arena='{finished}']")).to_be_visible()
+            await assert_spoken(other, language, "tournaments")
+            await other.goto(f"{site}/tournament/{finished}")
+            await expect(other.locator(".arena-podium li")).to_have_count(3)
+            await assert_spoken(other, language, "podium")
+            await context.close()
 
         spanish = await (await browser.new_context(viewport={"width": 1280, "height": 900}, locale="es-ES")).new_page()
         await first_visit(spanish, f"{site}/arena/{finished}", "Lola")  # the old path shows the same page
