@@ -773,7 +773,7 @@ class Transport:
     ) -> None:
         """``gate`` serves the operator endpoints and refuses banned or draining handshakes (server/operations.py)."""
         self.dispatcher = dispatcher
-        self.site = site or StaticSite()
+        self.site = site or StaticSite.default()
         """The browser client's pages and files (docs/WEB.md), served to plain GETs."""
         self.limits = limits
         self.health = health
@@ -873,8 +873,7 @@ class Transport:
             if answer is not None:
                 return answer
         if request.headers.get("Upgrade", "").lower() != "websocket":
-            headers = request.headers
-            return self.site.respond(path, headers.get("Accept-Encoding", ""), headers.get("Accept", ""), headers.get("Accept-Language", ""))
+            return self.site.respond(path, request.headers)
         if not origin_allowed(request.headers.get("Origin"), request.headers.get("Host"), self.limits.allowed_origins):
             self.stats.refused_origin += 1
             return self.http(HTTPStatus.FORBIDDEN, {"status": "forbidden", "error": "origin_not_allowed"})

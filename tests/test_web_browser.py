@@ -167,7 +167,7 @@ async def test_the_browser_engine_deals_moves_and_decodes_like_the_server(race_s
     async with launched_browser() as browser:
         page = await browser.new_page()
         await page.goto(http_url(race_server.url) + "/")
-        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        build = await page.evaluate("document.documentElement.dataset.static.split('/')[2]")
         deals = await page.evaluate(
             """async ([build, seeds]) => {
                 const engine = await import(`/static/${build}/js/engine.js`);
@@ -313,7 +313,7 @@ async def test_the_page_resends_a_move_refused_with_an_unknown_outcome_with_the_
         port = next(iter(fake.sockets)).getsockname()[1]
         page = await (await browser.new_context(bypass_csp=True)).new_page()  # the module talks to another port
         await page.goto(http_url(race_server.url) + "/")
-        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        build = await page.evaluate("document.documentElement.dataset.static.split('/')[2]")
         reply = await page.evaluate(
             """async ([build, url]) => {
                 const { Connection } = await import(`/static/${build}/js/connection.js`);
@@ -363,7 +363,7 @@ async def test_the_page_says_in_words_why_a_race_closed(race_server: RaceServer)
     async with launched_browser() as browser:
         page = await browser.new_page()
         await page.goto(http_url(race_server.url) + "/")
-        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        build = await page.evaluate("document.documentElement.dataset.static.split('/')[2]")
         reasons = [reason.value for reason in CloseReason]
         words = await page.evaluate(
             """async ([build, reasons]) => {
@@ -391,7 +391,7 @@ async def test_the_lobby_names_a_race_being_played_in_words_not_its_status_code(
             await expect(row).to_contain_text("racing")
             assert "running" not in await row.inner_text()
             await shot(page, "lobby-live-race-words")
-            build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+            build = await page.evaluate("document.documentElement.dataset.static.split('/')[2]")
             statuses = [status.value for status in RaceStatus]
             words = await page.evaluate(
                 """async ([build, statuses]) => {

@@ -31,7 +31,7 @@ async def test_the_pages_commitment_check_agrees_with_the_server_and_refuses_tam
     async with launched_browser() as browser:
         page = await browser.new_page()
         await page.goto(http_url(race_server.url) + "/")
-        build = await page.evaluate("document.querySelector('script[type=module]').src.split('/')[4]")
+        build = await page.evaluate("document.documentElement.dataset.static.split('/')[2]")
         checked = await page.evaluate(
             """async ([build, cases]) => {
                 const { dealCommitment, verifyReveal } = await import(`/static/${build}/js/fair_deal.js`);

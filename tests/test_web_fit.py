@@ -37,8 +37,7 @@ async def show_longest_table(page: Page) -> None:
     """Draw LONGEST_TABLE as the player's board (a layout check: the server's board is not changed)."""
     await page.evaluate(
         """async (layout) => {
-            const main = document.querySelector("script[type=module]").src;
-            const { Board } = await import(main.replace("main.js", "engine.js"));
+            const { Board } = await import(document.documentElement.dataset.static + "js/engine.js");
             const view = window.flowerGarden.view;
             view.state.boards[view.state.mySlot] = new Board(layout, view.state.settings);
             view.render();

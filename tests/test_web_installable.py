@@ -33,7 +33,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 async def test_the_page_names_a_manifest_whose_icons_exist_at_their_sizes(race_server: RaceServer) -> None:
     site = http_url(race_server.url)
-    build = StaticSite().build
+    build = StaticSite.default().build
     manifest = json.loads((await asyncio.to_thread(get, f"{site}/static/{build}/manifest.json"))[1])
     assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
     for icon in manifest["icons"]:

@@ -61,7 +61,7 @@ async def assert_spoken(page: Page, language: str, state: str) -> None:
 
 
 def test_the_page_is_served_each_table_of_the_terminal_as_a_module() -> None:
-    site = StaticSite()
+    site = StaticSite.default()
     for language in LANGUAGES:
         body = site.assets[f"js/words/{language}.js"].body.decode()
         assert body.startswith("// Made by server/web/static_site.py"), body[:80]
@@ -76,11 +76,11 @@ def test_accept_language_picks_the_first_language_the_page_speaks() -> None:
     assert language_of("fr;q=0, es;q=bad, en-GB") == "en"
 
 
-def test_each_shell_says_its_language_and_preloads_only_its_table() -> None:
-    site = StaticSite()
+def test_each_shell_says_its_language_and_carries_only_its_table() -> None:
+    site = StaticSite.default()
     for language in LANGUAGES:
-        shell = site.shells[language].body.decode()
-        assert f'<html lang="{language}">' in shell
+        shell = site.shells[language].asset.body.decode()
+        assert f'<html lang="{language}" ' in shell
         assert f"js/words/{language}.js" in shell
         assert [other for other in LANGUAGES if other != language and f"js/words/{other}.js" in shell] == []
         assert TABLES[language]["web.noscript"] in shell and "{{" not in shell
@@ -103,9 +103,16 @@ async def test_the_browser_language_chooses_and_the_picker_is_remembered(race_se
         await page.select_option("select.language-picker", "fr")
         await expect(page.locator("form.name-form h1")).to_have_text(TABLES["fr"]["web.entry.welcome"])
         await page.goto(site + "/rules")  # another page, then a reload: still French
+        fetched: list[str] = []
+        page.on("request", lambda request: fetched.append(request.url))
         await page.reload()
         await expect(page.locator("select.language-picker")).to_have_value("fr")
         assert await page.evaluate("() => document.documentElement.lang") == "fr"
+        assert [url for url in fetched if "/js/words/" in url] == [], "the shell was not in the chosen language"
+        await page.evaluate("() => { document.cookie = 'fg.lang=; path=/; max-age=0'; }")  # chosen before the cookie
+        await page.reload()
+        await expect(page.locator("select.language-picker")).to_have_value("fr")
+        assert [url for url in fetched if "/js/words/" in url][-1:] == [url for url in fetched if url.endswith("/js/words/fr.js")][-1:] != []
         await context.close()
 
 

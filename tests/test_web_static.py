@@ -4,8 +4,10 @@ and the package data that ships them."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import fnmatch
 import gzip
+import hashlib
 import importlib.util
 import re
 import tomllib
@@ -15,9 +17,11 @@ from email.message import Message
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from browser_helpers import http_url
 
 from server.app import RaceServer
+from server.web.bundle import BundleError, bundle
 from server.web.static_site import IMMUTABLE, NO_CACHE, STATIC_ROOT, StaticSite
 from shared.protocol import EVENT_TYPES, LOBBY_EVENT_TYPES
 
@@ -41,20 +45,20 @@ async def fetch(url: str, accept: str | None = None) -> tuple[int, Message, byte
 
 async def test_every_page_url_answers_the_page_shell_never_cached(race_server: RaceServer) -> None:
     site = http_url(race_server.url)
-    build = StaticSite().build
+    build = StaticSite.default().build
     for path in ("/", "/race/inQH4SkJQ5Y", "/invite/K7QX3M", "/watch/inQH4SkJQ5Y", "/replay/inQH4SkJQ5Y"):
         status, headers, body = await fetch(site + path)
         assert status == 200, path
         assert headers["Content-Type"] == "text/html; charset=utf-8"
         assert headers["Cache-Control"] == NO_CACHE
         assert "default-src 'self'" in headers["Content-Security-Policy"]
-        assert f"/static/{build}/js/main.js".encode() in body
+        assert f'data-static="/static/{build}/"'.encode() in body
         assert b"{{build}}" not in body
 
 
 async def test_assets_of_this_build_are_cached_for_a_year_with_their_content_type(race_server: RaceServer) -> None:
     site = http_url(race_server.url)
-    build = StaticSite().build
+    build = StaticSite.default().build
     for name, content_type in [
         ("js/main.js", "text/javascript; charset=utf-8"),
         ("css/app.css", "text/css; charset=utf-8"),
@@ -69,7 +73,7 @@ async def test_assets_of_this_build_are_cached_for_a_year_with_their_content_typ
 
 
 async def test_text_is_sent_gzipped_to_browsers_that_accept_it(race_server: RaceServer) -> None:
-    url = f"{http_url(race_server.url)}/static/{StaticSite().build}/js/engine.js"
+    url = f"{http_url(race_server.url)}/static/{StaticSite.default().build}/js/engine.js"
 
     def get() -> tuple[Message, bytes]:
         with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept-Encoding": "gzip, deflate"}), timeout=10) as response:
@@ -87,9 +91,9 @@ async def test_another_builds_asset_is_served_uncached_and_a_missing_one_is_404(
     status, headers, body = await fetch(f"{site}/static/0123456789ab/js/main.js")
     assert (status, headers["Cache-Control"]) == (200, NO_CACHE)
     assert body == (STATIC_ROOT / "js" / "main.js").read_bytes()
-    status, _, _ = await fetch(f"{site}/static/{StaticSite().build}/js/nothing-here.js")
+    status, _, _ = await fetch(f"{site}/static/{StaticSite.default().build}/js/nothing-here.js")
     assert status == 404
-    status, _, _ = await fetch(f"{site}/static/{StaticSite().build}/../../transport.py")
+    status, _, _ = await fetch(f"{site}/static/{StaticSite.default().build}/../../transport.py")
     assert status == 404
 
 
@@ -111,9 +115,9 @@ def test_the_build_id_changes_when_a_file_changes(tmp_path: Path) -> None:
             target = tmp_path / path.relative_to(STATIC_ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes())
-    assert StaticSite(tmp_path).build == StaticSite().build
+    assert StaticSite(tmp_path).build == StaticSite.default().build
     (tmp_path / "css" / "app.css").write_text("body {}")
-    assert StaticSite(tmp_path).build != StaticSite().build
+    assert StaticSite(tmp_path).build != StaticSite.default().build
 
 
 def load_vendor_tool() -> ModuleType:
@@ -163,13 +167,66 @@ def test_the_pages_protocol_module_knows_every_race_and_lobby_event_of_the_schem
     assert js_string_set(source, "LOBBY_EVENTS") == set(LOBBY_EVENT_TYPES)
 
 
-def test_the_page_shell_preloads_every_module_of_its_build_so_no_import_waits_for_another() -> None:
-    """The lobby took 2.0 s to be usable at 150 ms round-trip time, each module found only once its importer arrived:
-    the shell now names every module (benchmarks/web_page_weight.py --rtt-ms 150), and of the word tables the one of
-    its language (tests/test_web_languages.py)."""
-    site = StaticSite()
-    shell = site.shell.body.decode()
-    preloaded = set(re.findall(r'<link rel="modulepreload" href="/static/([0-9a-f]+/[^"]+)">', shell))
-    modules = {f"{site.build}/{name}" for name in site.assets if name.endswith((".js", ".mjs")) and not name.startswith("js/words/")}
-    assert modules and preloaded == modules | {f"{site.build}/js/words/en.js"}
-    assert "{{" not in shell
+def inline(shell: str, tag: str) -> list[str]:
+    """The text of every inline ``<tag>`` element of the shell (a script with a ``src`` is not inline)."""
+    return re.findall(rf"<{tag}(?![^>]*\bsrc=)[^>]*>(.*?)</{tag}>", shell, re.DOTALL)
+
+
+def test_the_page_shell_carries_the_whole_client_inline_so_a_page_needs_one_request() -> None:
+    """The lobby took 2.7 s to be usable at 150 ms round-trip time with every module preloaded: 49 requests, each on a
+    new connection, six at a time. The shell now carries the style sheet and every module joined into one script, with
+    its language's words, and nothing else loads code (benchmarks/web_page_weight.py --rtt-ms 150)."""
+    site = StaticSite.default()
+    for language, shell_asset in site.shells.items():
+        shell = shell_asset.asset.body.decode()
+        assert "{{" not in shell
+        assert not re.search(r'<script[^>]*\bsrc=|<link rel="(modulepreload|stylesheet)"', shell), "the shell still fetches code"
+        early, script = inline(shell, "script")
+        assert "new WebSocket(" in early
+        [style] = inline(shell, "style")
+        assert style == (STATIC_ROOT / "css" / "app.css").read_text()
+        for module in sorted([*STATIC_ROOT.glob("js/*.js"), STATIC_ROOT / "vendor" / "msgpack" / "index.mjs"]):
+            if module.name != "offline.js":  # the offline page's own script, served to it alone
+                assert f"// ---- {module.relative_to(STATIC_ROOT).as_posix()}\n" in script, module
+        assert f"// ---- js/words/{language}.js\n" in script
+        assert not re.search(r"^(import|export)\b", script, re.MULTILINE)
+        policy = shell_asset.policy
+        hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'" for text in (early, script))
+        assert f"script-src 'self' {hashes};" in policy, "the policy does not allow exactly the inline scripts"
+        digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+        assert f"style-src 'self' 'sha256-{digest}';" in policy
+        assert "unsafe-inline" not in policy
+
+
+async def test_a_page_revisited_with_its_shells_validator_gets_304_without_a_body(race_server: RaceServer) -> None:
+    site = http_url(race_server.url)
+    status, headers, body = await fetch(site + "/leaderboard")
+    etag = headers["ETag"]
+    assert (status, etag) == (200, f'"{StaticSite.default().build}-en"') and len(body) > 10_000
+
+    def revalidate(tag: str, cookie: str = "") -> tuple[int, bytes]:
+        request = urllib.request.Request(site + "/race/inQH4SkJQ5Y", headers={"If-None-Match": tag, "Cookie": cookie})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    assert await asyncio.to_thread(revalidate, etag) == (304, b"")
+    status, body = await asyncio.to_thread(revalidate, '"0123456789ab-en"')
+    assert status == 200 and b"data-static" in body
+    status, body = await asyncio.to_thread(revalidate, etag, "other=1; fg.lang=fr")  # the picker chose French since
+    assert status == 200 and b'<html lang="fr"' in body
+
+
+def test_the_bundle_joins_default_exports_and_refuses_what_it_cannot_join() -> None:
+    joined = bundle({"js/w.js": "export default {\n\"a\": 1};\n", "js/m.js": 'const w = (await import(`./${"w"}.js`)).default;\n'}, ["js/w.js", "js/m.js"])
+    assert "const __default = {" in joined and "return Object.freeze({ default: __default });" in joined
+    assert "__fgImport('js/m.js', `./${\"w\"}.js`)" in joined
+    sources = {"js/a.js": 'import { b } from "./b.js";\nexport const a = b;\n', "js/b.js": 'import { a } from "./a.js";\nexport const b = 1;\n'}
+    with pytest.raises(BundleError, match="import cycle: js/a.js → js/b.js → js/a.js"):
+        bundle(sources, ["js/a.js"])
+    with pytest.raises(BundleError, match="js/c.js: the bundle cannot join 'import \\* as x from"):
+        bundle({"js/c.js": 'import * as x from "./c.js";\n'}, ["js/c.js"])
+    with pytest.raises(BundleError, match="js/d.js: imports './gone.js'"):
+        bundle({"js/d.js": 'import { x } from "./gone.js";\n'}, ["js/d.js"])

@@ -169,9 +169,9 @@ async def test_one_game_is_one_game_and_a_32_letter_name_keeps_join_in_the_lobby
                 assert inside, f"Join is pushed out of the lobby panel at {viewport['width']} px"
                 await shot(page, f"defects-long-name-{viewport['width']}")
                 words = await page.evaluate(
-                    "async () => { const main = document.querySelector('script[type=module]').src;"
-                    " const m = await import(main.replace('main.js', 'players.js'));"
-                    " const words = await import(main.replace('main.js', 'i18n.js'));"
+                    "async () => { const base = document.documentElement.dataset.static;"
+                    " const m = await import(base + 'js/players.js');"
+                    " const words = await import(base + 'js/i18n.js');"
                     " return [m.gamesText(1), m.gamesText(2), words.tn('web.rating.rated_games', 1)]; }"
                 )
                 assert words == ["1 game", "2 games", "1 rated game"]

@@ -144,7 +144,7 @@ async def test_a_refused_rematch_is_said_in_the_terminals_words_with_its_code_on
             await expect(notice).to_have_attribute("data-code", "not_finished")
             assert "not_finished" in (await notice.get_attribute("title") or "")
             await shot(page, "words-refused-rematch")
-            script = await page.evaluate("document.querySelector('script[type=module]').src.replace('main.js', 'refusals.js')")
+            script = await page.evaluate("document.documentElement.dataset.static + 'js/refusals.js'")
             web = await page.evaluate("async ([url, codes]) => { const m = await import(url); return codes.map((code) => m.refusalWords(code)); }", [script, NON_MOVE_CODES])
             assert web == [refusal_words(code) for code in NON_MOVE_CODES] and None not in web
         finally:

@@ -66,6 +66,7 @@ export class Connection {
     this.closedHere = false;
     this.reconnecting = false;
     this.status = "connecting";
+    this.ahead = null;
   }
 
   static pageUrl() {
@@ -93,28 +94,50 @@ export class Connection {
     return Date.now() + this.clockOffset;
   }
 
+  /**
+   * The socket the page shell opened before the client's script was even read (app.html), taken once by the first
+   * connection to its URL while it is still opening or open: the handshake's round trip overlaps the script's start.
+   */
+  static earlySocket(url) {
+    const socket = window.fgEarlySocket;
+    window.fgEarlySocket = null;
+    return socket && socket.url === url && socket.readyState <= WebSocket.OPEN ? socket : null;
+  }
+
   open() {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(this.url);
+      const socket = Connection.earlySocket(this.url) ?? new WebSocket(this.url);
       socket.binaryType = "arraybuffer";
       socket.onopen = () => {
         this.socket = socket;
         resolve();
       };
+      if (socket.readyState === WebSocket.OPEN) socket.onopen();
       socket.onerror = () => reject(new ConnectionLost(null, "could not connect"));
       socket.onmessage = (message) => this.receive(message.data);
       socket.onclose = (closing) => this.closed(socket, closing);
     });
   }
 
-  /** Connect and say hello; with a token, resume that session (bad_token if it expired: start a new one). */
-  async start(name, token) {
+  /**
+   * Connect and say hello; with a token, resume that session (bad_token if it expired: start a new one).
+   * `ahead`, the fields of the page's first request, is sent right behind a hello that resumes a token, without
+   * waiting for its reply (the server answers a connection's requests in order): one round trip less before the page
+   * is drawn. The view takes its reply with takeAhead(type); refused (the hello started a new session), it asks again.
+   */
+  async start(name, token, ahead = null) {
     this.setStatus("connecting");
     // A refused hello leaves the connection open without a session: say hello again on it (or on a new one if the
     // server closed it meanwhile, e.g. after 10 s without a hello).
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN) await this.open();
     try {
-      await this.hello(name, token);
+      const hello = this.hello(name, token);
+      if (ahead && token) {
+        const reply = this.request({ ...ahead, token }, false);
+        reply.catch(() => {}); // taken by the view, which asks again after a refusal
+        this.ahead = { type: ahead.type, reply };
+      }
+      await hello;
     } catch (error) {
       if (!(error instanceof ServerError) || error.code !== "bad_token" || !token) throw error;
       await this.hello(name, null);
@@ -322,8 +345,18 @@ export class Connection {
     return this.request({ type: "unwatch", race });
   }
 
+  /** The reply of the request sent ahead of the hello when it was of `type` (once), else null. */
+  takeAhead(type) {
+    const ahead = this.ahead;
+    if (!ahead || ahead.type !== type) return null;
+    this.ahead = null;
+    return ahead.reply;
+  }
+
   async watchLobby() {
-    const reply = await this.request({ type: "watch_lobby" });
+    const ask = () => this.request({ type: "watch_lobby" });
+    const early = this.takeAhead("watch_lobby");
+    const reply = await (early ? early.catch(ask) : ask());
     this.watchingLobby = true;
     return reply;
   }

@@ -1,6 +1,6 @@
 // The page's words in the visitor's language: English, Portuguese, French or Spanish. The tables are the terminal
-// app's too (shared/words/*.py); the server serves each as the module js/words/<language>.js and the page shell
-// preloads the one its Accept-Language asks for. The language is the one picked with the picker (remembered in
+// app's too (shared/words/*.py); the server serves each as the module js/words/<language>.js, and the page shell
+// carries the one of its language inline (the picker's cookie, else Accept-Language). The language is the one picked with the picker (remembered in
 // localStorage), else the browser's first language the page speaks, else English. t(key, params) is the one way the
 // page says something: a key missing from the table shows as the key itself (tests look for those).
 
@@ -11,12 +11,7 @@ export const LANGUAGE_KEY = "fg.lang";
 
 /** The language to speak: the remembered choice, else the first of the browser's languages the page speaks. */
 export function chosenLanguage() {
-  let stored = null;
-  try {
-    stored = localStorage.getItem(LANGUAGE_KEY);
-  } catch {
-    stored = null; // storage blocked: the browser's language still works
-  }
+  const stored = storedLanguage();
   if (LANGUAGES.includes(stored)) return stored;
   for (const tag of navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"]) {
     const code = String(tag).split("-")[0].toLowerCase();
@@ -25,7 +20,22 @@ export function chosenLanguage() {
   return "en";
 }
 
+/** The picker's remembered choice, or null (none, or storage blocked: the browser's language still works). */
+function storedLanguage() {
+  try {
+    return localStorage.getItem(LANGUAGE_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/** Remember `code` for the server too, so the next page shell comes in it (with its words inline). */
+function rememberForServer(code) {
+  document.cookie = `${LANGUAGE_KEY}=${code}; path=/; max-age=31536000; SameSite=Lax`;
+}
+
 export const language = chosenLanguage();
+if (storedLanguage() === language && !document.cookie.includes(`${LANGUAGE_KEY}=${language}`)) rememberForServer(language);
 const table = (await import(`./words/${language}.js`)).default;
 document.documentElement.lang = language;
 
@@ -56,6 +66,7 @@ export function setLanguage(code) {
   if (!LANGUAGES.includes(code) || code === language) return;
   try {
     localStorage.setItem(LANGUAGE_KEY, code);
+    rememberForServer(code);
   } catch {
     // storage blocked: the choice holds for this load only
   }

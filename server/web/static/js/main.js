@@ -37,6 +37,11 @@ const ROUTES = [
   [/^\/player\/([A-Za-z0-9_-]+)$/, async () => (await import("./player_view.js")).mountPlayer, (m) => ({ handle: m[1] })],
 ];
 
+/** The first request of the page at `path`, sent right behind the hello (Connection.start): the lobby's races. */
+function firstRequest(path) {
+  return path === "/" ? { type: "watch_lobby" } : null;
+}
+
 class App {
   constructor() {
     this.conn = new Connection();
@@ -74,7 +79,7 @@ class App {
     for (;;) {
       const name = localStorage.getItem(NAME_KEY) || await this.askName(refused);
       try {
-        const session = await this.conn.start(name, localStorage.getItem(TOKEN_KEY));
+        const session = await this.conn.start(name, localStorage.getItem(TOKEN_KEY), firstRequest(location.pathname));
         localStorage.setItem(TOKEN_KEY, session.token);
         localStorage.setItem(NAME_KEY, session.name);
         break;
