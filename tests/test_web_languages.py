@@ -121,7 +121,7 @@ OVERFLOW = r"""() => {
     const wide = document.scrollingElement.scrollWidth > window.innerWidth + 1 ? [`page ${document.scrollingElement.scrollWidth}px`,
         ...[...document.querySelectorAll("main *, header *")].filter((element) => element.getBoundingClientRect().right > window.innerWidth + 1 && element.offsetParent !== null)
             .slice(0, 3).map((element) => `${element.tagName.toLowerCase()}.${element.className} "${element.textContent.trim().slice(0, 30)}"`)] : [];
-    const clipped = [...document.querySelectorAll("button, a.button, select, .status, .connection, .kind-tag, summary")]
+    const clipped = [...document.querySelectorAll("button, a.button, select, .status, .connection, .kind-tag, summary, .result")]
         .filter((element) => element.offsetParent !== null && element.scrollWidth > element.clientWidth + 1)
         .map((element) => `${element.tagName.toLowerCase()} "${element.textContent.trim().slice(0, 40)}" ${element.scrollWidth}>${element.clientWidth}`);
     return [...wide, ...clipped];

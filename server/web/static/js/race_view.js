@@ -17,6 +17,8 @@ import { t, tn } from "./i18n.js";
 const MESSAGE_MS = 8000;
 /** The opponent's progress that sounds a cue: each quarter of the pack on the foundations. */
 const MILESTONE = 13;
+/** The result table's columns (each `web.result.<column>`); on a phone each cell shows its column's name. */
+const RESULT_COLUMNS = ["player", "cards", "time", "moves", "undos", "ended"];
 /** The race page's cue words (one place, for the translations). */
 const CUES = {
   joined: (name) => t("web.feel.joined", { name }),
@@ -107,7 +109,7 @@ export function resultTable(state, { replayHint = true } = {}) {
     h(
       "table",
       { class: "result-table" },
-      h("thead", {}, h("tr", {}, ["player", "cards", "time", "moves", "undos", "ended"].map((column) => h("th", {}, t(`web.result.${column}`))), rated ? h("th", {}, t("web.table.rating")) : null)),
+      h("thead", {}, h("tr", {}, RESULT_COLUMNS.map((column) => h("th", {}, t(`web.result.${column}`))), rated ? h("th", {}, t("web.table.rating")) : null)),
       h(
         "tbody",
         {},
@@ -115,13 +117,9 @@ export function resultTable(state, { replayHint = true } = {}) {
           h(
             "tr",
             { class: player.slot === result.winner ? "winner" : "", dataset: { slot: String(player.slot) } },
-            h("td", {}, playerLabel(player, { ghost: ghostSeat(state.settings, player.slot) })),
-            h("td", {}, `${player.count}/52`),
-            h("td", {}, clockText(player.time_ms)),
-            h("td", {}, String(player.moves)),
-            h("td", {}, String(player.undos)),
-            h("td", {}, endingText(player.ended)),
-            rated ? h("td", {}, ratingChangeCell(player.rating)) : null,
+            [playerLabel(player, { ghost: ghostSeat(state.settings, player.slot) }), `${player.count}/52`, clockText(player.time_ms), String(player.moves), String(player.undos), endingText(player.ended)]
+              .map((content, index) => h("td", { dataset: { label: t(`web.result.${RESULT_COLUMNS[index]}`) } }, content)),
+            rated ? h("td", { dataset: { label: t("web.table.rating") } }, ratingChangeCell(player.rating)) : null,
           ),
         ),
       ),
