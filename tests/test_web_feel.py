@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
-from browser_helpers import click_move, create_race, first_visit, http_url, launched_browser, shot, until
+from browser_helpers import click_move, create_race, destination, first_visit, http_url, launched_browser, shot, until
 from playwright.async_api import Page, ViewportSize, expect
-from race_helpers import play, player, server_config
+from race_helpers import play, player, seated_race, server_config
 from winning_lines import first_foundation_prefix, winning_deal
 
 from server.app import RaceServer
 from shared import Board, card_text, parse_action, rank_of
-from shared.protocol import Started
+from shared.protocol import RaceSettings, Started
 
 DESKTOP = ViewportSize(width=1366, height=768)
 BOARD = ".race-page .table"
@@ -122,3 +122,26 @@ async def test_the_race_page_cues_the_start_sounds_its_events_until_muted_flies_
         await shot(page, "feel-01-win")
         assert errors == []
         await bob.close()
+
+
+async def test_a_spectator_sees_each_moved_card_slide_except_under_reduced_motion(redis_url: str) -> None:
+    """The watch page redrew the boards in place: cards jumped for spectators while they slid for the players."""
+    seed, line = winning_deal()
+    prefix = first_foundation_prefix(seed, line, 1)
+    async with RaceServer(server_config(redis_url)) as server, launched_browser() as browser:
+        race = await seated_race(server.url, RaceSettings(seed=seed, spectator_delay=0))
+        try:
+            watchers = {}
+            for motion in ("no-preference", "reduce"):
+                page = await (await browser.new_context(viewport=DESKTOP, reduced_motion=motion)).new_page()
+                await first_visit(page, f"{http_url(server.url)}/watch/{race.race_id}", f"Wes {motion}"[:20])
+                await expect(page.locator('.watch-page .table[data-slot="0"] [data-card]').first).to_be_visible()
+                watchers[motion] = page
+            await play(race.ann, race.race_id, prefix)
+            for page in watchers.values():
+                await expect(page.locator(destination('.watch-page .table[data-slot="0"]', prefix[-1]))).to_be_visible()
+            assert await watchers["no-preference"].evaluate("flowerGarden.feel.flights") >= len(prefix), "the spectator's cards jumped"
+            assert await watchers["reduce"].evaluate("flowerGarden.feel.flights") == 0, "cards moved under reduced motion"
+        finally:
+            await race.ann.close()
+            await race.bob.close()

@@ -1,11 +1,14 @@
 // Spectating (/watch/<id>): both boards drawn and updated move by move, after the race's spectator delay.
-// A late joiner starts from the delayed snapshot (`watching`); later `move` events advance each board.
+// A late joiner starts from the delayed snapshot (`watching`); later `move` events advance each board, the moved
+// card sliding to where it went as it does for the player (feel.js; not under prefers-reduced-motion).
 
 import { BoardView } from "./board_view.js";
 import { ServerError } from "./connection.js";
 import { errorText } from "./refusals.js";
 import { closedWhy, dealText, fill, h, settingsText, watchedBoardEmptyText, watchedStatusColour, watchedStatusNote, watchedStatusText } from "./dom.js";
 import { RaceState } from "./race_state.js";
+import { parseMove } from "./engine.js";
+import { cardPlaces, fly } from "./feel.js";
 import { clockLine, playerPanel, resultTable } from "./race_view.js";
 import { t } from "./i18n.js";
 
@@ -60,10 +63,19 @@ class WatchView {
   show(state, delay) {
     this.state = state;
     this.delay = delay;
-    this.offEvents = this.app.listen(this.race, () => this.render());
+    this.offEvents = this.app.listen(this.race, (event) => this.seen(event));
     this.offResumed = this.conn.on("resumed", (resumed) => this.resumed(resumed.watching.get(this.race)));
     this.build();
     this.render();
+  }
+
+  /** An event of the race: the page drawn again, and a move's card sliding from where it was drawn before. */
+  seen(event) {
+    const move = event.type === "move" ? parseMove(event.move) : null;
+    const board = move && move.card ? this.boards[event.slot] : null;
+    const places = board ? cardPlaces(board.root) : null;
+    this.render();
+    if (board) fly(board.root, places, move.card);
   }
 
   unmount() {
