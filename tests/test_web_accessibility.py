@@ -1,5 +1,6 @@
 """axe-core (vendored under tests/vendor/axe-core, a test tool never served) in every state of every page of the web
-client: no critical and no serious violation anywhere, and a main heading on each page."""
+client, in each theme of the settings menu: no critical and no serious violation anywhere, and a main heading on each
+page."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import secrets
 from pathlib import Path
 
+import pytest
 from browser_helpers import create_race, first_visit, http_url, launched_browser
 from playwright.async_api import Page, ViewportSize, expect
 from race_helpers import player
@@ -21,6 +23,8 @@ AXE_SHA256 = "29348999450cdf2849a8e70b7912fc2da85a849da39c0d0d5394f51d4a9ed95c"
 """The vendored file's hash (tests/vendor/axe-core/README.md): a changed engine is a deliberate update."""
 DESKTOP = ViewportSize(width=1280, height=800)
 BLOCKING = ("critical", "serious")
+THEMES = ("felt", "light", "dark", "contrast")
+"""The settings menu's themes (js/settings.js): each page state is checked in every one."""
 
 
 def axe_source() -> str:
@@ -46,13 +50,17 @@ async def has_main_heading(page: Page) -> bool:
     return bool(await page.evaluate("() => [...document.querySelectorAll('h1')].filter((n) => n.offsetParent !== null).length === 1"))
 
 
+@pytest.mark.timeout(480)  # every state in four themes: four axe runs each
 async def test_every_page_state_has_no_critical_or_serious_accessibility_violation_and_one_main_heading(race_server: RaceServer) -> None:
     site = http_url(race_server.url)
     found: list[str] = []
     headless: list[str] = []
 
     async def check(page: Page, state: str) -> None:
-        found.extend(await violations(page, state))
+        for theme in THEMES:  # the page as the settings menu draws it in that theme (set as the menu sets it)
+            await page.evaluate("(theme) => { document.documentElement.dataset.theme = theme; }", theme)
+            found.extend(await violations(page, f"{state} [{theme}]"))
+        await page.evaluate("() => { document.documentElement.dataset.theme = 'felt'; }")
         if not await has_main_heading(page):
             headless.append(state)
 

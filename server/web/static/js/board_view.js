@@ -5,6 +5,7 @@
 import { FOUNDATION, SUIT_NAMES, SUIT_SYMBOLS, rankOf, suitOf } from "./engine.js";
 import { h } from "./dom.js";
 import { fitTable } from "./table_fit.js";
+import { cardScale } from "./settings.js";
 import { t } from "./i18n.js";
 
 const RANK_WORDS = { 1: "web.card.ace", 11: "web.card.jack", 12: "web.card.queen", 13: "web.card.king" };
@@ -155,14 +156,16 @@ export class BoardView {
   }
 
   /**
-   * Size the cards so that the whole table fits `available` ({width, height} in px): the longest column and the
-   * bouquet as they are now (table_fit.js). Sets the board's --card-w and --overlap, and `wide` when the bouquet goes
+   * Size the cards so that the whole table fits `available` ({width, height} in px), scaled by the card-size
+   * setting (settings.js): the longest column and the bouquet as they are now (table_fit.js). Sets the board's --card-w and --overlap, and `wide` when the bouquet goes
    * beside the columns.
    */
   fit(available) {
     if (!this.board) return;
     const longest = Math.max(...this.board.columns.map((column) => column.length));
-    const { card, overlap, wide } = fitTable(available, longest, this.board.bouquet.length);
+    const [widthScale, heightScale] = cardScale(); // the card-size setting: smaller, or taller than the screen
+    const scaled = { width: available.width * widthScale, height: available.height * heightScale };
+    const { card, overlap, wide } = fitTable(scaled, longest, this.board.bouquet.length);
     this.root.style.setProperty("--card-w", `${card}px`);
     this.root.style.setProperty("--overlap", `${overlap}px`);
     this.root.classList.add("fitted");

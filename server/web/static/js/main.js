@@ -9,6 +9,7 @@ import { toggleKeyboardHelp, typingInField } from "./keyboard_help.js";
 import { helloRefusalWords } from "./refusals.js";
 import { languagePicker, t } from "./i18n.js";
 import { feel } from "./feel.js";
+import { settingsMenu } from "./settings.js";
 
 const NAME_KEY = "fg.name";
 const GUEST_NAME_KEY = "fg.guest";
@@ -306,6 +307,7 @@ class App {
 if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
 
 document.getElementById("language").replaceChildren(languagePicker());
+document.getElementById("settings").replaceChildren(settingsMenu());
 document.getElementById("connection").textContent = t("web.connection.connecting");
 const app = new App();
 window.flowerGarden = app; // a handle for the browser's console and for tests (docs/WEB.md)
