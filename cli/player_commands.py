@@ -11,9 +11,9 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cli.connected import add_server_argument, run_connected
 from cli.output import EXIT_OK, EXIT_USAGE, CommandError, counted, emit_json, read_json_object, whole_number
@@ -321,16 +321,27 @@ async def _export(args: argparse.Namespace) -> None:
         print(f"Wrote the record of {what} to {args.output}", file=sys.stderr)
 
 
-def _verify_arena(document: dict[str, Any], public_key: str | None, *, as_json: bool) -> int:
-    """Check an arena record (shared/arena_record.py) and, with a key, its signature."""
+V = TypeVar("V")
+
+
+def _checked(check: Callable[[dict[str, Any]], V], document: dict[str, Any], public_key: str | None) -> V:
+    """``check``'s verdict on a record and, with a key, its signature; a CommandError (``not_a_record``,
+    ``record_invalid`` naming the event that gave it away, if any) when it does not hold."""
     try:
-        verdict = verify_arena_record(document)
+        verdict = check(document)
         if public_key is not None:
             check_signature(document, public_key)
     except NotARecord as wrong:
         raise CommandError("not_a_record", str(wrong), exit_code=EXIT_USAGE) from None
     except RecordInvalid as invalid:
-        raise CommandError("record_invalid", str(invalid)) from None
+        where = {} if invalid.seq is None else {"seq": invalid.seq}  # no event to name: the record's shape
+        raise CommandError("record_invalid", str(invalid), **where) from None
+    return verdict
+
+
+def _verify_arena(document: dict[str, Any], public_key: str | None, *, as_json: bool) -> int:
+    """Check an arena record (shared/arena_record.py) and, with a key, its signature."""
+    verdict = _checked(verify_arena_record, document, public_key)
     if as_json:
         emit_json({"valid": True, "arena": verdict.arena, "players": verdict.players, "races": verdict.races,
                    "final": verdict.final, "winner": verdict.winner, "signed": public_key is not None})  # fmt: skip
@@ -350,15 +361,7 @@ def run_verify(args: argparse.Namespace) -> int:
     public_key = args.key or (fetch_key(args.key_url) if args.key_url else None)
     if document.get("format") == ARENA_RECORD_FORMAT:
         return _verify_arena(document, public_key, as_json=args.json)
-    try:
-        verdict = verify_record(document)
-        if public_key is not None:
-            check_signature(document, public_key)
-    except NotARecord as wrong:
-        raise CommandError("not_a_record", str(wrong), exit_code=EXIT_USAGE) from None
-    except RecordInvalid as invalid:
-        where = {} if invalid.seq is None else {"seq": invalid.seq}  # no event to name: the record's shape
-        raise CommandError("record_invalid", str(invalid), **where) from None
+    verdict = _checked(verify_record, document, public_key)
     winner = "draw" if verdict.winner is None else f"seat {verdict.winner} won"
     if args.json:
         emit_json({"valid": True, "race": verdict.race, "seed": verdict.seed, "actions": list(verdict.actions),
