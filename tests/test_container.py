@@ -78,6 +78,14 @@ class Stack:
             assert done.returncode == 0, f"docker-compose {' '.join(args)}: {done.stdout[-2000:]}{done.stderr[-2000:]}"
         return done.stdout
 
+    def up(self) -> None:
+        """``up -d``; when a service does not come up, the failure shows the servers' and databases' last log lines."""
+        done = subprocess.run(self.compose_command("up", "-d", "--no-build"), cwd=ROOT, env=self.environment, capture_output=True,
+                              text=True, check=False, timeout=600)
+        if done.returncode != 0:
+            states, logs = self.compose("ps", check=False), self.compose("logs", "--tail", "40", "--no-color", check=False)
+            raise AssertionError(f"docker-compose up: {done.stderr[-1500:]}\n{states}\n{logs[-8000:]}")
+
     def http(self, path: str) -> tuple[int, bytes]:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=5) as response:
@@ -259,7 +267,7 @@ def test_compose_plays_through_nginx_survives_a_server_kill_redis_restart_and_a_
     stack.down()
     try:
         started = time.monotonic()
-        stack.compose("up", "-d", "--no-build")
+        stack.up()
         stack.wait_ready()
         print(f"container test: docker-compose.yml up and ready in {time.monotonic() - started:.0f} s")
         asyncio.run(_play_and_kill(stack))
@@ -369,10 +377,12 @@ async def _postgres_backup_and_restore(stack: Stack, tmp_path: Path) -> None:
     """OPERATIONS.md "Backups and restore (PostgreSQL)": a dump, a disaster (the database volume removed), the restore
     script; then the first race's players log in and its record exports from PostgreSQL (its Redis cache dropped)."""
     race_id = stack.race_id
+    started = time.monotonic()
     await asyncio.to_thread(stack.wait_archived, race_id)
     assert stack.sql("SELECT string_agg(handle, ',' ORDER BY handle) FROM accounts") == "Ann,Bob"
     dump = tmp_path / "flowergarden.dump"
     stack.pg_dump(dump)
+    dumped = time.monotonic()
     stack.compose("rm", "--stop", "--force", "postgres")
     removed = stack.run("docker", "volume", "rm", f"{stack.project}_postgres-data")
     assert removed.returncode == 0, removed.stderr
@@ -381,6 +391,7 @@ async def _postgres_backup_and_restore(stack: Stack, tmp_path: Path) -> None:
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert "2 accounts" in restored.stdout, restored.stdout
     stack.wait_ready()
+    ready = time.monotonic()
     stack.compose("exec", "-T", "redis", "redis-cli", "UNLINK", *keys.race_keys(race_id))  # as when its cache day is over
     ann = await connect(stack.url, "Visitor")
     ann.request_timeout = 60  # a login hashes the password: slow on a busy host
@@ -391,6 +402,8 @@ async def _postgres_backup_and_restore(stack: Stack, tmp_path: Path) -> None:
         assert (verdict.race, verdict.winner, verdict.reason) == (race_id, 0, "cleared")
     finally:
         await ann.close()
+    print(f"container test: PostgreSQL drill: archived and dumped in {dumped - started:.0f} s, restored and ready in "
+          f"{ready - dumped:.0f} s, logged in and exported in {time.monotonic() - ready:.0f} s")
 
 
 def primary_of(stack: Stack, key: str) -> str:
@@ -412,7 +425,7 @@ def test_cluster_compose_finishes_a_race_whose_primary_is_killed_mid_race(images
     stack.down()
     try:
         started = time.monotonic()
-        stack.compose("up", "-d", "--no-build")
+        stack.up()
         stack.wait_ready()
         print(f"container test: docker-compose.cluster.yml up and ready in {time.monotonic() - started:.0f} s")
         asyncio.run(_kill_a_primary(stack))
