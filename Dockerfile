@@ -51,8 +51,11 @@ USER flowergarden
 EXPOSE 8765
 # /ready, not /health: a draining or Redis-less process is not sent new connections. Over https when the server
 # terminates TLS itself (FLOWERGARDEN_CERTFILE): the certificate names the public host, not 127.0.0.1, so it is
-# not verified on this loopback check.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+# not verified on this loopback check. A start takes 30-40 s on a busy host (the cluster's discovery, the schema
+# check, the seed pool's workers) and the check's own Python may need more than 3 s then: failures in the start
+# period do not count and a first success ends it, so 60 s costs a fast start nothing; with 15 s both servers of
+# docker-compose.cluster.yml were unhealthy at first on the shared 2-core machine and compose gave up.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
   CMD python -c "import os, ssl, urllib.request; tls = bool(os.environ.get('FLOWERGARDEN_CERTFILE')); urllib.request.urlopen(('https' if tls else 'http') + '://127.0.0.1:%s/ready' % os.environ.get('FLOWERGARDEN_PORT', '8765'), timeout=2, context=ssl._create_unverified_context() if tls else None)"
 STOPSIGNAL SIGTERM
 CMD ["flowergarden", "serve"]
