@@ -172,7 +172,7 @@ class LobbyView {
     return h("div", { class: "quick-grid", role: "group", "aria-label": t("web.lobby.quick_grid") },
       QUICK_PROFILES.flatMap((profile) => QUICK_MINUTES.map((minutes) => h("button", {
         type: "button", class: "quick-cell", dataset: { profile, minutes: String(minutes) },
-        "aria-label": t("web.lobby.quick_cell", { profile: profileName(profile), minutes }),
+        title: t("web.lobby.quick_cell", { profile: profileName(profile), minutes }),
         onclick: () => this.quickMatch(this.cellSettings(profile, minutes)),
       }, h("strong", {}, t("web.lobby.minutes", { count: minutes })), h("span", {}, profileName(profile))))));
   }
