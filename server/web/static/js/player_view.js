@@ -6,6 +6,7 @@ import { errorText } from "./refusals.js";
 import { ageText, clockText, endingText, fill, h, worded } from "./dom.js";
 import { abortedBadge, profiles, playerLabel, ratingBadge, ratingChangeCell } from "./players.js";
 import { t, tn } from "./i18n.js";
+import { ratedLines, ratingGraphs } from "./rating_graph.js";
 
 const PAGE = 20;
 
@@ -38,10 +39,13 @@ class PlayerView {
         h("a", { class: "button", href: "/", dataset: { link: "" } }, t("web.to_lobby"))));
       return;
     }
+    const graphs = h("div", { class: "rating-graphs" }, h("p", { class: "loading" }, t("web.player.loading")));
     fill(this.root, h("div", { class: "player-page", dataset: { handle: stats.handle } },
       h("section", { class: "panel" }, h("h1", {}, playerLabel({ account: stats.handle, bot: stats.bot }, { link: false })), this.statsTable(stats)),
+      h("section", { class: "panel rating-panel" }, h("h2", {}, t("web.player.rating_graph")), graphs),
       h("section", { class: "panel" }, h("h2", {}, t("web.player.races")), this.historyList(history),
         h("p", {}, h("a", { href: `/ghost?handle=${encodeURIComponent(stats.handle)}`, dataset: { link: "", action: "ghost-picker" } }, t("web.player.ghosts", { handle: stats.handle }))))));
+    ratedLines(this.conn, stats.handle).then((lines) => fill(graphs, ratingGraphs(lines)), (error) => fill(graphs, h("p", { class: "error-text" }, errorText(error))));
   }
 
   statsTable(stats) {
