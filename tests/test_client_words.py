@@ -121,6 +121,9 @@ async def test_the_app_speaks_the_language(race_server: RaceServer, tmp_path: Pa
         screen = race.screen
         await until(race.pilot, lambda: "à espera de um adversário" in str(screen.query_one("#race-status").render()))
         assert "À espera de um adversário ..." in screen.messages and "O seu adversário entra com:" in screen.messages
+        status = str(screen.query_one("#race-status").render())
+        assert f"Corrida {screen.view.race_id}" in status and "0 espectadores" in status and "Você: ligado" in status, status
+        assert "jogadas auto desligadas" in status and "clássico" in status, status
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -33,8 +33,20 @@ from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
 from client.refusals import refusal_words
-from client.words import words
-from shared import FOUNDATION, Card, EngineError, Move, Special, card_label, card_text, move_label, move_text, notation_label
+from client.words import count_words, words
+from shared import (
+    FOUNDATION,
+    Card,
+    EngineError,
+    Move,
+    Profile,
+    Special,
+    card_label,
+    card_text,
+    move_label,
+    move_text,
+    notation_label,
+)
 from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
 from shared.solver import Budget, Verdict, hint
@@ -59,12 +71,13 @@ def progress_bar(count: int, width: int = BAR_WIDTH) -> str:
 def connection_words(connection: Connection, grace_until: int | None, now: int) -> str:
     """``connected``, ``away (abandoned in 25 s)`` or ``reconnecting ...``, coloured."""
     if connection is Connection.CONNECTED:
-        return "[green]connected[/]"
+        return f"[green]{escape(words('term.connection.connected'))}[/]"
     if connection is Connection.RECONNECTING:
-        return "[yellow]reconnecting ...[/]"
+        return f"[yellow]{escape(words('term.connection.reconnecting'))}[/]"
+    away = f"[yellow]{escape(words('term.connection.away'))}[/]"
     if grace_until is None:
-        return "[yellow]away[/]"
-    return f"[yellow]away[/] (seat lost in {max(0, grace_until - now) // 1000} s)"
+        return away
+    return f"{away} {escape(words('term.connection.seat_lost_in', seconds=max(0, grace_until - now) // 1000))}"
 
 
 HIDDEN_KEYS = {"u": "undo", "e": "redeal", "x": "stuck", "g": "resign", "m": "moves", "h": "hint"}
@@ -189,25 +202,24 @@ class RaceScreen(Screen[None]):
             return
         view, now = self.view, self.session.now()
         clock = view.clock_ms(now)
-        parts = [f"Race [b]{view.race_id}[/]", race_status_words(view.status)]
+        parts = [words("term.race.title", race=f"[b]{view.race_id}[/]"), escape(race_status_words(view.status))]
         if view.invite:
-            parts.append(f"invite [b]{view.invite}[/]")
+            parts.append(words("term.race.invite", code=f"[b]{view.invite}[/]"))
         if clock is not None and view.status in LIVE_STATUSES:
-            parts.append(f"clock {clock_text(clock)}")
+            parts.append(words("term.race.clock", clock=clock_text(clock)))
         left = view.time_left_ms(now)
         if left is not None and view.status in LIVE_STATUSES:
-            parts.append(f"time left [b]{clock_text(left)}[/]")
-        parts.append(f"{view.watchers} watching")
+            parts.append(words("term.race.time_left", clock=f"[b]{clock_text(left)}[/]"))
+        parts.append(escape(count_words("term.race.watching", view.watchers)))
         me = view.me
         connection = connection_words(me.connection, None, now) if me is not None else ""
-        rules = [view.rules.profile.value] + [name for name, on in (("undo", view.rules.undo), ("redeal", view.rules.redeal_once)) if on]
-        if view.hints:
-            rules.append(escape(words("setting.hints")))
+        rules = [words("setting.foundation_only" if view.rules.profile is Profile.FOUNDATION_ONLY else "setting.classic")]
+        rules += [words(key) for key, on in (("setting.undo", view.rules.undo), ("setting.redeal", view.rules.redeal_once), ("setting.hints", view.hints)) if on]
         if view.rated:
-            rules.insert(0, "[b]rated[/]")
-        auto = "auto-move [b]on[/]" if self.auto else "auto-move off"
+            rules.insert(0, f"[b]{escape(words('setting.rated'))}[/]")
+        auto = words("term.race.auto_on" if self.auto else "term.race.auto_off")
         self.query_one("#race-status", Static).update(
-            "  ·  ".join(parts) + f"\nYou: {connection}  ·  {', '.join(rules)}  ·  {auto}"
+            "  ·  ".join(parts) + "\n" + words("term.race.you", connection=connection) + f"  ·  {', '.join(rules)}  ·  {escape(auto)}"
         )
         self.draw_opponent()
 
