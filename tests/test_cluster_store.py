@@ -38,6 +38,7 @@ from server.store.arena_store import ArenaMeta, ArenaStore
 from server.store.connection import connect_cluster
 from server.store.daily_store import COUNTED_PREFIX, DailyDeal, DailyStore
 from server.store.durability import Durability, StoreNotReady, check_store
+from server.store.online_store import OnlineStore
 from server.store.player_store import AccountRecord, LoginBudget, PairRules, PlayerStore, SeatBooking
 from server.store.race_store import Identity
 from server.store.scripts import Scripts
@@ -133,6 +134,12 @@ async def test_every_script_names_keys_of_one_hash_slot_and_runs_on_the_cluster(
     record(analyses.scripts, calls)
     with pytest.raises(StoreRefusal):
         await races.berserk(first, "nobody")  # refused by its seat check: the script ran on the race's slot
+    await races.emote(first, "ann", "good_luck")
+    online = OnlineStore(cluster_client, stale_ms=6_000)
+    record(online.scripts, calls)
+    total_online, total_racing = await online.report("p1", 2, 1)
+    assert total_online >= 2 and total_racing >= 1  # other tests' processes may have lines of their own
+    await online.forget("p1")
     await races.queue_for_analysis(first, 0)
     assert first in await analyses.claim(await races.now_ms(), 100, 1000)
     analysis = {"race": first, "deal": "unknown", "players": [{"slot": 0, "verdict": "unknown"}], "budget_ms": 1, "computed_at": 1}
