@@ -43,7 +43,7 @@ def event_for(event: RaceEvent, viewer_slot: int | None) -> RaceEvent:
 
 def shown_live(event: RaceEvent, viewer_slot: int | None) -> bool:
     """Whether ``viewer_slot`` receives ``event`` as it happens: a quick emote goes to the players only, never to live
-    spectators (docs/decisions/0015-emotes-between-players.md); a replay, the race's whole record, has it."""
+    spectators (docs/decisions/0019-emotes-between-players.md); a replay, the race's whole record, has it."""
     return viewer_slot is not SPECTATOR or not isinstance(event, EmoteSent)
 
 

@@ -6,7 +6,7 @@ the tables from the server as ES modules, ``server/web/static_site.py``). Keys u
 under ``term.`` the terminal's; the others (race statuses, result reasons, attempt endings, refusals per error code,
 places, race messages) are said by both. Every table has exactly the keys of the English one
 (tests/test_client_words.py); a count is said with a ``.one`` / ``.other`` pair of keys (:func:`plural_key`).
-docs/decisions/0012-one-word-table-per-language.md says why one set of tables.
+docs/decisions/0018-one-word-table-per-language.md says why one set of tables.
 """
 
 from __future__ import annotations
