@@ -251,8 +251,8 @@ class RaceSession:
         reply = await self.client.rematch(self.race_id)
         if isinstance(reply, Seated):
             self._seat(reply.race, reply.slot)
-            return f"Rematch: race {reply.race.race}."
-        return "Rematch offered; waiting for your opponent to accept ..."
+            return words("term.race.rematch", race=reply.race.race)
+        return words("term.race.rematch_waiting")
 
     # --- what arrives ----------------------------------------------------------------------
 
@@ -268,12 +268,12 @@ class RaceSession:
     def _connection_news(self, view: RaceView, item: Incoming | Resumed) -> str | None:
         """What the server or the connection says outside the race's events: refusals, notices, restarts, resumes."""
         if isinstance(item, Unsolicited):
-            return f"Server: {item.error.message}"
+            return words("term.server.error", message=item.error.message)
         if isinstance(item, Notice):
-            return f"Notice from the server's operators: {item.message}"
+            return words("term.server.notice", message=item.message)
         if isinstance(item, ServerShutdown):
             view.reconnecting = True
-            return "The server is restarting; reconnecting ..."
+            return words("term.server.restarting")
         if not isinstance(item, Resumed):
             return None
         synced = item.synced.get(view.race_id)
@@ -283,7 +283,7 @@ class RaceSession:
             self.view.race.event_seq = view.event_seq  # the events after it are still to come, in order
         if self.view is not None:
             self.view.reconnecting = False
-        return "Reconnected."
+        return words("term.connection.reconnected")
 
     async def _race_event(self, view: RaceView, item: RaceEvent) -> str | None:
         """Apply an event of the race played now."""
@@ -305,7 +305,7 @@ class RaceSession:
         synced = await self.client.sync(race)
         self.store.forget(old)
         self._load(synced)
-        return f"Paired by rated quick match: race {race}."
+        return words("term.race.paired", race=race)
 
 
 def refusal_text(error: ServerError | Error, action: Move | Special | None = None, board: Board | None = None) -> str:
@@ -313,5 +313,5 @@ def refusal_text(error: ServerError | Error, action: Move | Special | None = Non
     isn't there yet`` (:mod:`client.refusals`); a code without words there with the server's message and the code,
     ``Refused: ... (bad_field)``."""
     detail = error.error if isinstance(error, ServerError) else error
-    words = refusal_words(detail.code, action, board)
-    return f"Refused: {words}." if words else f"Refused: {detail.message} ({detail.code})"
+    said = refusal_words(detail.code, action, board)
+    return words("term.refused", words=said) if said else words("term.refused_code", message=detail.message, code=detail.code)

@@ -402,14 +402,15 @@ class RaceView:
         self.deal(DealLayout(event.columns, event.bouquet))
         seconds = max(0, event.start_at - event.at) / 1000
         limit = "" if event.deadline is None else f", {time_limit_words((event.deadline - event.start_at) // 1000)}"
-        return f"The race starts in {seconds:.1f} s{limit}. {self.deal_note()}"
+        return words("race.starts_in", seconds=f"{seconds:.1f}", limit=limit, note=self.deal_note())
 
     def deal_note(self) -> str:
         """What is known of the deal: chosen by the creator or random, its tier, and the seed once revealed."""
-        chosen = "The creator CHOSE this deal (it may have been studied; never rated)." if self.seed_chosen else "A random deal."
-        tier = "" if self.difficulty is None else f" Difficulty: {self.difficulty}."
-        seed = " Its seed is revealed with the result." if self.seed is None else f" The deal was seed {self.seed}."
-        return f"{chosen}{tier}{seed}"
+        said = [words("race.deal_chosen" if self.seed_chosen else "race.deal_random")]
+        if self.difficulty is not None:
+            said.append(words("race.deal_difficulty", tier=words(f"difficulty.{self.difficulty.value}")))
+        said.append(words("race.seed_later") if self.seed is None else words("race.seed_was", seed=self.seed))
+        return " ".join(said)
 
     def _started(self, event: Started) -> str:
         del event

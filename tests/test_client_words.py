@@ -13,15 +13,17 @@ import pytest
 from race_helpers import player
 from server_processes import flowergarden, read_until
 from textual.widgets import DataTable, Input, Static
-from tui_helpers import SIZES, SMALL, ann_in_the_app, save_screenshot, screen_text, shown, until
+from tui_helpers import SIZES, SMALL, ann_in_the_app, save_screenshot, screen_text, send_keys, shown, until
 
 from cli.tui.app import FlowerGardenApp, LobbyStart
-from cli.tui.dialogs import HelpScreen, SettingsScreen
+from cli.tui.dialogs import Confirm, HelpScreen, SettingsScreen
 from cli.tui.lobby_screen import LobbyScreen
 from client.race_session import SeatRequest
 from client.sessions import SessionStore
 from client.words import LANGUAGES, TABLES, language_from_env, set_language
 from server.app import RaceServer
+from shared import Board, card_label, card_text
+from shared.assist import read_typed_move
 from shared.protocol import RaceSettings, Started
 
 
@@ -46,10 +48,11 @@ ALIKE = {
     "emote.said",
     "term.key.no",
     "term.key.palette",
+    "term.board.bouquet",
 }
 """Keys whose words some language writes as English does ("bot", "{count} min", "Esc", the bouquet in French and
 Portuguese, "Code" in French, "provisional" in Spanish, "tutorial" in Portuguese and Spanish, "{name}: {phrase}",
-"no" in Spanish, "palette" in French)."""
+"no" in Spanish, "palette" in French, the board's "Bouquet" in French and Portuguese)."""
 
 
 def test_every_language_has_every_key_with_the_same_placeholders() -> None:
@@ -243,3 +246,30 @@ async def test_the_line_modes_help_speaks_french(race_server: RaceServer) -> Non
     assert help_text in output, output
     assert TABLES["en"]["term.line_help"].splitlines()[0] not in output
     assert not english_left(re.sub(r"\b(?:moves|undo|redeal|stuck|resign|board|help)\b", "", help_text))
+
+
+async def test_the_race_screens_refusals_and_confirmations_speak_french(race_server: RaceServer, tmp_path: Path, french: None) -> None:
+    del french
+    board = Board.deal(15)
+    covered = next(column[0] for column in board.columns if len(column) > 1)  # at the bottom of a column: cannot move
+    assert read_typed_move(board, card_text(covered)).why_not is not None
+    async with ann_in_the_app(race_server.url, tmp_path, RaceSettings(seed=15, redeal_once=True), size=SMALL) as race:
+        app, pilot, screen = race.app, race.pilot, race.screen
+        said = {}
+        await pilot.press("g")  # before the start: the race's keys say why not
+        await until(pilot, lambda: "La course n'a pas encore commencé." in screen.messages, what="the not-started line")
+        await race.start()
+        send_keys(app, *card_text(covered).lower())
+        await until(pilot, lambda: any(line.startswith(f"{card_label(covered)} ne peut pas encore bouger") for line in screen.messages), what="the refusal")
+        said["refusal"] = screen.messages[-1]
+        assert "couvrent" in said["refusal"], said["refusal"]
+        for key, question in (("g", "Abandonner cette course ?"), ("x", "Déclarer que vous êtes bloqué ?"), ("e", "Redistribuer les colonnes ?")):
+            await pilot.press(key)
+            await shown(pilot, Confirm, question)
+            said[key] = screen_text(app)
+            assert question in said[key], said[key]
+            await pilot.press("n")
+            await until(pilot, lambda: app.screen is screen, what="the question closed")
+        save_screenshot(app, "race-confirm-fr-80x24")
+        for part, text in said.items():
+            assert not english_left(text), f"{part}: English left: {english_left(text)} in\n{text}"

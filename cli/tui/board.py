@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from textual.markup import escape
 from textual.widgets import Static
 
+from client.words import words
 from shared import FOUNDATION, Board, Card, Suit, card_text, make_card, suit_of
 from shared.assist import available_cards, playable_cards, sorted_bouquet
 from shared.deal import COLUMN_COUNT
@@ -74,7 +75,7 @@ class BoardWidget(Static):
         board = self.board
         lines = [f"[b]{escape(self.title)}[/]"] if self.title else []
         if board is None:
-            return "\n".join([*lines, "", "[dim]No deal yet: the board appears with the countdown.[/]"])
+            return "\n".join([*lines, "", f"[dim]{escape(words('term.board.no_deal'))}[/]"])
         playable = playable_cards(board) if self.interactive else set()
         available = set(available_cards(board))
         lines.append(self._foundations(board))
@@ -106,7 +107,7 @@ class BoardWidget(Static):
         for suit, top in zip(Suit, board.foundations):
             piles.append(card_text(make_card(top, suit), unicode=True) if top else f"[dim]{suit.symbol}-[/]")
         link = " @click=screen.pick_target(7)" if self.interactive else ""
-        label = f"[{self._target_style(FOUNDATION)}{link}] Foundations [/]"
+        label = f"[{self._target_style(FOUNDATION)}{link}] {escape(words('term.board.foundations'))} [/]"
         return f"{label}  " + "  ".join(piles) + f"    [b]{board.foundation_count}/52[/]"
 
     def _headers(self, board: Board) -> str:
@@ -119,9 +120,10 @@ class BoardWidget(Static):
     def _bouquet(self, board: Board, playable: set[Card]) -> str:
         """The bouquet sorted by suit and rank, one row per suit."""
         rows = bouquet_rows(board, lambda card: self._card(card, card in playable, True))
+        title = words("term.board.bouquet")
         if not rows:
-            return "[b]Bouquet[/]  [dim](empty)[/]"
-        return "\n".join(("[b]Bouquet[/]  " if index == 0 else " " * 9) + row for index, row in enumerate(rows))
+            return f"[b]{escape(title)}[/]  [dim]{escape(words('term.board.empty'))}[/]"
+        return "\n".join((f"[b]{escape(title)}[/]  " if index == 0 else " " * (len(title) + 2)) + row for index, row in enumerate(rows))
 
 
 def bouquet_rows(board: Board, draw: Callable[[Card], str]) -> list[str]:

@@ -36,8 +36,10 @@ from client.refusals import refusal_words
 from client.words import count_words, words
 from shared import (
     FOUNDATION,
+    Board,
     Card,
     EngineError,
+    IllegalMoveError,
     Move,
     Profile,
     Special,
@@ -47,7 +49,7 @@ from shared import (
     move_text,
     notation_label,
 )
-from shared.assist import read_typed_move, safe_moves, target_key
+from shared.assist import read_typed_move, safe_moves, source_of, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
 from shared.solver import Budget, Verdict, hint
 
@@ -232,7 +234,7 @@ class RaceScreen(Screen[None]):
         if not opponent.label:
             text = f"[dim]{escape(words('race.waiting'))}[/]"
         else:
-            state = "playing" if opponent.playing else attempt_ending_words(opponent.state)
+            state = words("term.race.playing") if opponent.playing else attempt_ending_words(opponent.state)
             text = (
                 f"[b]{escape(opponent.label)}[/]  {connection_words(opponent.connection, opponent.grace_until, now)}\n"
                 f"{progress_bar(opponent.count)} {opponent.count}/52\n{state}"
@@ -242,11 +244,11 @@ class RaceScreen(Screen[None]):
     def draw_entry(self) -> None:
         if self.selected is not None and self.choices:
             keys = "  ".join(f"[black on {LIT}] {target_key(move.target)} [/] {move_label(move)}" for move in self.choices)
-            text = f"{card_label(self.selected)} to: {keys}   (Esc cancels)"
+            text = words("term.race.destinations", card=card_label(self.selected), keys=keys)
         elif self.typed:
-            text = f"card: {self.typed.upper()}_"
+            text = escape(words("term.race.typing", typed=self.typed.upper()))
         elif self.view.can_move():
-            text = "[dim]Type a card (5d, ts, 10h) or click one.[/]"
+            text = f"[dim]{escape(words('term.race.type_a_card'))}[/]"
         elif self.view.status is RaceStatus.WAITING and self.session.join_command:
             text = f"{escape(words('race.opponent_joins'))} [b]{escape(self.session.join_command)}[/]"
         else:
@@ -270,7 +272,7 @@ class RaceScreen(Screen[None]):
         if line:
             self.say(line)
         if self.session.view is not None and self.view.race_id != before:
-            self.new_race(line or f"Rematch: race {self.view.race_id}.")
+            self.new_race(line or words("term.race.rematch", race=self.view.race_id))
             return
         self.redraw()
         if isinstance(item, RaceResult) and item.race == self.view.race_id:
@@ -285,7 +287,7 @@ class RaceScreen(Screen[None]):
         if isinstance(top, ResultScreen):
             offers = [slot for slot in self.view.rematch_offers if slot != self.view.slot]
             if offers:
-                top.note(f"{self.view.name(offers[0])} offers a rematch: press r to accept.")
+                top.note(words("term.race.rematch_offered", name=self.view.name(offers[0])))
 
     def show_result(self) -> None:
         if self._result_shown:
@@ -347,14 +349,14 @@ class RaceScreen(Screen[None]):
             self.redraw()
         else:
             self.typed = ""
-            self.say(f"{key!r} is not a suit: type the card again (rank, then c d h or s).")
+            self.say(words("term.race.not_a_suit", letter=repr(key)))
             self.draw_entry()
 
     async def typed_card(self, text: str) -> None:
         """A whole card typed: move it, or light up its destinations, or say why it cannot move."""
         board = self.view.board
         if board is None:
-            self.say("No deal yet: moves are taken once the countdown shows the deal.")
+            self.say(words("term.race.no_deal"))
             return
         try:
             typed = read_typed_move(board, text)
@@ -368,8 +370,7 @@ class RaceScreen(Screen[None]):
             self.selected, self.choices = typed.card, list(typed.choices)
             self.redraw()
         else:
-            reason = typed.why_not.message if typed.why_not else "it has no legal move"
-            self.say(f"{card_label(typed.card)} cannot move now: {reason}.")
+            self.say(self._why_stuck(typed.card, typed.why_not, board))
             self.selected, self.choices = None, []
             self.redraw()
 
@@ -381,15 +382,15 @@ class RaceScreen(Screen[None]):
     async def action_pick_target(self, target: int) -> None:
         """A click on a column header or the foundations."""
         if not self.choices:
-            self.say("Pick a card first (type it or click it), then its destination.")
+            self.say(words("term.race.pick_first"))
             return
         await self.pick_destination(target)
 
     async def pick_destination(self, target: int) -> None:
         chosen = [move for move in self.choices if move.target == target]
         if not chosen:
-            where = "the foundation" if target == FOUNDATION else f"column {target + 1}"
-            self.say(f"{card_label(self.selected or Card(0))} cannot go to {where}.")
+            card = card_label(self.selected or Card(0))
+            self.say(words("term.race.cannot_go_foundation", card=card) if target == FOUNDATION else words("term.race.cannot_go_column", card=card, number=target + 1))
             return
         await self.play(chosen[0])
 
@@ -403,15 +404,15 @@ class RaceScreen(Screen[None]):
         async with self._moving:
             try:
                 reply = await self.session.send(action)
-                self.say(f"{notation_label(reply.move)}  ({reply.count}/52 on foundations)")
+                self.say(words("term.race.played", move=notation_label(reply.move), count=reply.count))
                 self.auto_paused = action is Special.UNDO and self.auto
                 if self.auto_paused:
-                    self.say("Auto-move waits for your next move (it would play the card you took back again).")
+                    self.say(words("term.race.auto_waits"))
             except ServerError as error:
                 self.say(refusal_text(error, action, self.view.board))
             except ConnectionLost:
                 self.view.reconnecting = True
-                self.say("The connection dropped; reconnecting (a move in flight is resent once) ...")
+                self.say(words("term.race.dropped"))
         self.redraw()
         if self.auto:
             self.start_auto_move()
@@ -428,14 +429,25 @@ class RaceScreen(Screen[None]):
             return f"{said[0].upper()}{said[1:]}."
         return self._why_no_moves()
 
+    @staticmethod
+    def _why_stuck(card: Card, why_not: IllegalMoveError | None, board: Board) -> str:
+        """Why a typed card has no legal move: the rules' refusal of it to its foundation in the players' words
+        (``8♠ can't go to its foundation: the 7♠ isn't there yet.``), else ``8♠ cannot move now: ...``."""
+        source = source_of(board, card)
+        said = refusal_words(why_not.code.value, Move(card, source, FOUNDATION), board) if why_not and source is not None else None
+        if said:
+            return f"{said[0].upper()}{said[1:]}."
+        reason = why_not.message if why_not else words("term.race.no_legal_move")
+        return words("term.race.cannot_move", card=card_label(card), reason=reason)
+
     def _why_no_moves(self) -> str:
         view = self.view
         me = view.me
         if view.status in OPEN_STATUSES:
-            return "The race has not started yet."
+            return words("term.race.not_started")
         if me is not None and not me.playing:
-            return f"Your attempt has ended ({attempt_ending_words(me.state)})."
-        return "The race is over."
+            return words("term.race.attempt_ended", ending=attempt_ending_words(me.state))
+        return words("term.race.over")
 
     def start_auto_move(self) -> None:
         """Run :meth:`auto_move` unless it runs already (it picks up new safe cards itself; it is never cancelled
@@ -453,7 +465,7 @@ class RaceScreen(Screen[None]):
                 try:
                     await self.session.send(moves[0])
                 except (ServerError, ConnectionLost) as error:
-                    self.say(refusal_text(error, moves[0], self.view.board) if isinstance(error, ServerError) else "Connection lost.")
+                    self.say(refusal_text(error, moves[0], self.view.board) if isinstance(error, ServerError) else words("term.race.connection_lost"))
                     return
             self.redraw()
 
@@ -467,11 +479,7 @@ class RaceScreen(Screen[None]):
         if not self.view.can_move():
             self.say(self._why_no_moves())
             return
-        meaning = (
-            "The cards left in the columns are gathered, shuffled and dealt again into the columns; the bouquet and "
-            "the foundations stay. A race allows it once, and it cannot be undone."
-        )
-        self.app.push_screen(Confirm("Redeal the columns?", meaning), self._confirmed_redeal)
+        self.app.push_screen(Confirm(words("term.race.redeal_question"), words("term.race.redeal_meaning")), self._confirmed_redeal)
 
     async def _confirmed_redeal(self, answer: bool | None) -> None:
         if answer:
@@ -485,7 +493,7 @@ class RaceScreen(Screen[None]):
 
     def action_auto(self) -> None:
         self.auto = not self.auto
-        self.say("Auto-move on: safe cards go to the foundations by themselves." if self.auto else "Auto-move off.")
+        self.say(words("term.race.auto_turned_on" if self.auto else "term.race.auto_turned_off"))
         self.draw_status()
         if self.auto:
             self.start_auto_move()
@@ -498,7 +506,7 @@ class RaceScreen(Screen[None]):
         moves.add_class("shown")
         self._fill_moves(moves)
         moves.focus()
-        self.say("Legal moves: arrows and Enter (or a click) play one; m or Esc closes the list.")
+        self.say(words("term.race.moves_how"))
 
     async def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -514,11 +522,7 @@ class RaceScreen(Screen[None]):
             self.say(self._why_no_moves())
             return
         count = self.view.me.count if self.view.me else 0
-        meaning = (
-            f"Your attempt ends now with {count}/52 on the foundations, as if no move could help any more. "
-            "The result compares your count with your opponent's final count."
-        )
-        self.app.push_screen(Confirm("Declare that you are stuck?", meaning), self._confirmed_stuck)
+        self.app.push_screen(Confirm(words("term.race.stuck_question"), words("term.race.stuck_meaning", count=count)), self._confirmed_stuck)
 
     def action_resign(self) -> None:
         if not self.view.can_move():
@@ -526,12 +530,8 @@ class RaceScreen(Screen[None]):
             return
         count = self.view.me.count if self.view.me else 0
         opponent = self.view.name(1 - (self.view.slot or 0))
-        meaning = (
-            f"Your attempt ends now with {count}/52 on the foundations; that count still counts. "
-            f"{opponent} wins by clearing the board or by ending with more cards (or as many, reached first); "
-            "otherwise you still win."
-        )
-        self.app.push_screen(Confirm("Resign this race?", meaning), self._confirmed_resign)
+        meaning = words("term.race.resign_meaning", count=count, opponent=opponent)
+        self.app.push_screen(Confirm(words("term.race.resign_question"), meaning), self._confirmed_resign)
 
     async def _confirmed_stuck(self, answer: bool | None) -> None:
         if answer:

@@ -17,6 +17,7 @@ from cli.tui.race_screen import connection_words
 from client import Resumed
 from client.race_client import Incoming
 from client.race_view import RaceView, attempt_ending_words, clock_text, watched_status_note, watched_status_words
+from client.words import count_words, words
 from shared.protocol import LIVE_STATUSES, RaceEvent, RaceResult, RaceStatus, Watching
 
 SPECTATOR_CSS = """
@@ -31,7 +32,7 @@ def seat_title(view: RaceView, slot: int, now: int) -> str:
     """``Ann  12/52  playing  connected`` for a board's title: plain text (the board escapes its title, so the
     connection's colour markup would show as ``[green]connected[/]``)."""
     seat = view.seat(slot)
-    state = "playing" if seat.playing else attempt_ending_words(seat.state)
+    state = words("term.race.playing") if seat.playing else attempt_ending_words(seat.state)
     connection = Text.from_markup(connection_words(seat.connection, seat.grace_until, now)).plain
     return f"{view.name(slot)}  {seat.count}/52  {state}  {connection}"
 
@@ -78,10 +79,10 @@ class SpectatorScreen(Screen[None]):
         parts = []
         clock = view.clock_ms(now)
         if clock is not None and view.status in LIVE_STATUSES:
-            parts.append(f"clock {clock_text(clock)}")
+            parts.append(words("term.race.clock", clock=clock_text(clock)))
         left = view.time_left_ms(now)
         if left is not None and view.status in LIVE_STATUSES:
-            parts.append(f"time left {clock_text(left)}")
+            parts.append(words("term.race.time_left", clock=clock_text(left)))
         return parts
 
 
@@ -100,7 +101,7 @@ class WatchScreen(SpectatorScreen):
         self.set_interval(0.5, self.redraw)
         note = watched_status_note(self.view.status, self.view.status_now, self.delay_ms)
         if self.view.status is RaceStatus.FINISHED or self.view.status_now is RaceStatus.FINISHED:
-            note = f"{note or 'The race is over:'} 'flowergarden replay {self.view.race_id}' shows it move by move."
+            note = words("term.watch.replay_hint", note=note or words("term.watch.over"), race=self.view.race_id)
         if note:
             self.say(note)
 
@@ -112,8 +113,9 @@ class WatchScreen(SpectatorScreen):
     def status_text(self) -> str:
         view = self.view
         status = watched_status_words(view.status, view.status_now, self.delay_ms)
-        parts = [f"Watching race [b]{view.race_id}[/]", status, *self.clock_parts(self.now()), f"{view.watchers} watching"]
-        return "  ·  ".join(parts) + f"\n{self.delay_ms / 1000:g} s behind the players"
+        watching = count_words("term.race.watching", view.watchers)
+        parts = [words("term.watch.title", race=f"[b]{view.race_id}[/]"), status, *self.clock_parts(self.now()), watching]
+        return "  ·  ".join(parts) + "\n" + words("term.watch.behind", seconds=f"{self.delay_ms / 1000:g}")
 
     async def incoming(self, item: Incoming | Resumed) -> None:
         if isinstance(item, Resumed):
@@ -121,7 +123,7 @@ class WatchScreen(SpectatorScreen):
             if watching is not None:  # watched again: how the race stands now is the new reply's, not the first one's
                 self.view.race.watchers = watching.race.watchers
                 self.view.status_now = watching.status_now
-            self.say("Reconnected.")
+            self.say(words("term.connection.reconnected"))
         elif isinstance(item, RaceEvent):
             line = self.view.apply(item)
             if line:
@@ -167,9 +169,10 @@ class ReplayScreen(SpectatorScreen):
 
     def status_text(self) -> str:
         view = self.view
-        playing = "playing" if self._timer is not None else "paused"
-        parts = [f"Replay of race [b]{view.race_id}[/]", f"event {self.position}/{len(self.events)}", *self.clock_parts(self.now())]
-        return "  ·  ".join(parts) + f"\n{playing} at {self.speed:g}x the race's pace"
+        pace = words("term.replay.playing" if self._timer is not None else "term.replay.paused", speed=f"{self.speed:g}")
+        event = words("term.replay.event", position=self.position, total=len(self.events))
+        parts = [words("term.replay.title", race=f"[b]{view.race_id}[/]"), event, *self.clock_parts(self.now())]
+        return "  ·  ".join(parts) + "\n" + pace
 
     def rebuild(self) -> None:
         """The view after the first :attr:`position` events."""
