@@ -20,11 +20,10 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Final
 
-from client.words import TABLES, words
+from client.words import TABLES, count_words, words
 from shared import Board, Profile, Rules, notation_label
 from shared.cards import DECK_SIZE
 from shared.protocol import (
-    AbortReason,
     AnalysisReady,
     AttemptEnded,
     AttemptState,
@@ -131,13 +130,6 @@ def player_label(name: str, account: str | None = None, bot: bool = False, *, yo
         return f"{name} ({guest}, {viewer})" if you else f"{name} ({guest})"
     shown = f"{account} ({words('player.bot')})" if bot else account
     return f"{shown} ({viewer})" if you else shown
-
-
-ABORT_WORDS: Final = {
-    AbortReason.TOO_FEW_MOVES: "a player made too few moves",
-    AbortReason.TOO_SHORT: "it ended too soon after the start",
-}
-"""Why a rated race was aborted, as the result headline says it (docs/PLAYERS.md "Ladder rules")."""
 
 
 def rating_text(change: RatingChange | None) -> str:
@@ -424,8 +416,10 @@ class RaceView:
         self._set_count(event.slot, event.count, event.left)
 
     def _attempt_ended(self, event: AttemptEnded) -> str:
-        whose = "Your" if event.slot == self.slot else f"{self.name(event.slot)}'s"
-        return f"{whose} attempt ended: {attempt_ending_words(event.reason)}, {event.count}/52 on foundations."
+        ending = attempt_ending_words(event.reason)
+        if event.slot == self.slot:
+            return words("race.own_attempt_ended", ending=ending, count=event.count)
+        return words("race.attempt_ended", name=self.name(event.slot), ending=ending, count=event.count)
 
     def _disconnected(self, event: Disconnected) -> str | None:
         return None if event.slot == self.slot else words("race.disconnected", name=self.name(event.slot))
@@ -441,7 +435,7 @@ class RaceView:
 
     def _analysed(self, event: AnalysisReady) -> str:
         self.analysis = event.analysis
-        return "\n".join(["The post-race analysis:", *self.analysis_lines()])
+        return "\n".join([words("race.analysis"), *self.analysis_lines()])
 
     def analysis_lines(self) -> list[str]:
         """Where each player lost the win (the post-race analysis), one line each; empty until it came."""
@@ -452,12 +446,12 @@ class RaceView:
     def _closed(self, event: RaceClosed) -> str:
         self.closed_reason = event.reason
         if event.reason is CloseReason.OPERATOR:
-            return f"The race was closed by an operator: {event.message or 'no reason given'}."
-        return f"The race was closed before it started: {closed_reason_words(event.reason)}."
+            return words("race.closed_by_operator", message=event.message or words("race.no_reason_given"))
+        return words("race.closed_before_start", reason=closed_reason_words(event.reason))
 
     def _rematch_offered(self, event: RematchOffered) -> str | None:
         self.rematch_offers[event.slot] = event.until
-        return None if event.slot == self.slot else f"{self.name(event.slot)} offers a rematch."
+        return None if event.slot == self.slot else words("race.rematch_offered", name=self.name(event.slot))
 
     def _emote(self, event: EmoteSent) -> str:
         """The opponent's (or one's own) quick emote, in the reader's language: ``Bob: Good luck!``."""
@@ -465,7 +459,7 @@ class RaceView:
 
     def _rematch_started(self, event: RematchStarted) -> str:
         self.rematch_race = event.new_race
-        return f"Rematch agreed: race {event.new_race}."
+        return words("race.rematch_agreed", race=event.new_race)
 
     # --- the result in words ---------------------------------------------------------------
 
@@ -481,14 +475,14 @@ class RaceView:
         else:
             reason = result_reason_words(result.reason)
             if result.reason is ResultReason.COUNT and len(counts) == 2:
-                reason += f" ({counts[result.winner]} to {counts[1 - result.winner]})"
+                reason = words("race.counts", reason=reason, winner=counts[result.winner], loser=counts[1 - result.winner])
             won = result.winner == self.slot
             headline = words("race.you_win", reason=reason) if won else words("race.wins", name=self.name(result.winner), reason=reason)
         own = next((standing for standing in result.players if standing.slot == self.slot), None)
         if own is not None and own.rating is not None:
-            headline += f" Your rating: {rating_text(own.rating)}."
+            headline += " " + words("race.your_rating", change=rating_text(own.rating))
         if result.aborted is not None:
-            headline += f" Aborted: not rated ({ABORT_WORDS[result.aborted]})."
+            headline += " " + words("race.aborted", why=words(f"abort.{result.aborted.value}"))
         return headline
 
     def standing_lines(self, *, split: bool = False) -> list[str]:
@@ -499,9 +493,9 @@ class RaceView:
         for standing in self.result.players if self.result is not None else []:
             lines.append(standing_line(standing, you=standing.slot == self.slot, split=split))
             if standing.rating is not None:
-                lines.append(f"  rating {rating_text(standing.rating)}")
+                lines.append("  " + words("race.rating", change=rating_text(standing.rating)))
         if self.seed is not None:
-            lines.append(f"The deal was seed {self.seed} ('flowergarden verify-deal {self.race_id}' checks its commitment).")
+            lines.append(words("race.seed_verify", seed=self.seed, race=self.race_id))
         return lines
 
 
@@ -542,8 +536,8 @@ def standing_line(standing: FinalStanding, *, you: bool = False, split: bool = F
     """``Ann (you)   52/52  cleared the board  81.3 s  57 moves, 0 undos``; ``split``: the time, moves and undos on a
     second, indented line (the whole line is about 84 columns: an 80-column panel wrapped it mid-figure)."""
     name = player_label(standing.name, standing.account, standing.bot, you=you)
-    undos = "1 undo" if standing.undos == 1 else f"{standing.undos} undos"
-    moves = "1 move" if standing.moves == 1 else f"{standing.moves} moves"
+    undos = count_words("race.undos", standing.undos)
+    moves = count_words("race.moves", standing.moves)
     if split:
         return (
             f"{name:<22} {standing.count:>2}/52  {attempt_ending_words(standing.ended)}\n"

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Input, Static
 from tui_helpers import SIZES, SMALL, ann_in_the_app, save_screenshot, screen_text, send_keys, shown, until
 
 from cli.tui.app import FlowerGardenApp, LobbyStart
-from cli.tui.dialogs import Confirm, HelpScreen, SettingsScreen
+from cli.tui.dialogs import Confirm, HelpScreen, ResultScreen, SettingsScreen
 from cli.tui.lobby_screen import LobbyScreen
 from client.race_session import SeatRequest
 from client.sessions import SessionStore
@@ -248,7 +248,7 @@ async def test_the_line_modes_help_speaks_french(race_server: RaceServer) -> Non
     assert not english_left(re.sub(r"\b(?:moves|undo|redeal|stuck|resign|board|help)\b", "", help_text))
 
 
-async def test_the_race_screens_refusals_and_confirmations_speak_french(race_server: RaceServer, tmp_path: Path, french: None) -> None:
+async def test_the_race_screens_refusals_confirmations_and_result_speak_french(race_server: RaceServer, tmp_path: Path, french: None) -> None:
     del french
     board = Board.deal(15)
     covered = next(column[0] for column in board.columns if len(column) > 1)  # at the bottom of a column: cannot move
@@ -271,5 +271,13 @@ async def test_the_race_screens_refusals_and_confirmations_speak_french(race_ser
             await pilot.press("n")
             await until(pilot, lambda: app.screen is screen, what="the question closed")
         save_screenshot(app, "race-confirm-fr-80x24")
+        await pilot.press("g")
+        await shown(pilot, Confirm, "the resign question")
+        await pilot.press("y")
+        await until(pilot, lambda: screen.view.me is not None and not screen.view.me.playing, what="the resignation")
+        await race.bob.resign(screen.view.race_id)
+        await shown(pilot, ResultScreen, "the result")
+        said["result"] = screen_text(app)
+        assert "Égalité : chacun a 0/52 sur les fondations." in said["result"] and "coups, 0 annulation" in said["result"], said["result"]
         for part, text in said.items():
             assert not english_left(text), f"{part}: English left: {english_left(text)} in\n{text}"
