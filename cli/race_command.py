@@ -26,6 +26,7 @@ from cli.tui.texts import KEYS_HELP, LINE_HELP
 from client import ConnectionLost, RaceClient, ServerError
 from client.race_session import RaceSession, ResumeError, SeatRequest, refusal_text
 from client.race_view import RaceView
+from client.refusals import no_move_words
 from client.sessions import SessionStore
 from client.words import words
 from shared import Board, EngineError, Move, Special, action_text, notation_label
@@ -301,13 +302,9 @@ class PlainRace:
             with contextlib.suppress(ConnectionLost, ServerError, TimeoutError):
                 async with asyncio.timeout(2):
                     await session.leave()
-            self.say("Left the race.", "left")
+            self.say(words("term.line.left"), "left")
         elif view.status is RaceStatus.RUNNING:
-            self.say(
-                f"Left race {view.race_id} while it runs: your seat is kept for its grace period; "
-                f"'flowergarden race --resume {view.race_id}' takes it back.",
-                "left",
-            )
+            self.say(words("term.line.left_running", race=view.race_id), "left")
 
     async def _follow(self, session: RaceSession) -> int:
         async for item in session.client.follow():
@@ -336,7 +333,7 @@ class PlainRace:
         if (isinstance(item, Countdown) or view is not before) and view.board is not None:
             self.show_board(view.board)
         elif isinstance(item, Progress) and item.slot != view.slot and item.race == view.race_id and not self.as_json:
-            print(f"  [{view.name(item.slot)}: {item.count}/52 on foundations, {item.left} left]", flush=True)
+            print("  [" + words("term.line.progress", name=view.name(item.slot), count=item.count, left=item.left) + "]", flush=True)
 
     async def _read(self, session: RaceSession) -> None:
         if self.stdin is None:
@@ -360,23 +357,23 @@ class PlainRace:
             elif word == "stuck":
                 await session.stuck()
             elif view.board is None:
-                self.say("No deal yet: moves are taken once the countdown shows the deal.")
+                self.say(words("term.race.no_deal"))
             elif word in ("undo", "redeal"):
                 await self._send(session, Special(word))
             elif word.isdigit():
                 number = int(word)
                 if not 1 <= number <= len(self.listed):
-                    self.say(f"No move {number}: type 'moves' for the numbered list.")
+                    self.say(words("term.line.no_such_move", number=number))
                 else:
                     await self._send(session, self.listed[number - 1])
             else:
                 await self._typed(session, view.board, text)
         except EngineError as error:
-            self.say(f"Not understood: {error.message} ({error.code.value})", "refused", code=error.code.value)
+            self.say(words("term.line.not_understood", message=error.message, code=error.code.value), "refused", code=error.code.value)
         except ServerError as error:
             self.say(refusal_text(error), "refused", code=error.code)
         except ConnectionLost:
-            self.say("The connection dropped; reconnecting ... (a move in flight is resent once)")
+            self.say(words("term.line.dropped"))
 
     def _inform(self, word: str, board: Board | None) -> None:
         """``help``, ``board`` and ``moves`` (the legal moves, numbered: a number then plays one)."""
@@ -384,13 +381,13 @@ class PlainRace:
             self.say(words("term.line_help"))
         elif word == "board":
             if board is None:
-                self.say("No deal yet.")
+                self.say(words("term.line.no_deal"))
             else:
                 self.show_board(board)
         else:
             self.listed = board.legal_moves() if board else []
             text = "  ".join(f"{n}) {action_text(move)}" for n, move in enumerate(self.listed, 1))
-            self.say(text or "No legal move: declare 'stuck' or 'resign'.", "moves", moves=[action_text(move) for move in self.listed])
+            self.say(text or words("term.line.no_legal_move"), "moves", moves=[action_text(move) for move in self.listed])
 
     async def _typed(self, session: RaceSession, board: Board, text: str) -> None:
         """A move in any accepted form: sent when it names one move, else the card's destinations or why it cannot move."""
@@ -400,10 +397,10 @@ class PlainRace:
             await self._send(session, typed.move)
         elif typed.choices:
             places = [target_key(move.target) for move in typed.choices]
-            self.say(f"{card} can go to {', '.join(places)}: type '{card} {places[0]}' (or another of them).", "choices", places=places)
+            self.say(words("term.line.choices", card=card, places=", ".join(places), first=places[0]), "choices", places=places)
         else:
-            reason = typed.why_not.message if typed.why_not else "it has no legal move"
-            self.say(f"{card} cannot move now: {reason}.", "refused", code=typed.why_not.code.value if typed.why_not else "no_legal_move")
+            code = typed.why_not.code.value if typed.why_not else "no_legal_move"
+            self.say(no_move_words(typed.card, typed.why_not, board), "refused", code=code)
 
     async def _send(self, session: RaceSession, action: Move | Special) -> None:
         view = session.view
@@ -417,4 +414,4 @@ class PlainRace:
         if self.as_json:
             self.emit(reply.to_wire())
         else:
-            print(f"{notation_label(reply.move)}: {reply.count}/52 on foundations, {reply.left} left.", flush=True)
+            print(words("term.line.played", move=notation_label(reply.move), count=reply.count, left=reply.left), flush=True)

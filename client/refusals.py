@@ -11,7 +11,8 @@ message and the code, which an operator needs then.
 from __future__ import annotations
 
 from client.words import TABLES, words
-from shared import Board, card_label, make_card, rank_of, suit_of
+from shared import Board, Card, IllegalMoveError, card_label, make_card, rank_of, suit_of
+from shared.assist import source_of
 from shared.moves import BOUQUET, FOUNDATION, Action, Move
 
 
@@ -53,3 +54,14 @@ def refusal_words(code: str, action: Action | None = None, board: Board | None =
         to_target=_place("to", move.target if move else None),
         **more,
     )
+
+
+def no_move_words(card: Card, why_not: IllegalMoveError | None, board: Board) -> str:
+    """Why a typed card has no legal move on ``board``: the rules' refusal of it to its foundation (``why_not``) in the
+    players' words (``8♠ can't go to its foundation: the 7♠ isn't there yet.``), else ``8♠ cannot move now: ...``."""
+    source = source_of(board, card)
+    said = refusal_words(why_not.code.value, Move(card, source, FOUNDATION), board) if why_not and source is not None else None
+    if said:
+        return f"{said[0].upper()}{said[1:]}."
+    reason = why_not.message if why_not else words("term.race.no_legal_move")
+    return words("term.race.cannot_move", card=card_label(card), reason=reason)

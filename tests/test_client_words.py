@@ -234,17 +234,19 @@ async def test_the_lobby_its_settings_dialog_and_help_speak_french(
         await ann.close()
 
 
-async def test_the_line_modes_help_speaks_french(race_server: RaceServer) -> None:
+async def test_the_line_modes_help_and_sentences_speak_french(race_server: RaceServer) -> None:
     bob = flowergarden("race", "--server", race_server.url, "--name", "Bob", "--lang", "fr")
     try:
         await read_until(bob, "Bob", timeout=20)  # seated: the race is created
-        output, _ = await asyncio.to_thread(bob.communicate, "help\n", 20)
+        output, _ = await asyncio.to_thread(bob.communicate, "board\nmoves\nhelp\n", 20)
     finally:
         if bob.poll() is None:
             bob.kill()
     help_text = TABLES["fr"]["term.line_help"]
     assert help_text in output, output
     assert TABLES["en"]["term.line_help"].splitlines()[0] not in output
+    for key in ("term.line.no_deal", "term.line.no_legal_move", "term.line.left"):  # board, moves before the deal; the end
+        assert TABLES["fr"][key] in output and TABLES["en"][key] not in output, output
     assert not english_left(re.sub(r"\b(?:moves|undo|redeal|stuck|resign|board|help)\b", "", help_text))
 
 

@@ -32,14 +32,12 @@ from client import ConnectionLost, Resumed, ServerError
 from client.race_client import Incoming
 from client.race_session import RaceSession, refusal_text
 from client.race_view import Connection, RaceView, attempt_ending_words, clock_text, player_label, race_status_words
-from client.refusals import refusal_words
+from client.refusals import no_move_words, refusal_words
 from client.words import count_words, words
 from shared import (
     FOUNDATION,
-    Board,
     Card,
     EngineError,
-    IllegalMoveError,
     Move,
     Profile,
     Special,
@@ -49,7 +47,7 @@ from shared import (
     move_text,
     notation_label,
 )
-from shared.assist import read_typed_move, safe_moves, source_of, target_key
+from shared.assist import read_typed_move, safe_moves, target_key
 from shared.protocol import LIVE_STATUSES, OPEN_STATUSES, RaceResult, RaceStatus
 from shared.solver import Budget, Verdict, hint
 
@@ -370,7 +368,7 @@ class RaceScreen(Screen[None]):
             self.selected, self.choices = typed.card, list(typed.choices)
             self.redraw()
         else:
-            self.say(self._why_stuck(typed.card, typed.why_not, board))
+            self.say(no_move_words(typed.card, typed.why_not, board))
             self.selected, self.choices = None, []
             self.redraw()
 
@@ -428,17 +426,6 @@ class RaceScreen(Screen[None]):
             said = refusal_words(code) or code
             return f"{said[0].upper()}{said[1:]}."
         return self._why_no_moves()
-
-    @staticmethod
-    def _why_stuck(card: Card, why_not: IllegalMoveError | None, board: Board) -> str:
-        """Why a typed card has no legal move: the rules' refusal of it to its foundation in the players' words
-        (``8♠ can't go to its foundation: the 7♠ isn't there yet.``), else ``8♠ cannot move now: ...``."""
-        source = source_of(board, card)
-        said = refusal_words(why_not.code.value, Move(card, source, FOUNDATION), board) if why_not and source is not None else None
-        if said:
-            return f"{said[0].upper()}{said[1:]}."
-        reason = why_not.message if why_not else words("term.race.no_legal_move")
-        return words("term.race.cannot_move", card=card_label(card), reason=reason)
 
     def _why_no_moves(self) -> str:
         view = self.view
