@@ -13,6 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from cli.tui.board import BoardWidget
+from cli.tui.keys import speak_bindings
 from cli.tui.race_screen import connection_words
 from client import Resumed
 from client.race_client import Incoming
@@ -44,6 +45,7 @@ class SpectatorScreen(Screen[None]):
 
     def __init__(self, view: RaceView) -> None:
         super().__init__()
+        speak_bindings(self)
         self.view = view
 
     def compose(self) -> ComposeResult:
@@ -89,7 +91,7 @@ class SpectatorScreen(Screen[None]):
 class WatchScreen(SpectatorScreen):
     """A live race, behind the players by the race's spectator delay; ends showing the result."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.leave(0)", "quit", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.leave(0)", "term.key.quit", show=False)]
 
     def __init__(self, watching: Watching, clock_offset_ms: float) -> None:
         super().__init__(RaceView.of_watching(watching))
@@ -137,14 +139,14 @@ class ReplayScreen(SpectatorScreen):
     """A finished race from its event log: step forward and back, or play it at the race's own pace."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right,n", "step(1)", "next"),
-        Binding("left,b", "step(-1)", "back"),
-        Binding("space", "play", "play/pause"),
-        Binding("plus,equals_sign", "speed(2)", "faster"),
-        Binding("minus", "speed(0.5)", "slower"),
-        Binding("home", "jump(0)", "start", show=False),
-        Binding("end", "jump(-1)", "end", show=False),
-        Binding("q", "app.leave(0)", "quit", show=False),
+        Binding("right,n", "step(1)", "term.replay.next"),
+        Binding("left,b", "step(-1)", "term.replay.back"),
+        Binding("space", "play", "term.replay.play"),
+        Binding("plus,equals_sign", "speed(2)", "term.replay.faster"),
+        Binding("minus", "speed(0.5)", "term.replay.slower"),
+        Binding("home", "jump(0)", "term.replay.start", show=False),
+        Binding("end", "jump(-1)", "term.replay.end", show=False),
+        Binding("q", "app.leave(0)", "term.key.quit", show=False),
     ]
 
     def __init__(self, race_info_view: RaceView, events: list[RaceEvent], *, speed: float = 1.0, autoplay: bool = False) -> None:
