@@ -15,7 +15,7 @@ from server.services.ratings import LadderRules
 from server.services.sessions import SessionLimits
 from server.store import InviteLimits, RaceStore, deal_texts
 from server.transport import TransportLimits
-from shared.protocol import Countdown, MoveMade, Progress, RaceEvent, RaceSettings, Started
+from shared.protocol import Countdown, MoveMade, Progress, RaceEvent, RaceResult, RaceSettings, Started
 
 SUITE_LOGIN_LIMITS = LoginLimits(per_address=0, overall=0, registrations_per_address=0, free_failures_per_address=0)
 """The login limits of the suite, all from 127.0.0.1: no per-address or global budget, no per-address delay (the
@@ -93,6 +93,17 @@ async def play(client: RaceClient, race_id: str, moves: list[str] | tuple[str, .
     """Play ``moves`` one after the other, each acknowledged before the next."""
     for move in moves:
         await client.move(race_id, move)
+
+
+async def finished_race(url: str, settings: RaceSettings, moves: list[str] | tuple[str, ...] = ()) -> str:
+    """A race Ann and Bob raced to its result (Ann plays ``moves``, then both resign), both gone; its id (to replay)."""
+    race = await seated_race(url, settings)
+    await play(race.ann, race.race_id, moves)
+    await race.ann.resign(race.race_id)
+    await race.bob.resign(race.race_id)
+    await race.ann.wait_for(RaceResult)
+    await race.close()
+    return race.race_id
 
 
 async def events_until(client: RaceClient, last: Callable[[RaceEvent], bool], timeout: float = 10.0) -> list[RaceEvent]:

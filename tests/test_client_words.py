@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from race_helpers import player, seated_race
+from race_helpers import finished_race, player
 from server_processes import flowergarden, read_until
 from textual.widgets import DataTable, Input, Static
 from tui_helpers import SIZES, SMALL, ann_in_the_app, save_screenshot, screen_text, send_keys, shown, until
@@ -25,7 +25,7 @@ from client.words import LANGUAGES, TABLES, language_from_env, set_language
 from server.app import RaceServer
 from shared import Board, card_label, card_text
 from shared.assist import read_typed_move
-from shared.protocol import RaceResult, RaceSettings, Started
+from shared.protocol import RaceSettings, Started
 
 
 def fields(text: str) -> set[str]:
@@ -288,18 +288,14 @@ async def test_the_race_screens_refusals_confirmations_and_result_speak_french(r
 
 async def test_the_replay_screen_speaks_french(race_server: RaceServer, french: None) -> None:
     del french
-    race = await seated_race(race_server.url, RaceSettings(seed=15))
-    await race.ann.resign(race.race_id)
-    await race.bob.resign(race.race_id)
-    await race.ann.wait_for(RaceResult)
-    await race.close()
-    app = FlowerGardenApp(race_server.url, ReplayStart(race.race_id))
+    race_id = await finished_race(race_server.url, RaceSettings(seed=15))
+    app = FlowerGardenApp(race_server.url, ReplayStart(race_id))
     async with app.run_test(size=SMALL) as pilot:
         screen = await shown(pilot, ReplayScreen)
         await pilot.press("end")
         await until(pilot, lambda: screen.view.result is not None, what="the replay's end")
         await pilot.pause()
         text = screen_text(app)
-        assert f"Rediffusion de la course {race.race_id}" in text and "en pause à 1x le rythme de la course" in text, text
+        assert f"Rediffusion de la course {race_id}" in text and "en pause à 1x le rythme de la course" in text, text
         assert "suivant" in text and "Fondations" in text, text
         assert not english_left(re.sub(r"\b(?:Ann|Bob)\b", "", text)), f"English left: {english_left(text)} in\n{text}"

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from race_helpers import Race, drop, play, player, seated_race
+from race_helpers import Race, drop, finished_race, play, player, seated_race
 from server_processes import flowergarden, read_until
 from textual.pilot import Pilot
 from textual.widgets import DataTable
@@ -129,13 +129,8 @@ async def test_watching_a_race_that_ended_while_the_connection_was_away_says_so_
 @ON_BOTH_SIZES
 async def test_replay_steps_forward_and_back_and_plays_at_the_races_pace(race_server: RaceServer, size: tuple[int, int]) -> None:
     seed, line = winning_deal()
-    race = await seated_race(race_server.url, RaceSettings(seed=seed))
-    await play(race.ann, race.race_id, line[:3])
-    await race.ann.resign(race.race_id)
-    await race.bob.resign(race.race_id)
-    await race.ann.wait_for(RaceResult)
-    await race.close()
-    app = FlowerGardenApp(race_server.url, ReplayStart(race.race_id))
+    race_id = await finished_race(race_server.url, RaceSettings(seed=seed), line[:3])
+    app = FlowerGardenApp(race_server.url, ReplayStart(race_id))
     async with app.run_test(size=size) as pilot:
         screen = await shown(pilot, ReplayScreen)
         board = screen.query_one("#board-0", BoardWidget)
