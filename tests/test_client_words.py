@@ -284,6 +284,9 @@ async def test_the_race_screens_refusals_confirmations_and_result_speak_french(r
         assert "Égalité : chacun a 0/52 sur les fondations." in said["result"] and "coups, 0 annulation" in said["result"], said["result"]
         for part, text in said.items():
             assert not english_left(text), f"{part}: English left: {english_left(text)} in\n{text}"
+        await pilot.press("q")
+        await until(pilot, lambda: not app.is_running or app.return_value is not None, what="the app's exit")
+    assert app.farewell[0].startswith(f"Course {screen.view.race_id} : Égalité"), app.farewell  # the summary left in the scrollback
 
 
 async def test_the_replay_screen_speaks_french(race_server: RaceServer, french: None) -> None:

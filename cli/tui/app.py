@@ -37,6 +37,7 @@ from client.race_client import Incoming
 from client.race_session import Credentials, RaceSession, ResumeError, SeatRequest, introduce
 from client.race_view import RaceView
 from client.sessions import SavedRace, SessionStore
+from client.words import words
 from shared.protocol import OPEN_STATUSES, OVER_STATUSES, RaceEvent, RaceStatus
 
 EXIT_INTERRUPTED = 130
@@ -211,7 +212,7 @@ class FlowerGardenApp(App[int]):
             async for item in client.follow():
                 self._inbox.put_nowait(item)
         except ConnectionLost as error:
-            self.notify(f"The connection is lost: {error}", severity="error", timeout=30)
+            self.notify(words("term.connection.lost_because", error=error), severity="error", timeout=30)
 
     async def _drop_client(self) -> None:
         if self._following is not None:
@@ -341,7 +342,8 @@ class FlowerGardenApp(App[int]):
         view = self.session.view if self.session is not None else None
         if view is None or view.result is None:
             return
-        self.farewell += [f"Race {view.race_id}: {view.result_headline()}", *("  " + line for line in view.standing_lines())]
+        summary = words("term.race.summary", race=view.race_id, headline=view.result_headline())
+        self.farewell += [summary, *("  " + line for line in view.standing_lines())]
 
     # --- leaving ---------------------------------------------------------------------------
 
@@ -356,10 +358,7 @@ class FlowerGardenApp(App[int]):
                     async with asyncio.timeout(2):
                         await session.leave()
             elif view.status is RaceStatus.RUNNING:
-                self.farewell.append(
-                    f"Left race {view.race_id} while it runs: your seat is kept for its grace period; "
-                    f"'flowergarden race --resume {view.race_id}' takes it back."
-                )
+                self.farewell.append(words("term.line.left_running", race=view.race_id))
         self.exit(code)
 
     async def on_unmount(self) -> None:

@@ -182,7 +182,7 @@ class RaceScreen(Screen[None]):
         """Everything again from the view."""
         view = self.view
         me = view.me
-        title = player_label(view.me.name, view.me.account, view.me.bot, you=True) if view.me is not None and view.me.name else "You"
+        title = player_label(view.me.name, view.me.account, view.me.bot, you=True) if view.me is not None and view.me.name else words("term.race.you_title")
         if me is not None and not me.playing:
             title += f" - {attempt_ending_words(me.state)}"
         lit = {move.target for move in self.choices}
