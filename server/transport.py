@@ -451,6 +451,11 @@ MAX_LINGERING = 32
 """Refused connections given that time at once (and at most a quarter of ``descriptor_reserve``); more are closed
 right after their answer, so that a flood of refused connections cannot hold descriptors itself."""
 
+SHORTAGE_ENDS_AFTER_SECONDS = 1.0
+"""A descriptor shortage ends once a connection is admitted this long after the last one refused: under a flood the
+count of descriptors in use swings around the limit as refused connections close, and each swing is not a new
+shortage to log."""
+
 ACCEPT_OUT_OF_DESCRIPTORS = "socket.accept() out of system resource"
 """asyncio's message (with a traceback) when an accept fails for want of a descriptor; it then stops accepting for 1 s."""
 
@@ -470,7 +475,8 @@ class Door:
     ``descriptor_reserve`` the connection is answered 503 (and nothing else is spent on it), which keeps the reserve
     for Redis, files and the connections already served, instead of accepts that fail with a traceback each. A
     shortage is logged once when it starts (``descriptors_short``) and once when it ends (``descriptors_recovered``,
-    with how many were refused), never once per connection."""
+    with how many were refused: the first connection admitted :data:`SHORTAGE_ENDS_AFTER_SECONDS` after the last one
+    refused), never once per connection."""
 
     def __init__(self, limits: TransportLimits, peers: PeerResolver, open_files_limit: Callable[[], int] = soft_open_files_limit) -> None:
         self.limits = limits
@@ -481,6 +487,8 @@ class Door:
         self.short = False
         """True from a connection refused for want of descriptors until one is admitted again."""
         self.refused_short = 0
+        self.last_refused = 0.0
+        """When a connection was last refused for want of descriptors (monotonic seconds)."""
         self.lingering = 0
         """Refused connections waiting for their client to close (at most :data:`MAX_LINGERING`)."""
 
@@ -527,6 +535,7 @@ class Door:
         the one line that starts one."""
         metrics.handshake_refused("out_of_descriptors")
         self.refused_short += 1
+        self.last_refused = time.monotonic()
         if not self.short:
             self.short = True
             logs.warning("descriptors_short", where=where, limit=self.open_files_limit(), reserve=self.limits.descriptor_reserve)
@@ -538,11 +547,12 @@ class Door:
         limit = self.open_files_limit()
         if descriptor + 1 > limit - reserve:
             self.refused_short += 1
+            self.last_refused = time.monotonic()
             if not self.short:
                 self.short = True
                 logs.warning("descriptors_short", where="handshake", in_use=descriptor + 1, limit=limit, reserve=reserve)
             return True
-        if self.short:
+        if self.short and time.monotonic() - self.last_refused >= SHORTAGE_ENDS_AFTER_SECONDS:
             self.short = False
             logs.event("descriptors_recovered", refused=self.refused_short, in_use=descriptor + 1, limit=limit)
             self.refused_short = 0

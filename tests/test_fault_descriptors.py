@@ -15,6 +15,8 @@ from test_fault_floods import half_sent
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from server.transport import SHORTAGE_ENDS_AFTER_SECONDS
+
 OPEN_FILES = 200
 """The server process's descriptor limit, soft and hard: well below what the flood asks for."""
 RESERVE = 24
@@ -55,6 +57,8 @@ async def test_a_process_out_of_descriptors_answers_503_logs_one_line_and_serves
             return await refused_with(server.url, "127.0.9.2") is None
 
         await wait_until(served, timeout=60, what="a handshake to be served once the flood went")
+        await asyncio.sleep(SHORTAGE_ENDS_AFTER_SECONDS)
+        assert await refused_with(server.url, "127.0.9.3") is None  # a second after the last refusal: the shortage ended
     finally:
         for writer in flood:
             writer.close()
