@@ -20,7 +20,9 @@ VIEWPORTS = {"desktop": ViewportSize(width=1280, height=900), "phone": ViewportS
 CARDS_UNDER_THE_RESULT = """() => {
     const overlay = document.querySelector(".race-page .table .result-overlay");
     const box = overlay.getBoundingClientRect();
-    const texts = [...overlay.querySelectorAll("*")].map((node) => node.getBoundingClientRect()).filter((r) => r.width && r.height);
+    const boxes = [...overlay.querySelectorAll("*")].map((node) => node.getBoundingClientRect());
+    // what the panel draws (text, buttons, row lines), not the boxes that hold half of it or more
+    const texts = boxes.filter((r) => r.width && r.height && r.width * r.height < (box.width * box.height) / 2);
     const clear = (x, y) => texts.every((t) => x < t.left - 2 || x > t.right + 2 || y < t.top - 2 || y > t.bottom + 2);
     const cards = [...document.querySelectorAll(".race-page .table .card")].map((card) => card.getBoundingClientRect());
     const under = cards.filter((r) => r.width && r.top > box.top && r.bottom < box.bottom && r.left > box.left && r.right < box.right);
